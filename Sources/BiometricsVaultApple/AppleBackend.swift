@@ -1,0 +1,1 @@
+// Keychain + LocalAuthentication land here (issue: Apple backends).

@@ -1,0 +1,364 @@
+import Foundation
+
+/// Performs the actions of ``VaultStateMachine``: the only place where a vault operation touches the
+/// store, the authenticator or the clock.
+struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
+    let configuration: VaultConfiguration
+    let id: SecretItemID
+
+    /// What an operation leaves behind.
+    struct Outcome: Sendable {
+        var kind: VaultStateKind
+        var credentials: Credentials?
+        var session: VaultSession?
+        var policy: ProtectionPolicy?
+    }
+
+    /// The handle the operation starts from.
+    struct Handle: Sendable {
+        var kind: VaultStateKind
+        var session: VaultSession?
+        /// The stored item's policy (protected handles).
+        var policy: ProtectionPolicy?
+    }
+
+    // MARK: Retrieve
+
+    static func retrieve(key: String, configuration: VaultConfiguration) throws(VaultError) -> Vault<Credentials> {
+        let id = try SecretItemID(service: configuration.service, key: key)
+        let driver = VaultDriver(configuration: configuration, id: id)
+        let item = try driver.storeCall { try configuration.store.read(id, authorization: nil) }
+        let header = item?.header
+        var enrollmentNow = header?.enrollment
+        var invalidated = false
+        if let header, header.protection.policy?.bindsEnrollment == true {
+            // If the enrolled set cannot be read now, the item is not declared invalid on a guess:
+            // unlock() will ask the platform again.
+            do { enrollmentNow = try configuration.authenticator.currentEnrollment() } catch {}
+            invalidated = header.enrollment != enrollmentNow
+        }
+        let needsAvailability = header == nil || header?.protection == ItemProtection.none || invalidated
+        let availability =
+            needsAvailability ? configuration.authenticator.availability(for: configuration.policy) : .available
+        let decision = RetrieveClassifier.classify(
+            header: header, availability: availability, currentEnrollment: enrollmentNow)
+        switch decision {
+        case .empty(let offered, let invalidation):
+            let empty = EmptyVault<Credentials>(driver: driver, invalidation: invalidation, biometricsOffered: offered)
+            return offered ? .emptyWithBiometrics(empty) : .empty(empty)
+        case .keychain(let upgradable):
+            guard let payload = item?.payload else {
+                throw VaultError(.corruptedItem, underlying: .message("plain item returned without payload"))
+            }
+            let credentials = try decode(payload)
+            let vault = KeychainSecureVault(driver: driver, credentials: credentials, upgradable: upgradable)
+            return upgradable ? .keychainUpgradable(vault) : .keychain(vault)
+        case .locked(let policy):
+            return .locked(LockedBiometricsSecureVault(driver: driver, policy: policy))
+        }
+    }
+
+    /// The non-throwing form keeps the original API: errors become an empty vault that says why.
+    static func retrieveReportingErrors(key: String, configuration: VaultConfiguration) -> Vault<Credentials> {
+        do {
+            return try retrieve(key: key, configuration: configuration)
+        } catch {
+            let driver = VaultDriver(configuration: configuration, id: SecretItemID.unchecked(configuration.service, key))
+            let offered = configuration.authenticator.availability(for: configuration.policy).isAvailable
+            let empty = EmptyVault<Credentials>(driver: driver, invalidation: .unreadable(error), biometricsOffered: offered)
+            return offered ? .emptyWithBiometrics(empty) : .empty(empty)
+        }
+    }
+
+    // MARK: Operations
+
+    /// Runs an operation that never prompts.
+    func run(_ operation: VaultOperation, from handle: Handle, credentials: Credentials?) throws(VaultError) -> Outcome {
+        _ = try SecretItemID(service: id.service, key: id.key)
+        var machine = VaultStateMachine(handle.kind)
+        var context = try Context(driver: self, handle: handle, credentials: credentials)
+        var action = machine.requested(operation, session: snapshot(of: context.session))
+        while true {
+            switch action {
+            case .authenticate, .authenticateOwner:
+                preconditionFailure("Invalid state: \(operation) from \(handle.kind) cannot prompt synchronously")
+            case .fail(let code):
+                throw context.error(for: code)
+            case .finish(let kind):
+                return context.outcome(kind)
+            case .write, .readProtected, .delete, .endSession:
+                action = perform(action, machine: &machine, context: &context)
+            }
+        }
+    }
+
+    /// Runs an operation that may prompt.
+    func run(_ operation: VaultOperation, from handle: Handle, credentials: Credentials?) async throws(VaultError)
+        -> Outcome
+    {
+        _ = try SecretItemID(service: id.service, key: id.key)
+        var machine = VaultStateMachine(handle.kind)
+        var context = try Context(driver: self, handle: handle, credentials: credentials)
+        if operation == .unlock { context.reuseSession(for: id) }
+        var action = machine.requested(operation, session: snapshot(of: context.session))
+        while true {
+            switch action {
+            case .authenticate:
+                let result = await authenticate(policy: context.policy)
+                if case .success(let authorization) = result { context.authenticated(authorization) }
+                action = machine.authenticationCompleted(result.map { _ in () })
+            case .authenticateOwner:
+                let result = await authenticateOwner()
+                action = machine.authenticationCompleted(result)
+            case .fail(let code):
+                throw context.error(for: code)
+            case .finish(let kind):
+                return context.outcome(kind)
+            case .write, .readProtected, .delete, .endSession:
+                action = perform(action, machine: &machine, context: &context)
+            }
+        }
+    }
+
+    // MARK: Private
+
+    /// Mutable state of one operation run.
+    private struct Context: Sendable {
+        let driver: VaultDriver
+        var payload: SecretBytes?
+        var credentials: Credentials?
+        var session: VaultSession?
+        var policy: ProtectionPolicy
+        var newAuthorization: Authorization?
+        var lastError: VaultError?
+
+        init(driver: VaultDriver, handle: Handle, credentials: Credentials?) throws(VaultError) {
+            self.driver = driver
+            self.session = handle.session
+            self.policy = handle.policy ?? driver.configuration.policy
+            if let credentials {
+                self.credentials = credentials
+                self.payload = try VaultDriver.encode(credentials)
+            }
+        }
+
+        mutating func reuseSession(for id: SecretItemID) {
+            let now = driver.configuration.clock.now()
+            session = driver.configuration.sessions.reusableSession(for: id, now: now, reuse: driver.configuration.reuse)
+        }
+
+        mutating func authenticated(_ authorization: Authorization) {
+            newAuthorization = authorization
+        }
+
+        var authorization: Authorization? { newAuthorization ?? session?.authorization }
+
+        func error(for code: VaultError.Code) -> VaultError {
+            if let lastError, lastError.code == code { return lastError }
+            return VaultError(code)
+        }
+
+        func outcome(_ kind: VaultStateKind) -> Outcome {
+            Outcome(kind: kind, credentials: credentials, session: session, policy: kind == .keychain ? nil : policy)
+        }
+    }
+
+    private func perform(_ action: VaultStateMachine.Action, machine: inout VaultStateMachine, context: inout Context)
+        -> VaultStateMachine.Action
+    {
+        let result: Result<Void, VaultError>
+        switch action {
+        case .write(let protected, let expecting):
+            result = Result { () throws(VaultError) in
+                try write(context: context, protected: protected, expecting: expecting)
+            }
+            if case .success = result { finishWrite(protected: protected, context: &context) }
+        case .readProtected:
+            result = Result { () throws(VaultError) in
+                context.credentials = try readProtected(context: context)
+            }
+            if case .success = result, let authorization = context.newAuthorization {
+                let session = VaultSession(id: id, authorization: authorization, at: configuration.clock.now())
+                configuration.sessions.register(session)
+                context.session = session
+            }
+        case .delete:
+            result = Result { () throws(VaultError) in try storeCall { try configuration.store.delete(id) } }
+            if case .success = result {
+                configuration.sessions.endAll(for: id)
+                context.session?.lock()
+                context.session = nil
+            }
+        case .endSession:
+            if let session = context.session { configuration.sessions.end(session) }
+            return machine.storeCompletedWithoutIO()
+        case .fail, .finish, .authenticate, .authenticateOwner:
+            preconditionFailure("Invalid state: \(action) is not an I/O action")
+        }
+        if case .failure(let error) = result {
+            context.lastError = error
+            // A fresh authorization that did not lead anywhere must not linger.
+            if let fresh = context.newAuthorization, fresh !== context.session?.authorization { fresh.invalidate() }
+        }
+        return machine.storeCompleted(result)
+    }
+
+    private func finishWrite(protected: Bool, context: inout Context) {
+        let now = configuration.clock.now()
+        if protected {
+            if let session = context.session, let fresh = context.newAuthorization {
+                session.renew(with: fresh, at: now)
+                configuration.sessions.register(session)
+            } else if context.session == nil, let fresh = context.newAuthorization {
+                let session = VaultSession(id: id, authorization: fresh, at: now)
+                configuration.sessions.register(session)
+                context.session = session
+            }
+        } else if let session = context.session {
+            // Downgraded: the protected item is gone, and so is its session.
+            configuration.sessions.end(session)
+            context.session = nil
+        }
+    }
+
+    private func write(context: Context, protected: Bool, expecting: WriteExpectation) throws(VaultError) {
+        guard let payload = context.payload else { preconditionFailure("Invalid state: write without credentials") }
+        let store = configuration.store
+        let header: ItemHeader
+        if protected {
+            let enrollment = context.policy.bindsEnrollment ? context.authorization?.enrollment : nil
+            header = ItemHeader(protection: .protected(context.policy), enrollment: enrollment)
+        } else {
+            header = ItemHeader(protection: .none)
+        }
+        try ItemLocks.shared.withLock(store: store.name, id: id) { () throws(VaultError) in
+            try storeCall {
+                switch expecting {
+                case .anything:
+                    break
+                case .plainOrAbsent:
+                    if let current = try store.read(id, authorization: nil), current.header.protection != .none {
+                        throw VaultError(.invalidVault, underlying: .message("the stored item is protected now"))
+                    }
+                case .protected:
+                    guard let current = try store.read(id, authorization: nil) else {
+                        throw VaultError(.itemNotFound, underlying: .message("the stored item was deleted"))
+                    }
+                    if current.header.protection == .none {
+                        throw VaultError(.invalidVault, underlying: .message("the stored item is no longer protected"))
+                    }
+                }
+                try store.write(
+                    StoredItem(header: header, payload: payload), for: id,
+                    authorization: protected ? context.authorization : nil)
+            }
+        }
+    }
+
+    private func readProtected(context: Context) throws(VaultError) -> Credentials {
+        guard let authorization = context.authorization, authorization.isValid else {
+            throw VaultError(.vaultLocked, underlying: .message("the authorization was invalidated"))
+        }
+        let item = try storeCall { try configuration.store.read(id, authorization: authorization) }
+        guard let item else { throw VaultError(.itemNotFound, underlying: .message("the stored item was deleted")) }
+        guard case .protected(let policy) = item.header.protection else {
+            throw VaultError(.invalidVault, underlying: .message("the stored item is no longer protected"))
+        }
+        if policy.bindsEnrollment, let matched = authorization.enrollment, item.header.enrollment != matched {
+            throw VaultError(.biometryChanged, underlying: .message("enrolled biometrics changed since the item was stored"))
+        }
+        guard let payload = item.payload else {
+            throw VaultError(.corruptedItem, underlying: .message("protected item returned without payload"))
+        }
+        return try Self.decode(payload)
+    }
+
+    private func authenticate(policy: ProtectionPolicy) async -> Result<Authorization, VaultError> {
+        do {
+            try Task.checkCancellation()
+            return .success(try await configuration.authenticator.authenticate(for: policy, prompt: configuration.prompt))
+        } catch {
+            return .failure(VaultError.wrapping(error, as: .authenticationFailed))
+        }
+    }
+
+    private func authenticateOwner() async -> Result<Void, VaultError> {
+        do {
+            try Task.checkCancellation()
+            try await configuration.authenticator.authenticateOwner(prompt: configuration.prompt)
+            return .success(())
+        } catch {
+            return .failure(VaultError.wrapping(error, as: .authenticationFailed))
+        }
+    }
+
+    private func snapshot(of session: VaultSession?) -> SessionSnapshot {
+        guard let session else { return .none }
+        return session.snapshot(now: configuration.clock.now(), reuse: configuration.reuse)
+    }
+
+    /// Calls a backend; anything it throws that is not a `VaultError` becomes `storeUnavailable`.
+    func storeCall<Result>(_ body: () throws -> Result) throws(VaultError) -> Result {
+        do { return try body() } catch { throw VaultError.wrapping(error, as: .storeUnavailable) }
+    }
+
+    static func encode(_ credentials: Credentials) throws(VaultError) -> SecretBytes {
+        let data: Data
+        do {
+            data = try JSONEncoder().encode(credentials)
+        } catch {
+            throw VaultError(.encodingFailed, underlying: .message("\(Credentials.self) does not encode to JSON"))
+        }
+        guard data.count <= VaultLimits.maximumCredentialsSize else {
+            throw VaultError(
+                .credentialsTooLarge,
+                underlying: .message("\(data.count) bytes; the limit is \(VaultLimits.maximumCredentialsSize)"))
+        }
+        return SecretBytes(data)
+    }
+
+    static func decode(_ payload: SecretBytes) throws(VaultError) -> Credentials {
+        do {
+            return try payload.withUnsafeBytes { raw in
+                try JSONDecoder().decode(Credentials.self, from: Data(raw))
+            }
+        } catch {
+            throw VaultError(.corruptedItem, underlying: .message("the stored bytes do not decode as \(Credentials.self)"))
+        }
+    }
+}
+
+extension VaultStateMachine {
+    /// `endSession` needs no store call; it completes at once.
+    mutating func storeCompletedWithoutIO() -> Action {
+        guard case .finished(let kind) = state else { preconditionFailure("Invalid state: \(state)") }
+        return .finish(kind)
+    }
+}
+
+extension SecretItemID {
+    /// For the error path of the non-throwing retrieve only: the ID is never used for I/O unless valid.
+    static func unchecked(_ service: String, _ key: String) -> SecretItemID {
+        (try? SecretItemID(service: service, key: key)) ?? SecretItemID(uncheckedService: service, key: key)
+    }
+}
+
+/// In-process serialisation of the check-then-write of one item, so two handles in one process cannot
+/// interleave a protection check and a write. Across processes, each store serialises its own writes.
+final class ItemLocks: Sendable {
+    static let shared = ItemLocks()
+    private let locks = LockedValue<[String: NSLock]>([:])
+
+    func withLock<Result>(store: String, id: SecretItemID, _ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
+        let name = "\(store)\u{0}\(id.service)\u{0}\(id.key)"
+        let lock = locks.withLock { locks in
+            if let lock = locks[name] { return lock }
+            let lock = NSLock()
+            locks[name] = lock
+            return lock
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// Where a vault keeps its bytes, who authenticates the owner, and how.
+///
+/// Copies of a configuration share one registry of authenticated sessions, so a `.session(timeout:)`
+/// reuse window spans every vault retrieved through the same configuration value and its copies.
+public struct VaultConfiguration: Sendable {
+    /// Where bytes live.
+    public var store: any SecretStore
+    /// Who says "it is the owner".
+    public var authenticator: any Authenticator
+    /// The protection applied by `storeToBiometrics` and `upgrade`. Items keep the policy they were
+    /// stored with; changing this does not change existing items.
+    public var policy: ProtectionPolicy
+    /// How long one authentication may be reused.
+    public var reuse: AuthenticationReuse
+    /// The namespace of the keys (Keychain `kSecAttrService`, Secret Service `service`, file-store folder).
+    public var service: String
+    /// The texts shown in prompts.
+    public var prompt: PromptText
+    /// The time source for the reuse window. Tests inject a manual clock.
+    public var clock: VaultClock
+
+    let sessions = SessionRegistry()
+
+    public init(
+        store: any SecretStore,
+        authenticator: any Authenticator,
+        policy: ProtectionPolicy = .biometryCurrentSet,
+        reuse: AuthenticationReuse = .never,
+        service: String = VaultConfiguration.defaultService,
+        prompt: PromptText = .default,
+        clock: VaultClock = .continuous
+    ) {
+        self.store = store
+        self.authenticator = authenticator
+        self.policy = policy
+        self.reuse = reuse
+        self.service = service
+        self.prompt = prompt
+        self.clock = clock
+    }
+
+    /// The app's bundle identifier where there is one (what BiometricsVault 0.30 used), else
+    /// `"biometrics-vault"`. Never force-unwraps: command-line tools and test hosts have no bundle id.
+    public static var defaultService: String {
+        Bundle.main.bundleIdentifier ?? "biometrics-vault"
+    }
+}
+
+/// A monotonic time source, as a duration since an arbitrary fixed origin.
+public struct VaultClock: Sendable {
+    public let now: @Sendable () -> Duration
+
+    public init(now: @escaping @Sendable () -> Duration) {
+        self.now = now
+    }
+
+    /// `ContinuousClock` (keeps counting while the machine sleeps, so a timeout cannot be stretched by sleep).
+    public static let continuous: VaultClock = {
+        let origin = ContinuousClock.now
+        return VaultClock { ContinuousClock.now - origin }
+    }()
+}
+
+/// One authenticated session, shared by every copy of an unlocked handle.
+final class VaultSession: Sendable {
+    private struct State: Sendable {
+        var authorization: Authorization
+        var authenticatedAt: Duration
+        var locked = false
+    }
+
+    let id: SecretItemID
+    private let state: LockedValue<State>
+
+    init(id: SecretItemID, authorization: Authorization, at now: Duration) {
+        self.id = id
+        self.state = LockedValue(State(authorization: authorization, authenticatedAt: now))
+    }
+
+    var authorization: Authorization { state.withLock { $0.authorization } }
+
+    func snapshot(now: Duration, reuse: AuthenticationReuse) -> SessionSnapshot {
+        state.withLock { state in
+            let active = !state.locked && state.authorization.isValid
+            let reusable =
+                active && SessionReusePolicy.isReusable(authenticatedAt: state.authenticatedAt, now: now, reuse: reuse)
+            return SessionSnapshot(isActive: active, isReusable: reusable)
+        }
+    }
+
+    /// A fresh authentication renews the session (unless it was locked meanwhile: then it stays locked).
+    func renew(with authorization: Authorization, at now: Duration) {
+        let replaced: Authorization? = state.withLock { state in
+            guard !state.locked else { return authorization }
+            defer { state.authorization = authorization; state.authenticatedAt = now }
+            return state.authorization === authorization ? nil : state.authorization
+        }
+        replaced?.invalidate()
+    }
+
+    func lock() {
+        let authorization = state.withLock { state in
+            state.locked = true
+            return state.authorization
+        }
+        authorization.invalidate()
+    }
+}
+
+/// The sessions that may be reused by `unlock()` under `.session(timeout:)`, one per item.
+final class SessionRegistry: Sendable {
+    private let sessions = LockedValue<[SecretItemID: VaultSession]>([:])
+
+    func register(_ session: VaultSession) {
+        sessions.withLock { $0[session.id] = session }
+    }
+
+    func reusableSession(for id: SecretItemID, now: Duration, reuse: AuthenticationReuse) -> VaultSession? {
+        guard let session = sessions.withLock({ $0[id] }) else { return nil }
+        return session.snapshot(now: now, reuse: reuse).isReusable ? session : nil
+    }
+
+    /// Locks `session` and stops offering it for reuse.
+    func end(_ session: VaultSession) {
+        sessions.withLock { sessions in
+            if sessions[session.id] === session { sessions[session.id] = nil }
+        }
+        session.lock()
+    }
+
+    /// Locks whatever session the item has (after `reset()`: the credentials are gone).
+    func endAll(for id: SecretItemID) {
+        sessions.withLock { $0.removeValue(forKey: id) }?.lock()
+    }
+}

@@ -1,0 +1,22 @@
+/// Finds the vault for a key. Never prompts.
+public enum VaultFactory<Credentials: Codable & Sendable> {
+    /// The vault for `key` under `configuration`, without prompting.
+    ///
+    /// A protected item gives `.locked`; a plain item `.keychain` / `.keychainUpgradable`; nothing, or a
+    /// `.biometryCurrentSet` item whose enrollment changed, an empty vault (see ``EmptyVault/invalidation``).
+    ///
+    /// - Important: This form cannot throw, so an unreachable or locked store, a corrupted item or an
+    ///   invalid key give an empty vault whose `invalidation` is `.unreadable(error)` (the item is left in
+    ///   place). Prefer ``retrieveVaultOrThrow(key:configuration:)``, which throws those errors.
+    public static func retrieveVault(key: String, configuration: VaultConfiguration) -> Vault<Credentials> {
+        VaultDriver<Credentials>.retrieveReportingErrors(key: key, configuration: configuration)
+    }
+
+    /// Like ``retrieveVault(key:configuration:)``, but reports failures instead of calling them empty.
+    ///
+    /// - Throws: `invalidKey`; `storeUnavailable` (no daemon, I/O error); `storeLocked` (locked keyring);
+    ///   `corruptedItem` (undecodable or tampered item; never deleted).
+    public static func retrieveVaultOrThrow(key: String, configuration: VaultConfiguration) throws -> Vault<Credentials> {
+        try VaultDriver<Credentials>.retrieve(key: key, configuration: configuration)
+    }
+}

@@ -1,0 +1,2 @@
+// The encrypted file store lands here (issue: encrypted file store).
+import BiometricsVaultCore

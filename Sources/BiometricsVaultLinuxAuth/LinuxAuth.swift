@@ -1,0 +1,2 @@
+// fprintd / PAM / polkit authenticators land here (issue: Linux authentication). Linux only.
+import BiometricsVaultCore

@@ -1,0 +1,186 @@
+import BiometricsVaultCore
+import Foundation
+
+/// A check of the `SecretStore` contract failed.
+public struct ConformanceFailure: Error, CustomStringConvertible, Sendable {
+    public let check: String
+    public let message: String
+    public var description: String { "\(check): \(message)" }
+}
+
+/// The checks every `SecretStore` backend must pass (see the protocol's "Implementation requirements").
+///
+/// ```swift
+/// @Test(arguments: SecretStoreConformance.Check.allCases)
+/// func conformance(_ check: SecretStoreConformance.Check) async throws {
+///     try await SecretStoreConformance(store: MyStore()).run(check)
+/// }
+/// ```
+/// Every check uses its own fresh service name, so checks do not see each other's items, and deletes
+/// what it wrote.
+public struct SecretStoreConformance: Sendable {
+    public enum Check: String, CaseIterable, Sendable, CustomStringConvertible {
+        case readAbsentReturnsNil
+        case writeThenReadRoundTrips
+        case writeReplacesAtomically
+        case replaceChangesProtection
+        case deleteRemoves
+        case deleteAbsentSucceeds
+        case protectedReadWithoutAuthorizationNeverFails
+        case protectedReadWithAuthorization
+        case keysListsOnlyTheService
+        case keysAreIndependent
+        case maximumPayloadSize
+        case binaryPayload
+        case unicodeKeys
+        case concurrentWritesLeaveOneCompleteItem
+
+        public var description: String { rawValue }
+    }
+
+    let store: any SecretStore
+    let authorize: @Sendable (ProtectionPolicy) async throws -> Authorization
+    let servicePrefix: String
+
+    /// - Parameters:
+    ///   - store: the backend under test.
+    ///   - authorize: makes an authorization the store accepts for protected items (e.g. from the
+    ///     device's authenticator). The default returns a bare ``Authorization``.
+    public init(
+        store: any SecretStore,
+        servicePrefix: String = "bv-conformance",
+        authorize: @escaping @Sendable (ProtectionPolicy) async throws -> Authorization = { policy in
+            Authorization(policy: policy, enrollment: EnrollmentFingerprint("conformance"))
+        }
+    ) {
+        self.store = store
+        self.servicePrefix = servicePrefix
+        self.authorize = authorize
+    }
+
+    /// Runs every check; throws the first failure.
+    public func runAll() async throws {
+        for check in Check.allCases { try await run(check) }
+    }
+
+    public func run(_ check: Check) async throws {
+        let service = "\(servicePrefix).\(check.rawValue).\(UUID().uuidString.prefix(8))"
+        let fail = { (message: String) in ConformanceFailure(check: check.rawValue, message: message) }
+        let id = try SecretItemID(service: service, key: "item")
+        defer { for key in (try? store.keys(service: service)) ?? [] { try? store.delete(SecretItemID(service: service, key: key)) } }
+        let plain = ItemHeader(protection: .none)
+
+        switch check {
+        case .readAbsentReturnsNil:
+            guard try store.read(id, authorization: nil) == nil else { throw fail("read of an absent item was not nil") }
+
+        case .writeThenReadRoundTrips:
+            try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "{\"a\":1}")), for: id, authorization: nil)
+            let item = try store.read(id, authorization: nil)
+            guard item?.header == plain else { throw fail("header did not round-trip: \(String(describing: item?.header))") }
+            guard item?.payload == SecretBytes(utf8: "{\"a\":1}") else { throw fail("payload did not round-trip") }
+
+        case .writeReplacesAtomically:
+            for index in 0..<5 {
+                try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "v\(index)")), for: id, authorization: nil)
+            }
+            guard try store.read(id, authorization: nil)?.payload == SecretBytes(utf8: "v4") else {
+                throw fail("the last write did not win")
+            }
+            guard try store.keys(service: service) == ["item"] else { throw fail("replacing created more than one item") }
+
+        case .replaceChangesProtection:
+            try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "plain")), for: id, authorization: nil)
+            let authorization = try await authorize(.biometryAny)
+            let protected = ItemHeader(protection: .protected(.biometryAny))
+            try store.write(StoredItem(header: protected, payload: SecretBytes(utf8: "secret")), for: id, authorization: authorization)
+            guard try store.read(id, authorization: nil)?.header == protected else {
+                throw fail("upgrade did not replace the plain item's header")
+            }
+            guard try store.keys(service: service) == ["item"] else { throw fail("upgrade left two items") }
+            try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "plain again")), for: id, authorization: nil)
+            let back = try store.read(id, authorization: nil)
+            guard back?.header == plain, back?.payload == SecretBytes(utf8: "plain again") else {
+                throw fail("downgrade did not replace the protected item")
+            }
+
+        case .deleteRemoves:
+            try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "x")), for: id, authorization: nil)
+            try store.delete(id)
+            guard try store.read(id, authorization: nil) == nil else { throw fail("item still there after delete") }
+            guard try store.keys(service: service).isEmpty else { throw fail("key still listed after delete") }
+
+        case .deleteAbsentSucceeds:
+            try store.delete(id)
+
+        case .protectedReadWithoutAuthorizationNeverFails:
+            let authorization = try await authorize(.biometryCurrentSet)
+            let header = ItemHeader(protection: .protected(.biometryCurrentSet), enrollment: authorization.enrollment)
+            try store.write(StoredItem(header: header, payload: SecretBytes(utf8: "secret")), for: id, authorization: authorization)
+            guard let item = try store.read(id, authorization: nil) else { throw fail("protected item not found") }
+            guard item.header == header else { throw fail("protected header did not round-trip") }
+            if let payload = item.payload, payload != SecretBytes(utf8: "secret") { throw fail("wrong payload") }
+
+        case .protectedReadWithAuthorization:
+            let authorization = try await authorize(.biometryAny)
+            let header = ItemHeader(protection: .protected(.biometryAny))
+            try store.write(StoredItem(header: header, payload: SecretBytes(utf8: "secret")), for: id, authorization: authorization)
+            guard try store.read(id, authorization: authorization)?.payload == SecretBytes(utf8: "secret") else {
+                throw fail("authorized read did not return the payload")
+            }
+
+        case .keysListsOnlyTheService:
+            let other = try SecretItemID(service: service + ".other", key: "elsewhere")
+            defer { try? store.delete(other) }
+            for key in ["b", "a", "c"] {
+                try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: key)), for: SecretItemID(service: service, key: key), authorization: nil)
+            }
+            try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "o")), for: other, authorization: nil)
+            let keys = try store.keys(service: service)
+            guard keys == ["a", "b", "c"] else { throw fail("keys(service:) returned \(keys)") }
+
+        case .keysAreIndependent:
+            let second = try SecretItemID(service: service, key: "item2")
+            try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "one")), for: id, authorization: nil)
+            try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "two")), for: second, authorization: nil)
+            try store.delete(second)
+            guard try store.read(id, authorization: nil)?.payload == SecretBytes(utf8: "one") else {
+                throw fail("deleting one key touched another")
+            }
+
+        case .maximumPayloadSize:
+            let big = SecretBytes([UInt8](repeating: UInt8(ascii: "x"), count: VaultLimits.maximumCredentialsSize))
+            try store.write(StoredItem(header: plain, payload: big), for: id, authorization: nil)
+            guard try store.read(id, authorization: nil)?.payload == big else { throw fail("64 KiB payload did not round-trip") }
+
+        case .binaryPayload:
+            let bytes = SecretBytes((0...255).map { UInt8($0) })
+            try store.write(StoredItem(header: plain, payload: bytes), for: id, authorization: nil)
+            guard try store.read(id, authorization: nil)?.payload == bytes else { throw fail("binary payload changed") }
+
+        case .unicodeKeys:
+            let key = try SecretItemID(service: service, key: "ключ 🔑 ..\u{301}")
+            try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "u")), for: key, authorization: nil)
+            guard try store.read(key, authorization: nil)?.payload == SecretBytes(utf8: "u") else {
+                throw fail("unicode key did not round-trip")
+            }
+            guard try store.keys(service: service).contains(key.key) else { throw fail("unicode key not listed") }
+
+        case .concurrentWritesLeaveOneCompleteItem:
+            let store = self.store
+            let values = (0..<20).map { "value-\($0)-" + String(repeating: "z", count: $0 * 50) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for value in values {
+                    group.addTask {
+                        try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: value)), for: id, authorization: nil)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            guard let payload = try store.read(id, authorization: nil)?.payload,
+                values.contains(where: { SecretBytes(utf8: $0) == payload })
+            else { throw fail("concurrent writes left no complete value") }
+            guard try store.keys(service: service) == ["item"] else { throw fail("concurrent writes left several items") }
+        }
+    }
+}

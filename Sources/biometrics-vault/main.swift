@@ -1,0 +1,1 @@
+print("biometrics-vault: not yet implemented")

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Debian packages needed to build the package (the C libraries behind the Linux backends).
+# Each setup script installs what its daemons need on top of this.
+set -euo pipefail
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+need=()
+for pkg in pkg-config libsecret-1-dev libglib2.0-dev libpam0g-dev; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ "${#need[@]}" -gt 0 ]; then
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
