@@ -247,6 +247,13 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
                     if current.header.protection == .none {
                         throw VaultError(.invalidVault, underlying: .message("the stored item is no longer protected"))
                     }
+                    // An item invalidated by an enrollment change stays invalid: a prompt passed with the
+                    // new enrollment must not re-bind it.
+                    if current.header.protection.policy?.bindsEnrollment == true,
+                        current.header.enrollment != context.authorization?.enrollment
+                    {
+                        throw VaultError(.biometryChanged, underlying: .message("enrolled biometrics changed since the item was stored"))
+                    }
                 }
                 try store.write(
                     StoredItem(header: header, payload: payload), for: id,
