@@ -1,0 +1,267 @@
+#if os(Linux)
+import BiometricsVaultCore
+import Foundation
+
+// The fprintd choke point: every call to fprintd's system-bus API (net.reactivated.Fprint, fprintd
+// 1.94: src/manager.xml and src/device.xml) goes through this file, and every fprintd failure is mapped
+// to a `VaultError` here, with the D-Bus error name kept as the underlying cause.
+
+/// Why fingerprint authentication is or is not possible right now, as fprintd reports it.
+public enum FingerprintAvailability: Hashable, Sendable, CustomStringConvertible {
+    /// fprintd has a reader and fingers are enrolled for the user.
+    case available
+    /// No system bus, or nobody owns `net.reactivated.Fprint` (fprintd is not installed or not running).
+    case noFprintd
+    /// fprintd runs but has no reader (`net.reactivated.Fprint.Error.NoSuchDevice`).
+    case noDevice
+    /// A reader exists but the user has no enrolled finger (`NoEnrolledPrints`).
+    case notEnrolled
+    /// polkit does not let this process use the reader for this user (`PermissionDenied`; typically no
+    /// active local session, or asking for another user's prints).
+    case permissionDenied
+    /// Another process has claimed the reader (`AlreadyInUse`).
+    case deviceBusy
+
+    /// The error `authenticate` throws for this reason; `nil` when available.
+    public var error: VaultError? {
+        switch self {
+        case .available: nil
+        case .noFprintd:
+            VaultError(.biometryNotAvailable, underlying: .message("fprintd is not running on the system bus"))
+        case .noDevice:
+            VaultError(.biometryNotAvailable, underlying: .message("fprintd has no fingerprint reader"))
+        case .notEnrolled:
+            VaultError(.biometryNotEnrolled, underlying: .message("no finger is enrolled for this user"))
+        case .permissionDenied:
+            VaultError(.biometryNotAvailable, underlying: .message("polkit denied access to the fingerprint reader"))
+        case .deviceBusy:
+            VaultError(.systemCancel, underlying: .message("the fingerprint reader is in use by another process"))
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .available: "available"
+        case .noFprintd: "noFprintd"
+        case .noDevice: "noDevice"
+        case .notEnrolled: "notEnrolled"
+        case .permissionDenied: "permissionDenied"
+        case .deviceBusy: "deviceBusy"
+        }
+    }
+}
+
+/// How one verify attempt ended.
+enum FprintdVerifyResult: Equatable, Sendable {
+    case match
+    case noMatch
+    /// `verify-disconnected`, `verify-unknown-error` or another final status: a hardware problem.
+    case hardwareError(status: String)
+    /// The caller stopped it (task cancellation).
+    case stopped(StopRequest.Reason)
+    case timedOut
+}
+
+/// One claimable fprintd reader on a private system-bus connection. Use it on one thread only.
+final class FprintdDevice {
+    static let service = "net.reactivated.Fprint"
+    static let managerPath = "/net/reactivated/Fprint/Manager"
+    static let managerInterface = "net.reactivated.Fprint.Manager"
+    static let deviceInterface = "net.reactivated.Fprint.Device"
+
+    let bus: SystemBusConnection
+    let path: String
+    private(set) var isClaimed = false
+
+    private init(bus: SystemBusConnection, path: String) {
+        self.bus = bus
+        self.path = path
+    }
+
+    /// Connects to the system bus and finds fprintd's default reader.
+    static func openDefault() throws(FprintdFailure) -> FprintdDevice {
+        let bus: SystemBusConnection
+        do { bus = try SystemBusConnection() } catch { throw FprintdFailure(error, during: "connect") }
+        let reply: DBusValue
+        do {
+            reply = try bus.call(destination: service, path: managerPath, interface: managerInterface,
+                                 method: "GetDefaultDevice")
+        } catch { throw FprintdFailure(error, during: "GetDefaultDevice") }
+        guard reply.typeString == "(o)", let path = reply[0].string else {
+            throw FprintdFailure(.noDevice, underlying: .message("GetDefaultDevice replied \(reply.typeString)"))
+        }
+        return FprintdDevice(bus: bus, path: path)
+    }
+
+    deinit { release() }
+
+    /// The reader's name (`name` property), part of the enrollment fingerprint.
+    func name() throws(FprintdFailure) -> String {
+        do {
+            return try bus.property(destination: Self.service, path: path, interface: Self.deviceInterface,
+                                    name: "name").string ?? ""
+        } catch { throw FprintdFailure(error, during: "Get name") }
+    }
+
+    /// Whether the reader waits for a finger right now (`finger-needed`).
+    func fingerNeeded() throws(FprintdFailure) -> Bool {
+        do {
+            return try bus.property(destination: Self.service, path: path, interface: Self.deviceInterface,
+                                    name: "finger-needed").bool ?? false
+        } catch { throw FprintdFailure(error, during: "Get finger-needed") }
+    }
+
+    /// The enrolled finger names of `user` (`""` = the caller); empty when none are enrolled.
+    func enrolledFingers(user: String) throws(FprintdFailure) -> [String] {
+        do {
+            let reply = try deviceCall("ListEnrolledFingers", DBusArgument.tuple([DBusArgument.string(user)]))
+            return reply.strings ?? []
+        } catch let failure where failure.name == "net.reactivated.Fprint.Error.NoEnrolledPrints" {
+            return []
+        } catch { throw FprintdFailure(error, during: "ListEnrolledFingers") }
+    }
+
+    /// Claims the reader for `user` (`""` = the caller). Another user's prints need polkit's
+    /// `net.reactivated.fprint.device.setusername`.
+    func claim(user: String) throws(FprintdFailure) {
+        do { _ = try deviceCall("Claim", DBusArgument.tuple([DBusArgument.string(user)])) } catch {
+            throw FprintdFailure(error, during: "Claim")
+        }
+        isClaimed = true
+    }
+
+    /// Releases the reader if claimed. Never throws: it runs on every exit path.
+    func release() {
+        guard isClaimed else { return }
+        isClaimed = false
+        _ = try? deviceCall("Release")
+    }
+
+    /// Runs one verification against any enrolled finger, until a final status, `stop`, or `timeout`.
+    ///
+    /// Statuses arriving after we call `VerifyStop` are ignored: fprintd 1.94 emits a spurious
+    /// `verify-no-match` when a verify is stopped before any scan, and a cancel must never count as a
+    /// failed attempt.
+    func verify(timeout: Duration, stop: StopRequest) throws(FprintdFailure) -> FprintdVerifyResult {
+        var result: FprintdVerifyResult?
+        var stopped = false
+        let subscription = bus.subscribe(
+            sender: Self.service, path: path, interface: Self.deviceInterface, member: "VerifyStatus"
+        ) { parameters in
+            guard !stopped, result == nil, parameters.typeString == "(sb)",
+                let status = parameters[0].string, let done = parameters[1].bool
+            else { return }
+            switch status {
+            case "verify-match": result = .match
+            case "verify-no-match": result = .noMatch
+            case "verify-disconnected", "verify-unknown-error": result = .hardwareError(status: status)
+            default:
+                // verify-retry-scan, -swipe-too-short, -finger-not-centered, -remove-and-retry: feedback
+                // only while done is false; the same prompt continues.
+                if done { result = .hardwareError(status: status) }
+            }
+        }
+        let waker = bus.waker
+        stop.onStop { waker.wake() }
+        bus.addTicker(milliseconds: 100)
+        defer {
+            stopped = true
+            bus.unsubscribe(subscription)
+            _ = try? deviceCall("VerifyStop")
+        }
+        do { _ = try deviceCall("VerifyStart", DBusArgument.tuple([DBusArgument.string("any")])) } catch {
+            stopped = true
+            throw FprintdFailure(error, during: "VerifyStart")
+        }
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while result == nil {
+            if let reason = stop.reason { return .stopped(reason) }
+            if ContinuousClock.now >= deadline { return .timedOut }
+            bus.iterate()
+        }
+        return result ?? .timedOut
+    }
+
+    // MARK: Enrollment (used by the integration tests to enroll virtual fingers; not public API)
+
+    /// Deletes every print of the claiming user (`DeleteEnrolledFingers2`, needs a claim).
+    func deleteEnrolledFingers() throws(FprintdFailure) {
+        do { _ = try deviceCall("DeleteEnrolledFingers2") } catch let failure
+            where failure.name == "net.reactivated.Fprint.Error.NoEnrolledPrints"
+        {
+            return
+        } catch { throw FprintdFailure(error, during: "DeleteEnrolledFingers2") }
+    }
+
+    /// Enrolls `finger` (a fprintd finger name such as `right-index-finger`); `needScan` is called each
+    /// time the reader needs the next scan. Returns the final `EnrollStatus` result.
+    func enroll(finger: String, timeout: Duration = .seconds(30), needScan: () -> Void) throws(FprintdFailure)
+        -> String
+    {
+        var final: String?
+        var scansNeeded = 1
+        let subscription = bus.subscribe(
+            sender: Self.service, path: path, interface: Self.deviceInterface, member: "EnrollStatus"
+        ) { parameters in
+            guard final == nil, let status = parameters[0].string, let done = parameters[1].bool else { return }
+            if done { final = status } else { scansNeeded += 1 }
+        }
+        bus.addTicker(milliseconds: 100)
+        defer {
+            bus.unsubscribe(subscription)
+            _ = try? deviceCall("EnrollStop")
+        }
+        do { _ = try deviceCall("EnrollStart", DBusArgument.tuple([DBusArgument.string(finger)])) } catch {
+            throw FprintdFailure(error, during: "EnrollStart")
+        }
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while final == nil, ContinuousClock.now < deadline {
+            while scansNeeded > 0 {
+                scansNeeded -= 1
+                needScan()
+            }
+            bus.iterate()
+        }
+        return final ?? "enroll-timed-out"
+    }
+
+    private func deviceCall(_ method: String, _ arguments: OpaquePointer? = nil) throws(DBusFailure) -> DBusValue {
+        try bus.call(destination: Self.service, path: path, interface: Self.deviceInterface, method: method,
+                     arguments: arguments)
+    }
+}
+
+/// An fprintd failure: the availability reason it implies and the D-Bus cause.
+struct FprintdFailure: Error, Sendable {
+    var reason: FingerprintAvailability
+    var underlying: VaultError.Underlying
+
+    init(_ reason: FingerprintAvailability, underlying: VaultError.Underlying) {
+        self.reason = reason
+        self.underlying = underlying
+    }
+
+    /// Maps a GDBus failure of fprintd's API to a reason.
+    init(_ failure: DBusFailure, during operation: String) {
+        let reason: FingerprintAvailability
+        switch failure.name {
+        case "net.reactivated.Fprint.Error.NoSuchDevice": reason = .noDevice
+        case "net.reactivated.Fprint.Error.NoEnrolledPrints": reason = .notEnrolled
+        case "net.reactivated.Fprint.Error.PermissionDenied", "org.freedesktop.DBus.Error.AccessDenied":
+            reason = .permissionDenied
+        case "net.reactivated.Fprint.Error.AlreadyInUse": reason = .deviceBusy
+        default: reason = failure.isServiceMissing ? .noFprintd : .noDevice
+        }
+        var underlying = failure.underlying
+        if case .dbus(let name, let message) = underlying {
+            underlying = .dbus(name: name, message: "\(operation): \(message)")
+        }
+        self.init(reason, underlying: underlying)
+    }
+
+    /// The `VaultError` this failure means: the reason's code, with the D-Bus cause kept.
+    var vaultError: VaultError {
+        VaultError(reason.error?.code ?? .biometryNotAvailable, underlying: underlying)
+    }
+}
+#endif
