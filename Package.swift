@@ -65,7 +65,21 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "BiometricsVaultFileStoreTests",
-        dependencies: ["BiometricsVaultFileStore", "BiometricsVaultTesting"],
+        dependencies: ["BiometricsVaultCore", "BiometricsVaultFileStore", "BiometricsVaultTesting"],
+        swiftSettings: strictSettings
+    ),
+    // Spawned by the file store's two-process, kill -9 and file-size-limit tests (found beside the test bundle).
+    .executableTarget(
+        name: "FileStoreStressHelper",
+        dependencies: ["BiometricsVaultCore", "BiometricsVaultFileStore"],
+        path: "Tests/FileStoreStressHelper",
+        swiftSettings: strictSettings
+    ),
+    // Durable write and read latency against bare POSIX baselines: Benchmarks/run-file-store.sh.
+    .executableTarget(
+        name: "FileStoreBenchmark",
+        dependencies: ["BiometricsVaultCore", "BiometricsVaultFileStore"],
+        path: "Benchmarks/FileStoreBenchmark",
         swiftSettings: strictSettings
     ),
 
@@ -85,7 +99,19 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "BiometricsVaultSecretServiceTests",
-        dependencies: ["BiometricsVaultSecretService", "BiometricsVaultTesting"],
+        dependencies: ["BiometricsVaultSecretService", "BiometricsVault", "BiometricsVaultTesting"],
+        swiftSettings: strictSettings
+    ),
+    // Not a test: vault read vs raw secret_password_lookupv_sync (Benchmarks/run-secret-service.sh).
+    .executableTarget(
+        name: "SecretServiceBenchmark",
+        dependencies: [
+            "BiometricsVaultCore",
+            "BiometricsVaultTesting",
+            .target(name: "BiometricsVaultSecretService", condition: linux),
+            .target(name: "CLibSecret", condition: linux),
+        ],
+        path: "Benchmarks/SecretServiceBenchmark",
         swiftSettings: strictSettings
     ),
 
@@ -130,12 +156,57 @@ var targets: [Target] = [
         ],
         swiftSettings: strictSettings
     ),
+    // Golden end-to-end tests of the built binary; depending on the executable makes `swift test` build
+    // it into the products directory next to the test bundle, where the tests find it.
     .testTarget(
         name: "BiometricsVaultCLITests",
-        dependencies: ["BiometricsVaultCore"],
+        dependencies: ["BiometricsVaultCore", "biometrics-vault"],
         swiftSettings: strictSettings
     ),
 ]
+
+// MARK: Apple Keychain + LocalAuthentication: tests and Linux-only check targets (owner: apple)
+#if os(Linux)
+// Check-only targets, declared only when the manifest is evaluated on Linux and listed in no product:
+// API-shape stubs of the Apple SDK (project-prefixed module names, never `Security`), and a target that
+// compiles the Apple backend's sources (`Stubs/BiometricsVaultAppleCheck` is a symlink to them) against
+// the stubs. The define, not `canImport(<stub>)`, switches the code on. On Linux the Apple tests run the
+// backend's logic through this target with fakes behind its SecItem / LAContext seams.
+targets += [
+    .target(name: "BiometricsVaultCoreFoundationStubs", path: "Stubs/CoreFoundationStubs", swiftSettings: strictSettings),
+    .target(
+        name: "BiometricsVaultSecurityStubs",
+        dependencies: ["BiometricsVaultCoreFoundationStubs"],
+        path: "Stubs/SecurityStubs",
+        swiftSettings: strictSettings
+    ),
+    .target(
+        name: "BiometricsVaultLocalAuthenticationStubs",
+        dependencies: ["BiometricsVaultCoreFoundationStubs", "BiometricsVaultSecurityStubs"],
+        path: "Stubs/LocalAuthenticationStubs",
+        swiftSettings: strictSettings
+    ),
+    .target(
+        name: "BiometricsVaultAppleCheck",
+        dependencies: ["BiometricsVaultCore", "BiometricsVaultSecurityStubs", "BiometricsVaultLocalAuthenticationStubs"],
+        path: "Stubs/BiometricsVaultAppleCheck",
+        swiftSettings: strictSettings + [.define("APPLE_SDK_STUBS")]
+    ),
+    .testTarget(
+        name: "BiometricsVaultAppleTests",
+        dependencies: ["BiometricsVaultAppleCheck", "BiometricsVaultTesting"],
+        swiftSettings: strictSettings + [.define("APPLE_SDK_STUBS")]
+    ),
+]
+#else
+targets += [
+    .testTarget(
+        name: "BiometricsVaultAppleTests",
+        dependencies: ["BiometricsVaultApple", "BiometricsVaultTesting"],
+        swiftSettings: strictSettings
+    ),
+]
+#endif
 
 let package = Package(
     name: "BiometricsVault",

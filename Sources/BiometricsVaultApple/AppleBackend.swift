@@ -1,1 +1,0 @@
-// Keychain + LocalAuthentication land here (issue: Apple backends).

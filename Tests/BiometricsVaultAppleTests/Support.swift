@@ -1,0 +1,3 @@
+#if canImport(Security) || APPLE_SDK_STUBS
+import Testing
+#endif
