@@ -1,2 +1,0 @@
-// The encrypted file store lands here (issue: encrypted file store).
-import BiometricsVaultCore
