@@ -1,0 +1,70 @@
+#if os(Linux)
+import BiometricsVaultCore
+
+/// Owner authentication through polkit: `CheckAuthorization` on our own action, answered by the
+/// session's authentication agent (the desktop's dialog, or `pkttyagent` on a terminal).
+///
+/// The packaged action (`Resources/linux/io.github.biometricsvault.policy`) uses `auth_self`, never
+/// `auth_self_keep`, so every call asks again. The agent runs PAM's `polkit-1` stack, so whatever that
+/// stack accepts (password, `pam_fprintd`, a security key) works here.
+///
+/// Errors: `interactionNotAllowed` when no agent can answer (SSH, CI), `passcodeNotSet` when polkit or
+/// the policy is missing (see ``probe(actionID:)``), `userCancel` when the dialog is dismissed,
+/// `authenticationFailed` when the agent gave up, `systemCancel` on timeout or task cancellation
+/// (which also dismisses the dialog through `CancelCheckAuthorization`).
+public struct PolkitOwnerAuthenticator: OwnerAuthenticator, Authenticator {
+    /// The action BiometricsVault ships.
+    public static let defaultActionID = "io.github.biometricsvault.authenticate-owner"
+
+    public let actionID: String
+    /// How long to wait for the agent's answer.
+    public let timeout: Duration
+
+    public init(actionID: String = PolkitOwnerAuthenticator.defaultActionID, timeout: Duration = .seconds(120)) {
+        self.actionID = actionID
+        self.timeout = timeout
+    }
+
+    /// Whether polkitd runs and the action is installed, without prompting.
+    public static func probe(actionID: String = defaultActionID) -> PolkitStatus {
+        PolkitAuthority.status(actionID: actionID)
+    }
+
+    public func authenticateOwner(prompt: PromptText) async throws {
+        if Task.isCancelled { throw VaultError(.systemCancel, underlying: .message("task cancelled")) }
+        if let error = Self.probe(actionID: actionID).error { throw error }
+        let actionID = self.actionID
+        let timeout = self.timeout
+        let cancel = PolkitAuthority.CancelHandle()
+        let stop = StopRequest()
+        try await withTaskCancellationHandler {
+            try await DedicatedThread.run(name: "polkit-check") { () throws(VaultError) in
+                try PolkitAuthority.checkAuthorization(actionID: actionID, timeout: timeout, cancel: cancel, stop: stop)
+            }
+        } onCancel: {
+            stop.stop(.taskCancelled)
+            cancel.cancel()
+        }
+    }
+
+    // MARK: Authenticator
+
+    public var biometryType: BiometryType { .none }
+
+    public func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability {
+        if policy.requiresBiometry {
+            return .unavailable(VaultError(.biometryNotAvailable, underlying: .message("polkit owner authentication has no biometrics")))
+        }
+        if let error = Self.probe(actionID: actionID).error { return .unavailable(error) }
+        return .available
+    }
+
+    public func currentEnrollment() throws -> EnrollmentFingerprint? { nil }
+
+    public func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
+        if case .unavailable(let reason) = availability(for: policy) { throw reason }
+        try await authenticateOwner(prompt: prompt)
+        return Authorization(policy: policy, enrollment: nil)
+    }
+}
+#endif
