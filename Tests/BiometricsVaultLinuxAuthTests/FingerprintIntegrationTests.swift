@@ -10,263 +10,264 @@ import Testing
 ///
 /// Finger ids on the sensor: `finger-a` is enrolled as the right index finger; anything else is a
 /// stranger's finger.
-@Suite(.serialized)
-struct FingerprintIntegrationTests {
-    static let enrolledID = "finger-a"
-    static let strangerID = "finger-stranger"
+extension LinuxAuthIntegration {
+    @Suite struct FingerprintIntegrationTests {
+        static let enrolledID = "finger-a"
+        static let strangerID = "finger-stranger"
 
-    let stateDirectory = Harness.temporaryStateDirectory()
+        let stateDirectory = Harness.temporaryStateDirectory()
 
-    func authenticator(owner: (any OwnerAuthenticator)? = nil, timeout: Duration = .seconds(20)) -> FingerprintAuthenticator {
-        FingerprintAuthenticator(owner: owner, verifyTimeout: timeout, stateDirectory: stateDirectory)
-    }
-
-    static func passwordOwner(_ password: String? = Harness.testPassword) -> PAMOwnerAuthenticator {
-        PAMOwnerAuthenticator(user: Harness.testUser) { message in message.isPrompt ? password : nil }
-    }
-
-    func enrollOneFinger() async throws {
-        try await Enrollment.reset(to: [("right-index-finger", Self.enrolledID)])
-    }
-
-    @Test func nothingEnrolledIsBiometryNotEnrolled() async throws {
-        guard Harness.fingerprintStackReady() else { return }
-        try await Enrollment.deleteAll()
-        let fingerprint = authenticator()
-        #expect(FingerprintAuthenticator.probe() == .notEnrolled)
-        #expect(fingerprint.availability(for: .biometryAny) == .unavailable(.biometryNotEnrolled))
-        #expect(try fingerprint.currentEnrollment() == nil)
-        #expect(fingerprint.biometryType == .fingerprint)
-        await #expect(throws: VaultError.biometryNotEnrolled) {
-            try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
+        func authenticator(owner: (any OwnerAuthenticator)? = nil, timeout: Duration = .seconds(20)) -> FingerprintAuthenticator {
+            FingerprintAuthenticator(owner: owner, verifyTimeout: timeout, stateDirectory: stateDirectory)
         }
-    }
 
-    @Test func matchingFingerAuthenticates() async throws {
-        guard Harness.fingerprintStackReady() else { return }
-        try await enrollOneFinger()
-        let fingerprint = authenticator()
-        #expect(FingerprintAuthenticator.probe() == .available)
-        #expect(fingerprint.availability(for: .biometryCurrentSet) == .available)
-        let injection = VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
-        let authorization = try await fingerprint.authenticate(for: .biometryCurrentSet, prompt: .default)
-        #expect(authorization.isValid)
-        #expect(authorization.policy == .biometryCurrentSet)
-        #expect(authorization.enrollment != nil)
-        #expect(authorization.enrollment == (try fingerprint.currentEnrollment()))
-        #expect(try fingerprint.consecutiveFailures() == 0)
-        #expect(try #require(await injection.wait()).isSuccess)
-    }
-
-    @Test func strangersFingerIsAuthenticationFailedAndCounts() async throws {
-        guard Harness.fingerprintStackReady() else { return }
-        try await enrollOneFinger()
-        let fingerprint = authenticator()
-        VirtualSensor.whenFingerNeeded("SCAN \(Self.strangerID)")
-        let error = await #expect(throws: VaultError.authenticationFailed) {
-            try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
+        static func passwordOwner(_ password: String? = Harness.testPassword) -> PAMOwnerAuthenticator {
+            PAMOwnerAuthenticator(user: Harness.testUser) { message in message.isPrompt ? password : nil }
         }
-        #expect(error?.underlying != nil)
-        #expect(try fingerprint.consecutiveFailures() == 1)
-        // A match resets the count.
-        VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
-        _ = try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
-        #expect(try fingerprint.consecutiveFailures() == 0)
-    }
 
-    @Test func fiveMissesLockOutUntilThePasswordIsGiven() async throws {
-        guard Harness.fingerprintStackReady(), Harness.pamReady() else { return }
-        try await enrollOneFinger()
-        let fingerprint = authenticator(owner: Self.passwordOwner())
-        for attempt in 1...FailedAttemptCounter.limit {
-            VirtualSensor.whenFingerNeeded("SCAN \(Self.strangerID)-\(attempt)")
-            let expected: VaultError = attempt < FailedAttemptCounter.limit ? .authenticationFailed : .biometryLockout
-            await #expect(throws: expected) {
+        func enrollOneFinger() async throws {
+            try await Enrollment.reset(to: [("right-index-finger", Self.enrolledID)])
+        }
+
+        @Test func nothingEnrolledIsBiometryNotEnrolled() async throws {
+            guard Harness.fingerprintStackReady() else { return }
+            try await Enrollment.deleteAll()
+            let fingerprint = authenticator()
+            #expect(FingerprintAuthenticator.probe() == .notEnrolled)
+            #expect(fingerprint.availability(for: .biometryAny) == .unavailable(.biometryNotEnrolled))
+            #expect(try fingerprint.currentEnrollment() == nil)
+            #expect(fingerprint.biometryType == .fingerprint)
+            await #expect(throws: VaultError.biometryNotEnrolled) {
                 try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
             }
         }
-        #expect(try fingerprint.isLockedOut())
-        // Another process sees the same lockout (the counter is a file), and no prompt is shown.
-        let sameUserElsewhere = authenticator()
-        #expect(sameUserElsewhere.availability(for: .biometryCurrentSet) == .unavailable(.biometryLockout))
-        await #expect(throws: VaultError.biometryLockout) {
-            try await sameUserElsewhere.authenticate(for: .biometryAny, prompt: .default)
+
+        @Test func matchingFingerAuthenticates() async throws {
+            guard Harness.fingerprintStackReady() else { return }
+            try await enrollOneFinger()
+            let fingerprint = authenticator()
+            #expect(FingerprintAuthenticator.probe() == .available)
+            #expect(fingerprint.availability(for: .biometryCurrentSet) == .available)
+            let injection = VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
+            let authorization = try await fingerprint.authenticate(for: .biometryCurrentSet, prompt: .default)
+            #expect(authorization.isValid)
+            #expect(authorization.policy == .biometryCurrentSet)
+            #expect(authorization.enrollment != nil)
+            #expect(authorization.enrollment == (try fingerprint.currentEnrollment()))
+            #expect(try fingerprint.consecutiveFailures() == 0)
+            #expect(try #require(await injection.wait()).isSuccess)
         }
-        // userPresence falls back to the password while fingerprints are locked out.
-        #expect(fingerprint.availability(for: .userPresence) == .available)
 
-        try await fingerprint.authenticateOwner(prompt: .default)
-        #expect(try !fingerprint.isLockedOut())
-        VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
-        let authorization = try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
-        #expect(authorization.isValid)
-    }
-
-    @Test func lockoutStateFileIsPrivate() async throws {
-        guard Harness.fingerprintStackReady() else { return }
-        try await enrollOneFinger()
-        let fingerprint = authenticator()
-        VirtualSensor.whenFingerNeeded("SCAN \(Self.strangerID)")
-        await #expect(throws: VaultError.authenticationFailed) {
-            try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
-        }
-        let file = LockoutStore(directory: stateDirectory, user: fingerprint.user).fileURL.path
-        let attributes = try FileManager.default.attributesOfItem(atPath: file)
-        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-    }
-
-    @Test(arguments: ["RETRY 0", "RETRY 1", "RETRY 2", "RETRY 3"])
-    func retryFeedbackThenMatchSucceeds(retry: String) async throws {
-        guard Harness.fingerprintStackReady() else { return }
-        try await enrollOneFinger()
-        let fingerprint = authenticator()
-        VirtualSensor.whenFingerNeeded(retry, "SCAN \(Self.enrolledID)")
-        let authorization = try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
-        #expect(authorization.isValid)
-        #expect(try fingerprint.consecutiveFailures() == 0)
-    }
-
-    @Test(arguments: [("ERROR 5", "verify-disconnected"), ("ERROR 0", "verify-unknown-error")])
-    func sensorErrorIsATypedError(command: String, status: String) async throws {
-        guard Harness.fingerprintStackReady() else { return }
-        try await enrollOneFinger()
-        let fingerprint = authenticator()
-        VirtualSensor.whenFingerNeeded(command)
-        let error = await #expect(throws: VaultError.biometryNotAvailable) {
-            try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
-        }
-        #expect(error?.underlying?.dbusText.contains(status) == true)
-        #expect(try fingerprint.consecutiveFailures() == 0)
-        // The reader was released: the next prompt works.
-        VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
-        _ = try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
-    }
-
-    @Test func cancellingTheTaskStopsTheVerifyAndNeverCounts() async throws {
-        guard Harness.fingerprintStackReady() else { return }
-        try await enrollOneFinger()
-        let fingerprint = authenticator()
-        // One real miss first, so "unchanged" is visibly not "reset".
-        VirtualSensor.whenFingerNeeded("SCAN \(Self.strangerID)")
-        await #expect(throws: VaultError.authenticationFailed) {
-            try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
-        }
-        #expect(try fingerprint.consecutiveFailures() == 1)
-
-        let task = Task { try await fingerprint.authenticate(for: .biometryAny, prompt: .default) }
-        try await waitUntilFingerNeeded()
-        task.cancel()
-        let result = await task.result
-        #expect(throws: VaultError.systemCancel) { try result.get() }
-        #expect(try fingerprint.consecutiveFailures() == 1)
-        // fprintd 1.94's spurious verify-no-match after VerifyStop must not have counted either, and
-        // the reader is free again.
-        VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
-        _ = try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
-        #expect(try fingerprint.consecutiveFailures() == 0)
-    }
-
-    @Test func verifyTimeoutIsATypedErrorAndNeverCounts() async throws {
-        guard Harness.fingerprintStackReady() else { return }
-        try await enrollOneFinger()
-        let fingerprint = authenticator(timeout: .seconds(1))
-        let error = await #expect(throws: VaultError.systemCancel) {
-            try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
-        }
-        #expect(error?.underlying?.description.contains("no finger") == true)
-        #expect(try fingerprint.consecutiveFailures() == 0)
-    }
-
-    @Test func aSecondClaimantGetsDeviceBusy() async throws {
-        guard Harness.fingerprintStackReady() else { return }
-        try await enrollOneFinger()
-        let fingerprint = authenticator()
-        let task = Task { try await fingerprint.authenticate(for: .biometryAny, prompt: .default) }
-        try await waitUntilFingerNeeded()
-        #expect(FingerprintAuthenticator.probe() == .deviceBusy)
-        let busy = await #expect(throws: VaultError.systemCancel) {
-            try await authenticator().authenticate(for: .biometryAny, prompt: .default)
-        }
-        #expect(busy?.underlying?.dbusText.contains("AlreadyInUse") == true)
-        try VirtualSensor.send("SCAN \(Self.enrolledID)")
-        _ = try await task.value
-    }
-
-    @Test func devicePasscodeUsesThePasswordOnly() async throws {
-        guard Harness.fingerprintStackReady(), Harness.pamReady() else { return }
-        let fingerprint = authenticator(owner: Self.passwordOwner())
-        let authorization = try await fingerprint.authenticate(for: .devicePasscode, prompt: .default)
-        #expect(authorization.enrollment == nil)
-        let fingerprintOnly = authenticator()
-        #expect(fingerprintOnly.availability(for: .devicePasscode) == .unavailable(.passcodeNotSet))
-        await #expect(throws: VaultError.passcodeNotSet) {
-            try await fingerprintOnly.authenticate(for: .devicePasscode, prompt: .default)
-        }
-    }
-
-    @Test func userPresenceFallsBackToThePasswordWhenNothingIsEnrolled() async throws {
-        guard Harness.fingerprintStackReady(), Harness.pamReady() else { return }
-        try await Enrollment.deleteAll()
-        let fingerprint = authenticator(owner: Self.passwordOwner())
-        #expect(fingerprint.availability(for: .userPresence) == .available)
-        let authorization = try await fingerprint.authenticate(for: .userPresence, prompt: .default)
-        #expect(authorization.enrollment == nil)
-        let wrongPassword = authenticator(owner: Self.passwordOwner("not-the-password"))
-        await #expect(throws: VaultError.authenticationFailed) {
-            try await wrongPassword.authenticate(for: .userPresence, prompt: .default)
-        }
-    }
-
-    @Test func anotherUsersPrintsAreDenied() async throws {
-        guard Harness.fingerprintStackReady() else { return }
-        guard Harness.runsAsTestUser else {
-            // uid 0 is always authorized by fprintd; scripts/extra-tests/30-linux-auth-as-user.sh runs
-            // this suite as the non-root test user, where the denial is real.
-            return
-        }
-        let someoneElse = FingerprintAuthenticator(owner: nil, stateDirectory: stateDirectory, user: Harness.otherUser)
-        #expect(someoneElse.probe(claiming: true).reason == .permissionDenied)
-        let error = await #expect(throws: VaultError.biometryNotAvailable) {
-            try await someoneElse.authenticate(for: .biometryAny, prompt: .default)
-        }
-        #expect(error?.underlying?.dbusText.contains("PermissionDenied") == true)
-    }
-
-    // MARK: Conformance
-
-    @Test(arguments: AuthenticatorConformance.Check.allCases)
-    func conformance(check: AuthenticatorConformance.Check) async throws {
-        guard Harness.fingerprintStackReady() else { return }
-        try await enrollOneFinger()
-        let suite = AuthenticatorConformance(authenticator: authenticator()) {
+        @Test func strangersFingerIsAuthenticationFailedAndCounts() async throws {
+            guard Harness.fingerprintStackReady() else { return }
+            try await enrollOneFinger()
+            let fingerprint = authenticator()
+            VirtualSensor.whenFingerNeeded("SCAN \(Self.strangerID)")
+            let error = await #expect(throws: VaultError.authenticationFailed) {
+                try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
+            }
+            #expect(error?.underlying != nil)
+            #expect(try fingerprint.consecutiveFailures() == 1)
+            // A match resets the count.
             VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
+            _ = try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
+            #expect(try fingerprint.consecutiveFailures() == 0)
         }
-        try await suite.run(check)
-    }
 
-    @Test func conformanceWhenNothingIsEnrolled() async throws {
-        guard Harness.fingerprintStackReady() else { return }
-        try await Enrollment.deleteAll()
-        let suite = AuthenticatorConformance(authenticator: authenticator()) {
-            Issue.record("prepareMatch must not be called while nothing is enrolled")
-        }
-        try await suite.runAll()
-    }
-
-    // MARK: Helpers
-
-    func waitUntilFingerNeeded() async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            let needed = try await DedicatedThread.run(name: "finger-needed") { () throws(VaultError) -> Bool in
-                do throws(FprintdFailure) { return try FprintdDevice.openDefault().fingerNeeded() } catch {
-                    throw error.vaultError
+        @Test func fiveMissesLockOutUntilThePasswordIsGiven() async throws {
+            guard Harness.fingerprintStackReady(), Harness.pamReady() else { return }
+            try await enrollOneFinger()
+            let fingerprint = authenticator(owner: Self.passwordOwner())
+            for attempt in 1...FailedAttemptCounter.limit {
+                VirtualSensor.whenFingerNeeded("SCAN \(Self.strangerID)-\(attempt)")
+                let expected: VaultError = attempt < FailedAttemptCounter.limit ? .authenticationFailed : .biometryLockout
+                await #expect(throws: expected) {
+                    try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
                 }
             }
-            if needed { return }
-            try await Task.sleep(for: .milliseconds(30))
+            #expect(try fingerprint.isLockedOut())
+            // Another process sees the same lockout (the counter is a file), and no prompt is shown.
+            let sameUserElsewhere = authenticator()
+            #expect(sameUserElsewhere.availability(for: .biometryCurrentSet) == .unavailable(.biometryLockout))
+            await #expect(throws: VaultError.biometryLockout) {
+                try await sameUserElsewhere.authenticate(for: .biometryAny, prompt: .default)
+            }
+            // userPresence falls back to the password while fingerprints are locked out.
+            #expect(fingerprint.availability(for: .userPresence) == .available)
+
+            try await fingerprint.authenticateOwner(prompt: .default)
+            #expect(try !fingerprint.isLockedOut())
+            VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
+            let authorization = try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
+            #expect(authorization.isValid)
         }
-        Issue.record("fprintd never asked for a finger")
+
+        @Test func lockoutStateFileIsPrivate() async throws {
+            guard Harness.fingerprintStackReady() else { return }
+            try await enrollOneFinger()
+            let fingerprint = authenticator()
+            VirtualSensor.whenFingerNeeded("SCAN \(Self.strangerID)")
+            await #expect(throws: VaultError.authenticationFailed) {
+                try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
+            }
+            let file = LockoutStore(directory: stateDirectory, user: fingerprint.user).fileURL.path
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        }
+
+        @Test(arguments: ["RETRY 0", "RETRY 1", "RETRY 2", "RETRY 3"])
+        func retryFeedbackThenMatchSucceeds(retry: String) async throws {
+            guard Harness.fingerprintStackReady() else { return }
+            try await enrollOneFinger()
+            let fingerprint = authenticator()
+            VirtualSensor.whenFingerNeeded(retry, "SCAN \(Self.enrolledID)")
+            let authorization = try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
+            #expect(authorization.isValid)
+            #expect(try fingerprint.consecutiveFailures() == 0)
+        }
+
+        @Test(arguments: [("ERROR 5", "verify-disconnected"), ("ERROR 0", "verify-unknown-error")])
+        func sensorErrorIsATypedError(command: String, status: String) async throws {
+            guard Harness.fingerprintStackReady() else { return }
+            try await enrollOneFinger()
+            let fingerprint = authenticator()
+            VirtualSensor.whenFingerNeeded(command)
+            let error = await #expect(throws: VaultError.biometryNotAvailable) {
+                try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
+            }
+            #expect(error?.underlying?.dbusText.contains(status) == true)
+            #expect(try fingerprint.consecutiveFailures() == 0)
+            // The reader was released: the next prompt works.
+            VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
+            _ = try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
+        }
+
+        @Test func cancellingTheTaskStopsTheVerifyAndNeverCounts() async throws {
+            guard Harness.fingerprintStackReady() else { return }
+            try await enrollOneFinger()
+            let fingerprint = authenticator()
+            // One real miss first, so "unchanged" is visibly not "reset".
+            VirtualSensor.whenFingerNeeded("SCAN \(Self.strangerID)")
+            await #expect(throws: VaultError.authenticationFailed) {
+                try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
+            }
+            #expect(try fingerprint.consecutiveFailures() == 1)
+
+            let task = Task { try await fingerprint.authenticate(for: .biometryAny, prompt: .default) }
+            try await waitUntilFingerNeeded()
+            task.cancel()
+            let result = await task.result
+            #expect(throws: VaultError.systemCancel) { try result.get() }
+            #expect(try fingerprint.consecutiveFailures() == 1)
+            // fprintd 1.94's spurious verify-no-match after VerifyStop must not have counted either, and
+            // the reader is free again.
+            VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
+            _ = try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
+            #expect(try fingerprint.consecutiveFailures() == 0)
+        }
+
+        @Test func verifyTimeoutIsATypedErrorAndNeverCounts() async throws {
+            guard Harness.fingerprintStackReady() else { return }
+            try await enrollOneFinger()
+            let fingerprint = authenticator(timeout: .seconds(1))
+            let error = await #expect(throws: VaultError.systemCancel) {
+                try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
+            }
+            #expect(error?.underlying?.description.contains("no finger") == true)
+            #expect(try fingerprint.consecutiveFailures() == 0)
+        }
+
+        @Test func aSecondClaimantGetsDeviceBusy() async throws {
+            guard Harness.fingerprintStackReady() else { return }
+            try await enrollOneFinger()
+            let fingerprint = authenticator()
+            let task = Task { try await fingerprint.authenticate(for: .biometryAny, prompt: .default) }
+            try await waitUntilFingerNeeded()
+            #expect(FingerprintAuthenticator.probe() == .deviceBusy)
+            let busy = await #expect(throws: VaultError.systemCancel) {
+                try await authenticator().authenticate(for: .biometryAny, prompt: .default)
+            }
+            #expect(busy?.underlying?.dbusText.contains("AlreadyInUse") == true)
+            try VirtualSensor.send("SCAN \(Self.enrolledID)")
+            _ = try await task.value
+        }
+
+        @Test func devicePasscodeUsesThePasswordOnly() async throws {
+            guard Harness.fingerprintStackReady(), Harness.pamReady() else { return }
+            let fingerprint = authenticator(owner: Self.passwordOwner())
+            let authorization = try await fingerprint.authenticate(for: .devicePasscode, prompt: .default)
+            #expect(authorization.enrollment == nil)
+            let fingerprintOnly = authenticator()
+            #expect(fingerprintOnly.availability(for: .devicePasscode) == .unavailable(.passcodeNotSet))
+            await #expect(throws: VaultError.passcodeNotSet) {
+                try await fingerprintOnly.authenticate(for: .devicePasscode, prompt: .default)
+            }
+        }
+
+        @Test func userPresenceFallsBackToThePasswordWhenNothingIsEnrolled() async throws {
+            guard Harness.fingerprintStackReady(), Harness.pamReady() else { return }
+            try await Enrollment.deleteAll()
+            let fingerprint = authenticator(owner: Self.passwordOwner())
+            #expect(fingerprint.availability(for: .userPresence) == .available)
+            let authorization = try await fingerprint.authenticate(for: .userPresence, prompt: .default)
+            #expect(authorization.enrollment == nil)
+            let wrongPassword = authenticator(owner: Self.passwordOwner("not-the-password"))
+            await #expect(throws: VaultError.authenticationFailed) {
+                try await wrongPassword.authenticate(for: .userPresence, prompt: .default)
+            }
+        }
+
+        @Test func anotherUsersPrintsAreDenied() async throws {
+            guard Harness.fingerprintStackReady() else { return }
+            guard Harness.runsAsTestUser else {
+                // uid 0 is always authorized by fprintd; scripts/extra-tests/30-linux-auth-as-user.sh runs
+                // this suite as the non-root test user, where the denial is real.
+                return
+            }
+            let someoneElse = FingerprintAuthenticator(owner: nil, stateDirectory: stateDirectory, user: Harness.otherUser)
+            #expect(someoneElse.probe(claiming: true).reason == .permissionDenied)
+            let error = await #expect(throws: VaultError.biometryNotAvailable) {
+                try await someoneElse.authenticate(for: .biometryAny, prompt: .default)
+            }
+            #expect(error?.underlying?.dbusText.contains("PermissionDenied") == true)
+        }
+
+        // MARK: Conformance
+
+        @Test(arguments: AuthenticatorConformance.Check.allCases)
+        func conformance(check: AuthenticatorConformance.Check) async throws {
+            guard Harness.fingerprintStackReady() else { return }
+            try await enrollOneFinger()
+            let suite = AuthenticatorConformance(authenticator: authenticator()) {
+                VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
+            }
+            try await suite.run(check)
+        }
+
+        @Test func conformanceWhenNothingIsEnrolled() async throws {
+            guard Harness.fingerprintStackReady() else { return }
+            try await Enrollment.deleteAll()
+            let suite = AuthenticatorConformance(authenticator: authenticator()) {
+                Issue.record("prepareMatch must not be called while nothing is enrolled")
+            }
+            try await suite.runAll()
+        }
+
+        // MARK: Helpers
+
+        func waitUntilFingerNeeded() async throws {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline {
+                let needed = try await DedicatedThread.run(name: "finger-needed") { () throws(VaultError) -> Bool in
+                    do throws(FprintdFailure) { return try FprintdDevice.openDefault().fingerNeeded() } catch {
+                        throw error.vaultError
+                    }
+                }
+                if needed { return }
+                try await Task.sleep(for: .milliseconds(30))
+            }
+            Issue.record("fprintd never asked for a finger")
+        }
     }
 }
 

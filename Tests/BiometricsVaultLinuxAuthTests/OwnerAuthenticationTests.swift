@@ -1,0 +1,210 @@
+#if os(Linux)
+@testable import BiometricsVaultLinuxAuth
+import BiometricsVaultCore
+import BiometricsVaultTesting
+import Foundation
+import Glibc
+import Testing
+
+/// PAM against the real libpam and the packaged `biometrics-vault` service (pam_unix underneath).
+extension LinuxAuthIntegration {
+    @Suite struct PAMOwnerAuthenticatorTests {
+        static func owner(answer: @escaping @Sendable (PAMMessage) async throws -> String?) -> PAMOwnerAuthenticator {
+            PAMOwnerAuthenticator(user: Harness.testUser, conversation: answer)
+        }
+
+        @Test func rightPasswordAuthenticates() async throws {
+            guard Harness.pamReady(), let password = Harness.testPassword else { return }
+            let prompts = LockedValue<[PAMMessage]>([])
+            let owner = Self.owner { message in
+                prompts.withLock { $0.append(message) }
+                return message.isPrompt ? password : nil
+            }
+            try await owner.authenticateOwner(prompt: .default)
+            let asked = prompts.withLock { $0 }
+            #expect(asked.contains { $0.style == .promptEchoOff }, "pam_unix asks for the password without echo")
+        }
+
+        @Test func wrongPasswordIsAuthenticationFailed() async throws {
+            guard Harness.pamReady() else { return }
+            let owner = Self.owner { $0.isPrompt ? "definitely-not-the-password" : nil }
+            let error = await #expect(throws: VaultError.authenticationFailed) {
+                try await owner.authenticateOwner(prompt: .default)
+            }
+            guard case .pam(let code, _)? = error?.underlying else {
+                Issue.record("the PAM return code is kept as the cause, got \(String(describing: error?.underlying))")
+                return
+            }
+            #expect(code != 0)
+        }
+
+        @Test func decliningThePromptIsUserCancel() async throws {
+            guard Harness.pamReady() else { return }
+            let owner = Self.owner { _ in nil }
+            await #expect(throws: VaultError.userCancel) { try await owner.authenticateOwner(prompt: .default) }
+        }
+
+        @Test func aConversationErrorIsPassedThrough() async throws {
+            guard Harness.pamReady() else { return }
+            let owner = Self.owner { _ in throw VaultError(.interactionNotAllowed, underlying: .message("no terminal")) }
+            await #expect(throws: VaultError.interactionNotAllowed) { try await owner.authenticateOwner(prompt: .default) }
+        }
+
+        @Test func cancellingTheTaskEndsAWaitingConversation() async throws {
+            guard Harness.pamReady() else { return }
+            let asked = LockedValue(false)
+            let owner = Self.owner { message in
+                asked.withLock { $0 = true }
+                try await Task.sleep(for: .seconds(600))  // a user who never types
+                return nil
+            }
+            let task = Task { try await owner.authenticateOwner(prompt: .default) }
+            while !asked.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+            task.cancel()
+            let result = await task.result
+            #expect(throws: VaultError.systemCancel) { try result.get() }
+        }
+
+        @Test func biometricPoliciesAreNotAvailable() {
+            let owner = Self.owner { _ in nil }
+            #expect(owner.availability(for: .biometryAny) == .unavailable(.biometryNotAvailable))
+            #expect(owner.availability(for: .devicePasscode) == .available)
+            #expect(owner.biometryType == .none)
+        }
+
+        @Test(arguments: AuthenticatorConformance.Check.allCases)
+        func conformance(check: AuthenticatorConformance.Check) async throws {
+            guard Harness.pamReady(), let password = Harness.testPassword else { return }
+            let owner = Self.owner { $0.isPrompt ? password : nil }
+            try await AuthenticatorConformance(authenticator: owner, policy: .devicePasscode) {}.run(check)
+        }
+    }
+}
+
+/// polkit against the real polkitd, with the real text agent `pkttyagent` answering in a pseudo-terminal.
+extension LinuxAuthIntegration {
+    @Suite struct PolkitOwnerAuthenticatorTests {
+        @Test func probeSeesOurPolicyAndAMissingOne() {
+            guard Harness.fingerprintStackReady() else { return }
+            #expect(PolkitOwnerAuthenticator.probe() == .ready)
+            #expect(PolkitOwnerAuthenticator.probe(actionID: "io.github.biometricsvault.not-installed") == .policyMissing)
+            let missing = PolkitOwnerAuthenticator(actionID: "io.github.biometricsvault.not-installed")
+            #expect(missing.availability(for: .devicePasscode) == .unavailable(.passcodeNotSet))
+            #expect(PolkitOwnerAuthenticator().availability(for: .biometryCurrentSet) == .unavailable(.biometryNotAvailable))
+        }
+
+        @Test func missingPolicyIsATypedError() async throws {
+            guard Harness.fingerprintStackReady() else { return }
+            let missing = PolkitOwnerAuthenticator(actionID: "io.github.biometricsvault.not-installed")
+            let error = await #expect(throws: VaultError.passcodeNotSet) { try await missing.authenticateOwner(prompt: .default) }
+            #expect(error?.underlying?.description.contains("setup") == true)
+        }
+
+        @Test func agentAnsweringWithThePasswordAuthorizes() async throws {
+            guard Harness.fingerprintStackReady(), Harness.runsAsTestUser, let password = Harness.testPassword else {
+                return  // uid 0 has no known password; scripts/extra-tests/30-linux-auth-as-user.sh runs this
+            }
+            let agent = try await TextAgent.start(password: password)
+            defer { agent.stop() }
+            try await PolkitOwnerAuthenticator(timeout: .seconds(30)).authenticateOwner(prompt: .default)
+            #expect(agent.output.contains("AUTHENTICATING FOR io.github.biometricsvault.authenticate-owner"))
+        }
+
+        @Test func noAgentIsInteractionNotAllowedWithoutHanging() async throws {
+            guard Harness.fingerprintStackReady(), Harness.runsAsTestUser else { return }
+            // With a 30 s limit a hang would end as systemCancel, so the code proves polkit answered at once.
+            let error = await #expect(throws: VaultError.interactionNotAllowed) {
+                try await PolkitOwnerAuthenticator(timeout: .seconds(30)).authenticateOwner(prompt: .default)
+            }
+            #expect(error?.underlying?.description.contains("agent") == true)
+        }
+
+        @Test func cancellingTheTaskDismissesTheAgentsPrompt() async throws {
+            guard Harness.fingerprintStackReady(), Harness.runsAsTestUser else { return }
+            let agent = try await TextAgent.start(password: nil)
+            defer { agent.stop() }
+            let task = Task { try await PolkitOwnerAuthenticator(timeout: .seconds(60)).authenticateOwner(prompt: .default) }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !agent.output.contains("Password") && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(agent.output.contains("Password"))
+            task.cancel()
+            let result = await task.result
+            #expect(throws: VaultError.systemCancel) { try result.get() }
+        }
+
+        @Test func fingerprintAuthenticatorClearsALockoutThroughPolkit() async throws {
+            guard Harness.fingerprintStackReady(), Harness.runsAsTestUser, let password = Harness.testPassword else { return }
+            let directory = Harness.temporaryStateDirectory()
+            let store = LockoutStore(directory: directory, user: Harness.testUser)
+            for _ in 0..<FailedAttemptCounter.limit { try store.record(.noMatch) }
+            let fingerprint = FingerprintAuthenticator(owner: PolkitOwnerAuthenticator(timeout: .seconds(30)), stateDirectory: directory)
+            #expect(try fingerprint.isLockedOut())
+            let agent = try await TextAgent.start(password: password)
+            defer { agent.stop() }
+            try await fingerprint.authenticateOwner(prompt: .default)
+            #expect(try !fingerprint.isLockedOut())
+        }
+    }
+}
+
+/// polkit's text authentication agent, `pkttyagent`, registered for this test process and running in a
+/// pseudo-terminal (`script` provides it); answers the password prompt with `password` (or never).
+final class TextAgent: Sendable {
+    private let process: Process
+    private let input: Pipe
+    private let collected = LockedValue("")
+    private let readyFile: URL
+
+    var output: String { collected.withLock { $0 } }
+
+    private init(process: Process, input: Pipe, readyFile: URL) {
+        self.process = process
+        self.input = input
+        self.readyFile = readyFile
+    }
+
+    static func start(password: String?) async throws -> TextAgent {
+        let readyFile = FileManager.default.temporaryDirectory.appendingPathComponent("bv-agent-\(UUID().uuidString)")
+        let subject = "\(getpid()),\(PolkitAuthority.processStartTime())"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qfec", "exec pkttyagent --process \(subject) --notify-fd 5 5>\(readyFile.path)", "/dev/null"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        let agent = TextAgent(process: process, input: input, readyFile: readyFile)
+        let answered = LockedValue(false)
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = String(decoding: handle.availableData, as: UTF8.self)
+            let text = agent.collected.withLock { $0 += chunk; return $0 }
+            if let password, text.contains("Password:"), !answered.withLock({ let was = $0; $0 = true; return was }) {
+                agent.input.fileHandleForWriting.write(Data((password + "\n").utf8))
+            }
+        }
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            if let size = try? FileManager.default.attributesOfItem(atPath: readyFile.path)[.size] as? NSNumber,
+                size.intValue > 0
+            {
+                return agent
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        agent.stop()
+        throw VaultError(.interactionNotAllowed, underlying: .message("pkttyagent did not register: \(agent.output)"))
+    }
+
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: readyFile)
+    }
+}
+#endif

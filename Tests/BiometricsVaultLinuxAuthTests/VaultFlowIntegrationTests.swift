@@ -1,0 +1,106 @@
+#if os(Linux)
+@testable import BiometricsVaultLinuxAuth
+import BiometricsVaultCore
+import BiometricsVaultTesting
+import Foundation
+import Testing
+
+/// The whole vault state machine with the real fingerprint authenticator (real fprintd, virtual sensor).
+///
+/// The store is the simulated keychain: `BiometricsVaultSecretService` had not landed when this was
+/// written. Its own enrollment check follows the simulated device, so the unlock flow uses
+/// `.biometryAny`; the `.biometryCurrentSet` invalidation is decided by the core from this
+/// authenticator's `currentEnrollment()` at retrieve time, before the store is asked for the secret.
+extension LinuxAuthIntegration {
+    @Suite struct VaultFlowIntegrationTests {
+        struct Credentials: Codable, Sendable, Equatable {
+            var username: String
+            var token: String
+        }
+
+        static let enrolledID = "flow-finger-a"
+        let stateDirectory = Harness.temporaryStateDirectory()
+        let device = SimulatedDevice(biometryType: .fingerprint)
+
+        func configuration(_ policy: ProtectionPolicy) -> VaultConfiguration {
+            VaultConfiguration(
+                store: device.store,
+                authenticator: FingerprintAuthenticator(owner: nil, verifyTimeout: .seconds(20), stateDirectory: stateDirectory),
+                policy: policy, service: "io.github.biometricsvault.linuxauth-tests")
+        }
+
+        @Test func storeRetrieveUnlockLockDowngradeReset() async throws {
+            guard Harness.fingerprintStackReady() else { return }
+            try await Enrollment.reset(to: [("right-index-finger", Self.enrolledID)])
+            let configuration = configuration(.biometryAny)
+            let alice = Credentials(username: "alice", token: "t-1")
+            let key = "whole-flow"
+
+            guard case .emptyWithBiometrics(let empty) = VaultFactory<Credentials>.retrieveVault(key: key, configuration: configuration)
+            else { Issue.record("a fresh key with an enrolled finger is emptyWithBiometrics"); return }
+            VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
+            let stored = try await empty.storeToBiometrics(credentials: alice)
+            #expect(stored.credentials == alice)
+
+            guard case .locked(let locked) = try VaultFactory<Credentials>.retrieveVaultOrThrow(key: key, configuration: configuration)
+            else { Issue.record("a protected item is retrieved locked, without a prompt"); return }
+
+            VirtualSensor.whenFingerNeeded("SCAN stranger")
+            await #expect(throws: VaultError.authenticationFailed) { _ = try await locked.unlock() }
+
+            VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
+            let unlocked = try await locked.unlock()
+            #expect(unlocked.credentials == alice)
+
+            let relocked = unlocked.lock()
+            await #expect(throws: VaultError.vaultLocked) {
+                _ = try await unlocked.update(credentials: Credentials(username: "alice", token: "t-2"))
+            }
+            VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
+            let again = try await relocked.unlock()
+
+            let plain = try again.downgrade()
+            #expect(plain.credentials == alice)
+            guard case .keychainUpgradable(let keychain) = try VaultFactory<Credentials>.retrieveVaultOrThrow(key: key, configuration: configuration)
+            else { Issue.record("after downgrade the item is plain and upgradable"); return }
+            #expect(keychain.credentials == alice)
+
+            guard case .emptyWithBiometrics = try keychain.reset() else { Issue.record("reset returns an empty vault"); return }
+            guard case .emptyWithBiometrics = try VaultFactory<Credentials>.retrieveVaultOrThrow(key: key, configuration: configuration)
+            else { Issue.record("nothing is stored after reset"); return }
+        }
+
+        @Test func enrollingASecondFingerInvalidatesCurrentSetItemsOnly() async throws {
+            guard Harness.fingerprintStackReady() else { return }
+            try await Enrollment.reset(to: [("right-index-finger", Self.enrolledID)])
+            let currentSet = configuration(.biometryCurrentSet)
+            let anySet = configuration(.biometryAny)
+            let secret = Credentials(username: "bob", token: "t-9")
+
+            for (key, configuration) in [("current-set", currentSet), ("any-set", anySet)] {
+                guard case .emptyWithBiometrics(let empty) = VaultFactory<Credentials>.retrieveVault(key: key, configuration: configuration)
+                else { Issue.record("\(key): expected emptyWithBiometrics"); return }
+                VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
+                _ = try await empty.storeToBiometrics(credentials: secret)
+            }
+            guard case .locked = VaultFactory<Credentials>.retrieveVault(key: "current-set", configuration: currentSet)
+            else { Issue.record("before the change the current-set item is locked, not invalidated"); return }
+
+            let status = try await Enrollment.enroll(finger: "left-index-finger", scanID: "flow-finger-b")
+            try #require(status == "enroll-completed")
+
+            switch VaultFactory<Credentials>.retrieveVault(key: "current-set", configuration: currentSet) {
+            case .emptyWithBiometrics(let empty), .empty(let empty):
+                #expect(empty.invalidation == .biometryChanged)
+            default:
+                Issue.record("a biometryCurrentSet item must be invalidated by a new finger")
+            }
+            guard case .locked(let locked) = VaultFactory<Credentials>.retrieveVault(key: "any-set", configuration: anySet)
+            else { Issue.record("a biometryAny item survives an enrollment change"); return }
+            VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
+            let unlocked = try await locked.unlock()
+            #expect(unlocked.credentials == secret)
+        }
+    }
+}
+#endif
