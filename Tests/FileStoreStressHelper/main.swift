@@ -50,6 +50,11 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+/// Unbuffered, so the test sees it at once (and the kill -9 test can wait for "ready").
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 func describe(_ error: any Error) -> String {
     guard let error = error as? VaultError else { return "\(type(of: error))" }
     return "\(error.code.name) \(error.underlying.map { "\($0)" } ?? "-")"
@@ -104,7 +109,7 @@ do {
                 sequence += 1
                 try store.write(StoredItem(header: plain, payload: CounterPayload(tag: "loop", sequence: sequence, counter: sequence).bytes), for: id, authorization: nil)
             }
-            if sequence == keys { print("ready"); fflush(stdout) }
+            if sequence == keys { say("ready") }
         }
     case "fsize-limit":
         guard arguments.count == 5 else { fail("usage: fsize-limit <root> <service> <key>") }
@@ -114,9 +119,9 @@ do {
         limitFileSize(to: 4096)
         do {
             try store.write(StoredItem(header: plain, payload: SecretBytes([UInt8](repeating: 0x41, count: 32 * 1024))), for: id, authorization: nil)
-            print("no error")
+            say("no error")
         } catch {
-            print(describe(error))
+            say(describe(error))
         }
     default:
         fail("unknown mode \(arguments[1])")
