@@ -1,0 +1,124 @@
+#if os(Linux)
+import Foundation
+
+/// The Linux platform default: probes the Secret Service, fprintd, PAM and polkit (through their adapter
+/// files) and picks what DESIGN §2 says.
+enum PlatformBackends {
+    static func select(
+        store storeChoice: PlatformStoreChoice,
+        authenticator authenticatorChoice: PlatformAuthenticatorChoice,
+        service: String,
+        interaction: PlatformInteraction
+    ) -> PlatformSelection {
+        var notice: String?
+        let store: any SecretStore
+        switch storeChoice {
+        case .secretService:
+            store = SecretServiceAdapter.makeStore()
+        case .file:
+            store = FileStoreAdapter.makeStore()
+        case .auto:
+            // Connecting is the probe (one connection, not two); a locked keyring still connects.
+            switch SecretServiceAdapter.connect() {
+            case .success(let secretService):
+                store = secretService
+            case .failure(let error):
+                store = FileStoreAdapter.makeStore()
+                let reason = error.underlying?.description ?? error.code.name
+                notice = "no Secret Service (\(reason)); using the encrypted file store in \(FileStoreAdapter.location)"
+            }
+        }
+
+        let owner = ownerAuthentication(for: authenticatorChoice, interaction: interaction)
+        let authenticator: any Authenticator
+        var authenticatorName = "none"
+        var fingerprintTimeout: Duration?
+        var policy = ProtectionPolicy.biometryCurrentSet
+        switch authenticatorChoice {
+        case .fprintd:
+            authenticator = LinuxAuthAdapter.makeFingerprint(owner: owner)
+            authenticatorName = "fprintd"
+            fingerprintTimeout = LinuxAuthAdapter.fingerprintTimeout
+        case .auto:
+            switch LinuxAuthAdapter.probeFingerprint(claiming: false) {
+            case .success:
+                authenticator = LinuxAuthAdapter.makeFingerprint(owner: owner)
+                authenticatorName = "fprintd"
+                fingerprintTimeout = LinuxAuthAdapter.fingerprintTimeout
+            case .failure(let reason):
+                authenticator = UnavailableAuthenticator(reason: reason, owner: owner)
+            }
+        case .pam, .polkit:
+            // No biometrics: "protected" items are gated by the login password.
+            policy = .devicePasscode
+            authenticator = UnavailableAuthenticator(reason: notChosen(authenticatorChoice), owner: owner)
+        case .none:
+            authenticator = UnavailableAuthenticator(reason: notChosen(authenticatorChoice), owner: nil)
+        }
+
+        let configuration = VaultConfiguration(
+            store: store, authenticator: authenticator, policy: policy, service: service)
+        return PlatformSelection(
+            configuration: configuration, storeName: store.name, authenticatorName: authenticatorName,
+            ownerAuthenticationName: owner?.name ?? "none", fingerprintTimeout: fingerprintTimeout, notice: notice)
+    }
+
+    static func diagnose(interaction: PlatformInteraction) -> PlatformDiagnosis {
+        var secretService = SecretServiceAdapter.probe()
+        var file = FileStoreAdapter.probe()
+        // A locked keyring is still picked: nothing is lost, the user unlocks it and retries.
+        if secretService.isUsable || secretService.errorCode == VaultError.Code.storeLocked.name {
+            secretService.isSelected = true
+        } else {
+            file.isSelected = true
+        }
+
+        var fprintd: PlatformComponent
+        switch LinuxAuthAdapter.probeFingerprint(claiming: true) {
+        case .success(let detail):
+            fprintd = .usable(.authenticator, "fprintd", detail)
+            fprintd.isSelected = true
+        case .failure(let reason):
+            fprintd = .unusable(.authenticator, "fprintd", reason)
+        }
+
+        var pam = LinuxAuthAdapter.probePAM(interaction: interaction)
+        var polkit = LinuxAuthAdapter.probePolkit()
+        if pam.isUsable {
+            pam.isSelected = true
+        } else if polkit.isUsable {
+            polkit.isSelected = true
+        }
+        return PlatformDiagnosis(components: [secretService, file, fprintd, pam, polkit])
+    }
+
+    /// Owner authentication: PAM on a terminal, polkit where a desktop agent answers (for `auto` and
+    /// `fprintd`); exactly the one named for `pam` / `polkit`.
+    private static func ownerAuthentication(
+        for choice: PlatformAuthenticatorChoice, interaction: PlatformInteraction
+    ) -> UnavailableAuthenticator.OwnerAuthentication? {
+        switch choice {
+        case .pam:
+            return LinuxAuthAdapter.makePAM(interaction: interaction)
+        case .polkit:
+            return LinuxAuthAdapter.makePolkit()
+        case .none:
+            return nil
+        case .auto, .fprintd:
+            if LinuxAuthAdapter.probePAM(interaction: interaction).isUsable {
+                return LinuxAuthAdapter.makePAM(interaction: interaction)
+            }
+            if LinuxAuthAdapter.probePolkit().isUsable { return LinuxAuthAdapter.makePolkit() }
+            return nil
+        }
+    }
+
+    static func importItem(service: String, username: String, into id: SecretItemID, removeSource: Bool) throws {
+        try SecretServiceAdapter.importItem(service: service, username: username, into: id, removeSource: removeSource)
+    }
+
+    private static func notChosen(_ choice: PlatformAuthenticatorChoice) -> VaultError {
+        VaultError(.biometryNotAvailable, underlying: .message("biometrics not used (--authenticator \(choice.rawValue))"))
+    }
+}
+#endif

@@ -1,0 +1,310 @@
+import Foundation
+
+// The platform default (DESIGN §2): which store and which authenticator a vault uses when the app does
+// not say, and the diagnosis behind that choice (`biometrics-vault doctor` prints it).
+//
+// The platform-specific probing lives in `PlatformDefault+Linux.swift` / `PlatformDefault+Other.swift`;
+// each backend is reached through one small adapter file (`PlatformDefault+FileStore.swift`, ...).
+
+/// Which store a platform configuration uses.
+public enum PlatformStoreChoice: String, Sendable, Hashable, CaseIterable, Codable {
+    /// The Secret Service when a provider answers on the session bus, else the encrypted file store.
+    case auto
+    /// The freedesktop Secret Service (gnome-keyring, KeePassXC, ...). Linux only.
+    case secretService = "secret-service"
+    /// The encrypted file store under `$XDG_DATA_HOME/biometrics-vault`.
+    case file
+}
+
+/// Which authenticator a platform configuration uses.
+public enum PlatformAuthenticatorChoice: String, Sendable, Hashable, CaseIterable, Codable {
+    /// fprintd when it has a device with enrolled fingers for the user, else no biometrics; owner
+    /// authentication by PAM on a terminal, else polkit where an agent answers.
+    case auto
+    /// The fingerprint reader through fprintd (owner authentication chosen as for `auto`).
+    case fprintd
+    /// No biometrics; protected items are gated by the login password through PAM (terminal prompt).
+    case pam
+    /// No biometrics; protected items are gated by the login password through polkit (desktop agent).
+    case polkit
+    /// No biometrics and no owner authentication: items can only be stored plainly.
+    case none
+}
+
+/// How a platform configuration talks to the user, for the prompts the platform itself does not draw
+/// (a PAM conversation on a terminal).
+public struct PlatformInteraction: Sendable {
+    /// Whether the process can prompt on its controlling terminal.
+    public var hasTerminal: Bool
+    /// Reads one secret answer (a password) without echo, after showing `prompt`. `nil` means cancelled
+    /// (Ctrl-C, Ctrl-D, no terminal). The returned bytes are zeroed when released.
+    public var readSecret: @Sendable (_ prompt: String) -> SecretBytes?
+    /// Shows an informational line from the authentication stack (PAM text info / error messages).
+    public var showMessage: @Sendable (_ text: String) -> Void
+
+    public init(
+        hasTerminal: Bool,
+        readSecret: @escaping @Sendable (_ prompt: String) -> SecretBytes?,
+        showMessage: @escaping @Sendable (_ text: String) -> Void
+    ) {
+        self.hasTerminal = hasTerminal
+        self.readSecret = readSecret
+        self.showMessage = showMessage
+    }
+
+    /// Prompts on the controlling terminal (`/dev/tty`) with echo off, when the process has one.
+    public static var terminal: PlatformInteraction {
+        PlatformInteraction(
+            hasTerminal: TerminalPrompt.isAvailable,
+            readSecret: { TerminalPrompt.readSecret(prompt: $0) },
+            showMessage: { TerminalPrompt.show($0) })
+    }
+
+    /// Never prompts (for daemons and tests): every secret question is answered "cancelled".
+    public static let noninteractive = PlatformInteraction(
+        hasTerminal: false, readSecret: { _ in nil }, showMessage: { _ in })
+}
+
+/// One store or authenticator the platform offers, and whether it can be used here.
+public struct PlatformComponent: Sendable, Hashable, Codable {
+    /// What the component does.
+    public enum Role: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Keeps the bytes.
+        case store
+        /// Biometric authentication.
+        case authenticator
+        /// Owner authentication (login password): `.userPresence` / `.devicePasscode` items and lockout reset.
+        case ownerAuthentication
+    }
+
+    public var role: Role
+    /// The name used by `--store` / `--authenticator` (`"secret-service"`, `"file"`, `"fprintd"`, ...).
+    public var name: String
+    /// Whether it can be used now.
+    public var isUsable: Bool
+    /// Why it cannot be used (the exact reason), or a short note about where it is when it can.
+    public var detail: String
+    /// The error code behind an unusable component (`storeUnavailable`, `biometryNotEnrolled`, ...).
+    public var errorCode: String?
+    /// Whether `auto` picks it.
+    public var isSelected: Bool
+
+    public init(role: Role, name: String, isUsable: Bool, detail: String, errorCode: String? = nil, isSelected: Bool = false) {
+        self.role = role
+        self.name = name
+        self.isUsable = isUsable
+        self.detail = detail
+        self.errorCode = errorCode
+        self.isSelected = isSelected
+    }
+
+    /// A usable component.
+    static func usable(_ role: Role, _ name: String, _ detail: String) -> PlatformComponent {
+        PlatformComponent(role: role, name: name, isUsable: true, detail: detail)
+    }
+
+    /// An unusable component and the error that says why.
+    static func unusable(_ role: Role, _ name: String, _ error: VaultError) -> PlatformComponent {
+        PlatformComponent(
+            role: role, name: name, isUsable: false, detail: error.underlying?.description ?? error.code.name,
+            errorCode: error.code.name)
+    }
+}
+
+/// Every store and authenticator of this platform, usable or not and why, and which ones `auto` picks.
+public struct PlatformDiagnosis: Sendable, Hashable, Codable {
+    /// In the order `auto` considers them, per role.
+    public var components: [PlatformComponent]
+
+    public init(components: [PlatformComponent]) {
+        self.components = components
+    }
+
+    /// The components of one role.
+    public func components(_ role: PlatformComponent.Role) -> [PlatformComponent] {
+        components.filter { $0.role == role }
+    }
+
+    /// The component `auto` picks for `role` (`nil` when none of that role is usable).
+    public func selected(_ role: PlatformComponent.Role) -> PlatformComponent? {
+        components.first { $0.role == role && $0.isSelected }
+    }
+}
+
+/// A configuration built from explicit or automatic choices, with the facts behind it.
+public struct PlatformSelection: Sendable {
+    /// The configuration to retrieve vaults with.
+    public var configuration: VaultConfiguration
+    /// The store's name (`"secret-service"` or `"file"`).
+    public var storeName: String
+    /// The biometric authenticator's name (`"fprintd"`) or `"none"`.
+    public var authenticatorName: String
+    /// The owner authentication's name (`"pam"`, `"polkit"`) or `"none"`.
+    public var ownerAuthenticationName: String
+    /// How long one fingerprint prompt waits for a finger, when the authenticator is fprintd.
+    public var fingerprintTimeout: Duration?
+    /// A note for the user about an automatic fallback (e.g. "no Secret Service; using the file store").
+    public var notice: String?
+}
+
+extension VaultConfiguration {
+    /// The platform default configuration (DESIGN §2), with ``defaultService``.
+    ///
+    /// Linux: the Secret Service when a provider answers on the session bus, else the encrypted file store
+    /// (said once on stderr, see ``PlatformDefaultNotice``); fprintd when it has a device with enrolled
+    /// fingers for the user, else an authenticator reporting biometrics unavailable (vaults are `.empty` /
+    /// `.keychain`); owner authentication by PAM on a terminal, polkit where a desktop agent exists.
+    /// Other platforms: the encrypted file store without biometrics.
+    ///
+    /// Probed once per process; copies share one session registry.
+    public static var platformDefault: VaultConfiguration {
+        PlatformDefaultCache.shared.configuration
+    }
+
+    /// A configuration for explicit (or automatic) store and authenticator choices, as the CLI's
+    /// `--store` / `--authenticator` flags select them.
+    ///
+    /// An explicit choice is used even when it is not usable here: its operations then fail with the
+    /// backend's exact error (for example `storeUnavailable` "no session bus"). `auto` probes and picks
+    /// a usable one, reporting a fallback in ``PlatformSelection/notice``.
+    public static func platform(
+        store: PlatformStoreChoice = .auto,
+        authenticator: PlatformAuthenticatorChoice = .auto,
+        service: String = VaultConfiguration.defaultService,
+        interaction: PlatformInteraction = .terminal
+    ) -> PlatformSelection {
+        PlatformBackends.select(store: store, authenticator: authenticator, service: service, interaction: interaction)
+    }
+
+    /// Probes every store and authenticator of this platform, without prompting.
+    public static func platformDiagnosis(interaction: PlatformInteraction = .terminal) -> PlatformDiagnosis {
+        PlatformBackends.diagnose(interaction: interaction)
+    }
+}
+
+extension PlatformSelection {
+    /// Adopts an item written by `secret-tool` or python `keyring` (attributes `service`, `username`) as
+    /// the plain item `key` of this selection's service, in the Secret Service store.
+    ///
+    /// - Throws: `storeUnavailable` when the Secret Service is not this selection's store or cannot be
+    ///   reached, `itemNotFound` when no such item exists, `invalidKey`.
+    public func importSecretServiceItem(service: String, username: String, as key: String, removeSource: Bool) throws {
+        guard storeName == "secret-service" else {
+            throw VaultError(.storeUnavailable, underlying: .message("import needs the secret-service store, not \(storeName)"))
+        }
+        let id = try SecretItemID(service: configuration.service, key: key)
+        try PlatformBackends.importItem(service: service, username: username, into: id, removeSource: removeSource)
+    }
+}
+
+extension VaultFactory {
+    /// The vault for `key` under ``VaultConfiguration/platformDefault``, without prompting.
+    ///
+    /// - Important: Cannot report errors (see ``retrieveVault(key:configuration:)``); prefer
+    ///   ``retrieveVaultOrThrow(key:)``.
+    public static func retrieveVault(key: String) -> Vault<Credentials> {
+        retrieveVault(key: key, configuration: .platformDefault)
+    }
+
+    /// Like ``retrieveVault(key:)``, but throws `invalidKey`, `storeUnavailable`, `storeLocked` and
+    /// `corruptedItem` instead of calling them empty.
+    public static func retrieveVaultOrThrow(key: String) throws -> Vault<Credentials> {
+        try retrieveVaultOrThrow(key: key, configuration: .platformDefault)
+    }
+}
+
+/// Where the one-time notice about a platform-default fallback goes (default: one line on stderr).
+public enum PlatformDefaultNotice {
+    private static let handler = LockedValue<@Sendable (String) -> Void>({ message in
+        FileHandle.standardError.write(Data("biometrics-vault: \(message)\n".utf8))
+    })
+
+    /// Replaces the notice handler (for example to log instead of writing to stderr).
+    public static func setHandler(_ newHandler: @escaping @Sendable (String) -> Void) {
+        handler.withLock { $0 = newHandler }
+    }
+
+    static func post(_ message: String) {
+        let current = handler.withLock { $0 }
+        current(message)
+    }
+}
+
+/// The platform default, probed once per process.
+final class PlatformDefaultCache: Sendable {
+    static let shared = PlatformDefaultCache()
+    private let cached = LockedValue<VaultConfiguration?>(nil)
+
+    var configuration: VaultConfiguration {
+        cached.withLock { cached in
+            if let cached { return cached }
+            let selection = VaultConfiguration.platform()
+            if let notice = selection.notice { PlatformDefaultNotice.post(notice) }
+            cached = selection.configuration
+            return selection.configuration
+        }
+    }
+}
+
+/// An authenticator for a machine without usable biometrics: every biometric policy is unavailable for
+/// the given reason, so vaults are `.empty` / `.keychain`.
+///
+/// When owner authentication (the login password through PAM or polkit) is supplied, `.userPresence`
+/// and `.devicePasscode` are satisfied by it, and ``authenticateOwner(prompt:)`` uses it.
+public struct UnavailableAuthenticator: Authenticator {
+    /// Owner authentication by password: a name for diagnostics and the two operations it offers.
+    public struct OwnerAuthentication: Sendable {
+        /// `"pam"`, `"polkit"`, ...
+        public var name: String
+        /// Whether owner authentication can run now, without prompting.
+        public var availability: @Sendable () -> AuthenticatorAvailability
+        /// Prompts once for the owner's password; throws `userCancel`, `authenticationFailed`, ...
+        public var authenticate: @Sendable (PromptText) async throws -> Void
+
+        public init(
+            name: String,
+            availability: @escaping @Sendable () -> AuthenticatorAvailability,
+            authenticate: @escaping @Sendable (PromptText) async throws -> Void
+        ) {
+            self.name = name
+            self.availability = availability
+            self.authenticate = authenticate
+        }
+    }
+
+    /// Why biometrics are unavailable (`biometryNotAvailable`, `biometryNotEnrolled`, ...).
+    public let reason: VaultError
+    /// Owner authentication, if any.
+    public let owner: OwnerAuthentication?
+
+    public init(reason: VaultError, owner: OwnerAuthentication? = nil) {
+        self.reason = reason
+        self.owner = owner
+    }
+
+    public var biometryType: BiometryType { .none }
+
+    public func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability {
+        if policy.requiresBiometry { return .unavailable(reason) }
+        guard let owner else { return .unavailable(Self.noOwnerAuthentication) }
+        return owner.availability()
+    }
+
+    public func currentEnrollment() throws -> EnrollmentFingerprint? { nil }
+
+    public func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
+        if policy.requiresBiometry { throw reason }
+        guard let owner else { throw Self.noOwnerAuthentication }
+        if Task.isCancelled { throw VaultError(.systemCancel, underlying: .message("task cancelled")) }
+        try await owner.authenticate(prompt)
+        return Authorization(policy: policy, enrollment: nil)
+    }
+
+    public func authenticateOwner(prompt: PromptText) async throws {
+        guard let owner else { throw Self.noOwnerAuthentication }
+        try await owner.authenticate(prompt)
+    }
+
+    static let noOwnerAuthentication = VaultError(
+        .passcodeNotSet, underlying: .message("no owner authentication (PAM on a terminal or a polkit agent)"))
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import BiometricsVault
+import Foundation
+
+extension BiometricsVaultCommand {
+    /// `doctor`: every store and authenticator, usable or not and why, and what `auto` picks.
+    struct Doctor: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show each store and authenticator, whether it is usable here (and why not), and which one auto picks. Never prompts.")
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            try await Console.run(options) {
+                let diagnosis = VaultConfiguration.platformDiagnosis()
+                if options.json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                    Console.out(String(decoding: try encoder.encode(diagnosis), as: UTF8.self))
+                    return
+                }
+                Console.out(Self.render(diagnosis))
+            }
+        }
+
+        static func render(_ diagnosis: PlatformDiagnosis) -> String {
+            let titles: [(PlatformComponent.Role, String)] = [
+                (.store, "Stores (--store)"),
+                (.authenticator, "Biometric authenticators (--authenticator)"),
+                (.ownerAuthentication, "Owner authentication (password; --authenticator pam|polkit)"),
+            ]
+            var lines: [String] = []
+            for (role, title) in titles {
+                lines.append(title + ":")
+                for component in diagnosis.components(role) {
+                    let mark = component.isSelected ? "*" : " "
+                    let state = component.isUsable ? "usable" : "unusable"
+                    let code = component.errorCode.map { "\($0): " } ?? ""
+                    lines.append(
+                        "  \(mark) \(component.name.padding(toLength: 15, withPad: " ", startingAt: 0))"
+                            + "\(state.padding(toLength: 9, withPad: " ", startingAt: 0)) \(code)\(component.detail)")
+                }
+            }
+            let store = diagnosis.selected(.store)?.name ?? "none"
+            let biometrics = diagnosis.selected(.authenticator)?.name ?? "none (biometrics unavailable: items are stored plainly)"
+            let owner = diagnosis.selected(.ownerAuthentication)?.name ?? "none"
+            lines.append("auto picks: store \(store); authenticator \(biometrics); owner authentication \(owner)")
+            return lines.joined(separator: "\n")
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import BiometricsVault
+
+extension BiometricsVaultCommand {
+    /// `status KEY`: the item's state. Never prompts.
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show whether KEY is stored, and how it is protected. Never prompts.",
+            discussion: "States: emptyWithBiometrics, empty, keychain, keychainUpgradable, locked. Exits 0 for every state.")
+
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var item: KeyArgument
+
+        func run() async throws {
+            try await Console.run(options) {
+                let session = Session(options: options)
+                let vault = try session.retrieve(item.key)
+                VaultReport(vault: vault, session: session).print()
+            }
+        }
+    }
+}
+
+/// What `status` (and the transitions, after they finish) print about a vault. Never its credentials.
+struct VaultReport {
+    let vault: Vault<JSONValue>
+    let session: Session
+    var action: String?
+
+    init(vault: Vault<JSONValue>, session: Session, action: String? = nil) {
+        self.vault = vault
+        self.session = session
+        self.action = action
+    }
+
+    var policy: ProtectionPolicy? {
+        switch vault {
+        case .biometrics(let vault): vault.policy
+        case .locked(let vault): vault.policy
+        case .empty, .emptyWithBiometrics, .keychain, .keychainUpgradable: nil
+        }
+    }
+
+    var invalidation: String? {
+        switch vault.invalidation {
+        case nil: nil
+        case .biometryChanged: "biometryChanged"
+        case .unreadable(let error): "unreadable: \(error.code.name)"
+        }
+    }
+
+    func print() {
+        var fields: [String: JSONValue] = [
+            "key": .string(vault.key),
+            "service": .string(session.configuration.service),
+            "store": .string(session.selection.storeName),
+            "state": .string(vault.stateName),
+            "protected": .bool(vault.biometricsEnabled),
+            "policy": policy.map { .string($0.rawValue) } ?? .null,
+            "invalidation": invalidation.map { .string($0) } ?? .null,
+        ]
+        if let action { fields["action"] = .string(action) }
+        var lines: [String] = []
+        if let action { lines.append("\(action) '\(vault.key)'") }
+        lines += [
+            "key:       \(vault.key)",
+            "service:   \(session.configuration.service)",
+            "store:     \(session.selection.storeName)",
+            "state:     \(vault.stateName)",
+            "protected: \(vault.biometricsEnabled ? "yes (\(policy?.rawValue ?? "?"))" : "no")",
+        ]
+        if let invalidation { lines.append("invalidated: \(invalidation)") }
+        Console.emit(session.options, json: .object(fields), text: lines.joined(separator: "\n"))
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import BiometricsVault
+
+/// `--store`: where the bytes live.
+enum StoreOption: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case auto
+    case secretService = "secret-service"
+    case file
+
+    var choice: PlatformStoreChoice {
+        switch self {
+        case .auto: .auto
+        case .secretService: .secretService
+        case .file: .file
+        }
+    }
+}
+
+/// `--authenticator`: who says "it is the owner".
+enum AuthenticatorOption: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case auto
+    case fprintd
+    case pam
+    case polkit
+    case none
+
+    var choice: PlatformAuthenticatorChoice {
+        switch self {
+        case .auto: .auto
+        case .fprintd: .fprintd
+        case .pam: .pam
+        case .polkit: .polkit
+        case .none: .none
+        }
+    }
+}
+
+/// The flags every verb shares.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: "The namespace of the keys (Secret Service attribute `service`).")
+    var service: String = VaultConfiguration.defaultService
+
+    @Option(help: "Where credentials live: auto picks the Secret Service when one answers on the session bus, else the encrypted file store.")
+    var store: StoreOption = .auto
+
+    @Option(help: "Who authenticates the owner: auto uses fprintd when a finger is enrolled; pam / polkit gate protected items by the login password; none stores plainly only.")
+    var authenticator: AuthenticatorOption = .auto
+
+    @Flag(help: "Print results (and errors, on stderr) as JSON.")
+    var json = false
+}
+
+/// `KEY`: the name of one stored credential.
+struct KeyArgument: ParsableArguments {
+    @Argument(help: "The key the credentials are stored under.")
+    var key: String
+}
+
+/// Where `store` / `update` read the credentials JSON from. There is no flag that takes a secret.
+struct CredentialsInputOptions: ParsableArguments {
+    @Option(
+        name: .customLong("from-file"),
+        help: ArgumentHelp("Read the credentials JSON from this file instead of stdin ('-' is stdin).", valueName: "path"))
+    var fromFile: String?
+}

@@ -1,0 +1,29 @@
+import BiometricsVault
+import Dispatch
+import Foundation
+
+/// Ctrl-C while a command runs cancels its Swift task, so an authenticator waiting for a finger stops
+/// verifying and releases the reader; the command then ends with the "cancelled" status. A second
+/// Ctrl-C exits at once.
+enum Interrupts {
+    static func cancellingOnInterrupt(_ body: @escaping @Sendable () async throws -> Void) async throws {
+        let task = Task { try await body() }
+        let presses = LockedValue(0)
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler {
+            let count = presses.withLock { count in
+                count += 1
+                return count
+            }
+            if count > 1 { exit(ExitStatus.cancelled.rawValue) }
+            task.cancel()
+        }
+        source.resume()
+        defer {
+            source.cancel()
+            signal(SIGINT, SIG_DFL)
+        }
+        try await task.value
+    }
+}

@@ -1,0 +1,57 @@
+import BiometricsVault
+import Foundation
+
+/// The configuration one invocation works with, built by the library from the global flags.
+struct Session {
+    let options: GlobalOptions
+    let selection: PlatformSelection
+    let configuration: VaultConfiguration
+
+    init(options: GlobalOptions) {
+        self.options = options
+        var selection = VaultConfiguration.platform(
+            store: options.store.choice, authenticator: options.authenticator.choice, service: options.service)
+        if let notice = selection.notice { Console.notice(notice) }
+        var configuration = selection.configuration
+        configuration.authenticator = FingerprintPromptAuthenticator(
+            wrapping: configuration.authenticator, timeout: selection.fingerprintTimeout)
+        selection.configuration = configuration
+        self.selection = selection
+        self.configuration = configuration
+    }
+
+    /// The vault for `key`, without prompting; store failures are errors, not "empty".
+    func retrieve(_ key: String) throws -> Vault<JSONValue> {
+        try VaultFactory<JSONValue>.retrieveVaultOrThrow(key: key, configuration: configuration)
+    }
+
+    /// The vault for `key` when something is stored; `notFound` (or `invalidated`) otherwise.
+    func retrieveStored(_ key: String) throws -> Vault<JSONValue> {
+        let vault = try retrieve(key)
+        if vault.kind == .empty { throw Self.nothingStored(vault) }
+        return vault
+    }
+
+    static func nothingStored(_ vault: Vault<JSONValue>) -> any Error {
+        if vault.invalidation == .biometryChanged {
+            return VaultError(
+                .biometryChanged,
+                underlying: .message("'\(vault.key)' was invalidated because the enrolled fingers changed; store it again"))
+        }
+        return CLIFailure.notFound("nothing stored under '\(vault.key)'")
+    }
+}
+
+extension Vault {
+    /// The state's name, as the `Vault` case is spelled.
+    var stateName: String {
+        switch self {
+        case .emptyWithBiometrics: "emptyWithBiometrics"
+        case .empty: "empty"
+        case .keychain: "keychain"
+        case .keychainUpgradable: "keychainUpgradable"
+        case .biometrics: "biometrics"
+        case .locked: "locked"
+        }
+    }
+}

@@ -1,1 +1,0 @@
-print("biometrics-vault: not yet implemented")
