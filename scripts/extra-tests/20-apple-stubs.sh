@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Type-checks the Apple backend (Keychain + LocalAuthentication) on Linux: compiles
+# Sources/BiometricsVaultApple against the API-shape stubs in Stubs/ with APPLE_SDK_STUBS defined, every
+# warning an error (a deprecated Apple API is a failure). Then checks that the shipped Apple target
+# still compiles to nothing here. What this cannot check (availability, runtime behaviour, entitlements):
+# Docs/Apple.md.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+scratch=.build-apple-check
+swift build --scratch-path "$scratch" --target BiometricsVaultAppleCheck -Xswiftc -warnings-as-errors
+
+swift build --scratch-path "$scratch" --target BiometricsVaultApple
+objects=$(find "$scratch/debug/BiometricsVaultApple.build" -name '*.o')
+defined=$(nm --defined-only $objects | grep -c ' [TDBR] ' || true)
+if [ "$defined" -ne 0 ]; then
+    echo "BiometricsVaultApple defines $defined symbols on Linux; its files must be wholly inside #if canImport(Security) || APPLE_SDK_STUBS" >&2
+    exit 1
+fi
+echo "Apple backend type-checks against the stubs; the shipped Apple target is empty on Linux."
