@@ -51,6 +51,7 @@ struct DiskSafetyTests {
             let files = try allFiles(under: root)
             #expect(files.count >= 4)
             for file in files {
+                #expect(!file.path.contains(Self.marker), "the marker is part of a path: \(file.path)")
                 for form in Self.markerForms {
                     #expect(!contains(file.bytes, form.bytes), "\(form.name) form of the marker found in \(file.path)")
                 }
