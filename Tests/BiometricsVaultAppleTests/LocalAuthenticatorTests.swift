@@ -181,6 +181,18 @@ struct LocalAuthenticatorTests {
         #expect(try device.authenticator.currentEnrollment() == nil)
     }
 
+    @Test func theKeychainConfigurationWiresTheAppleBackends() throws {
+        let configuration = VaultConfiguration.keychain(
+            policy: .userPresence, service: "com.example.app", accessGroup: "TEAM.shared", synchronizable: true)
+        let store = try #require(configuration.store as? KeychainStore)
+        #expect(store.accessGroup == "TEAM.shared")
+        #expect(store.synchronizable)
+        #expect(store.platform == .current)
+        #expect(configuration.authenticator is LocalAuthenticator)
+        #expect(configuration.policy == .userPresence)
+        #expect(configuration.service == "com.example.app")
+    }
+
     @Test(arguments: AuthenticatorConformance.Check.allCases)
     func conformance(_ check: AuthenticatorConformance.Check) async throws {
         let device = FakeLADevice()
