@@ -11,7 +11,11 @@ swift build --scratch-path "$scratch" --target BiometricsVaultAppleCheck -Xswift
 
 swift build --scratch-path "$scratch" --target BiometricsVaultApple
 objects=$(find "$scratch/debug/BiometricsVaultApple.build" -name '*.o')
-defined=$(nm --defined-only $objects | grep -c ' [TDBR] ' || true)
+# The toolchain ships llvm-nm beside swift; binutils' nm works too.
+nm_tool="$(dirname "$(readlink -f "$(command -v swift)")")/llvm-nm"
+[ -x "$nm_tool" ] || nm_tool=nm
+# shellcheck disable=SC2086
+defined=$("$nm_tool" --defined-only $objects | grep -c ' [TDBR] ' || true)
 if [ "$defined" -ne 0 ]; then
     echo "BiometricsVaultApple defines $defined symbols on Linux; its files must be wholly inside #if canImport(Security) || APPLE_SDK_STUBS" >&2
     exit 1
