@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+/// Runs the built `biometrics-vault` binary, as a user would, and captures what it prints.
+struct CLIResult: Sendable {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// One sandbox per test: its own XDG data/state directories, so the file store starts empty.
+struct CLISandbox: Sendable {
+    let root: URL
+    /// The environment every run gets: no desktop, no session bus unless a test adds one.
+    var environment: [String: String]
+
+    init(keepSessionBus: Bool = false) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("bv-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["DISPLAY", "WAYLAND_DISPLAY"] { environment[name] = nil }
+        if !keepSessionBus { environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/bv-cli-test-bus" }
+        environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+        environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
+        environment["COLUMNS"] = "80"
+        self.environment = environment
+    }
+
+    /// The built binary: beside the test bundle in the build products directory (the test target
+    /// depends on the executable, so `swift build --build-tests` / `swift test` build it), or
+    /// `$BV_CLI_BINARY`.
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["BV_CLI_BINARY"] { return URL(fileURLWithPath: path) }
+        let testBundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return testBundle.deletingLastPathComponent().appendingPathComponent("biometrics-vault")
+    }
+
+    /// Runs the CLI with `arguments`, `stdin` as its standard input (empty when `nil`).
+    func run(_ arguments: [String], stdin: String? = nil) throws -> CLIResult {
+        try run(executable: Self.binary, arguments, stdin: stdin)
+    }
+
+    /// Runs any program in this sandbox's environment.
+    func run(executable: URL, _ arguments: [String], stdin: String? = nil) throws -> CLIResult {
+        let id = UUID().uuidString
+        let input = root.appendingPathComponent("stdin-\(id)")
+        let output = root.appendingPathComponent("stdout-\(id)")
+        let errors = root.appendingPathComponent("stderr-\(id)")
+        try Data((stdin ?? "").utf8).write(to: input)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = try FileHandle(forReadingFrom: input)
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        process.waitUntilExit()
+        return CLIResult(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: output, encoding: .utf8),
+            stderr: try String(contentsOf: errors, encoding: .utf8))
+    }
+
+    /// Writes a file in the sandbox and returns its path.
+    func file(_ name: String, _ contents: String) throws -> String {
+        let url = root.appendingPathComponent(name)
+        try Data(contents.utf8).write(to: url)
+        return url.path
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+/// Whether daemon-backed tests must run (CI sets `BV_REQUIRE_DAEMONS=1`): then a missing daemon fails.
+var daemonsRequired: Bool { ProcessInfo.processInfo.environment["BV_REQUIRE_DAEMONS"] == "1" }
+
+/// The directory of this test target's sources (golden files live in `Golden/`).
+func goldenURL(_ name: String, file: StaticString = #filePath) -> URL {
+    URL(fileURLWithPath: "\(file)").deletingLastPathComponent().appendingPathComponent("Golden/\(name)")
+}
+
+/// The package's root directory (for `Resources/linux`).
+func repositoryRoot(file: StaticString = #filePath) -> URL {
+    URL(fileURLWithPath: "\(file)").deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+}
+
+extension String {
+    /// Parses the text as a JSON object (for `--json` output).
+    var jsonObject: [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(utf8))) as? [String: Any]
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// The CLI against the real Secret Service (gnome-keyring on the session bus that CI's
+/// `scripts/setup/20-secret-service.sh` starts), checked from the outside with `secret-tool`.
+@Suite struct SecretServiceCLITests {
+    let sandbox: CLISandbox
+    let service = "bv-cli-test-\(UUID().uuidString.prefix(8))"
+
+    init() throws { sandbox = try CLISandbox(keepSessionBus: true) }
+
+    /// Whether gnome-keyring answers; records why not, and fails when daemons are required.
+    func secretServiceReady() throws -> Bool {
+        let doctor = try sandbox.run(["doctor", "--json"])
+        let components = doctor.stdout.jsonObject?["components"] as? [[String: Any]] ?? []
+        let secretService = components.first { $0["name"] as? String == "secret-service" }
+        if secretService?["isUsable"] as? Bool == true { return true }
+        let reason = secretService?["detail"] as? String ?? doctor.stderr
+        if daemonsRequired {
+            Issue.record("BV_REQUIRE_DAEMONS=1 but the Secret Service is not usable: \(reason)")
+        }
+        return false
+    }
+
+    func cli(_ arguments: [String], stdin: String? = nil) throws -> CLIResult {
+        try sandbox.run(arguments + ["--service", service, "--store", "secret-service", "--authenticator", "none"], stdin: stdin)
+    }
+
+    func secretTool(_ arguments: [String], stdin: String? = nil) throws -> CLIResult {
+        try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/secret-tool"), arguments, stdin: stdin)
+    }
+
+    @Test func storedThroughTheCLIReadBySecretTool() throws {
+        guard try secretServiceReady() else { return }
+        defer { _ = try? cli(["reset", "api"]) }
+        let stored = try cli(["store", "api"], stdin: #"{"token":"from-cli","user":"ci"}"#)
+        #expect(stored.status == 0, "\(stored.stderr)")
+
+        let lookup = try secretTool(["lookup", "service", service, "username", "api"])
+        #expect(lookup.status == 0)
+        #expect(lookup.stdout == #"{"token":"from-cli","user":"ci"}"#)
+
+        #expect(try cli(["list"]).stdout == "api\n")
+        #expect(try cli(["show", "api", "--field", "token"]).stdout == "from-cli\n")
+        #expect(try cli(["reset", "api"]).status == 0)
+        #expect(try secretTool(["lookup", "service", service, "username", "api"]).stdout.isEmpty)
+    }
+
+    @Test func autoPicksTheSecretServiceWithoutANotice() throws {
+        guard try secretServiceReady() else { return }
+        defer { _ = try? cli(["reset", "auto"]) }
+        let stored = try sandbox.run(["store", "auto", "--service", service, "--authenticator", "none", "--json"], stdin: "42")
+        #expect(stored.status == 0)
+        #expect(stored.stdout.jsonObject?["store"] as? String == "secret-service")
+        #expect(!stored.stderr.contains("no Secret Service"))
+    }
+
+    @Test func importAdoptsASecretToolItem() throws {
+        guard try secretServiceReady() else { return }
+        let source = service + "-legacy"
+        defer {
+            _ = try? secretTool(["clear", "service", source, "username", "alice"])
+            _ = try? cli(["reset", "alice"])
+        }
+        let put = try secretTool(["store", "--label", "legacy", "service", source, "username", "alice"], stdin: #"{"token":"legacy"}"#)
+        #expect(put.status == 0)
+
+        let imported = try cli(["import", "--from-service", source, "--username", "alice", "--remove-source"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try cli(["show", "alice", "--field", "token"]).stdout == "legacy\n")
+        #expect(try secretTool(["lookup", "service", source, "username", "alice"]).stdout.isEmpty)
+
+        let missing = try cli(["import", "--from-service", source, "--username", "nobody"])
+        #expect(missing.status == 2)
+    }
+}
