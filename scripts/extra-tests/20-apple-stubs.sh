@@ -10,7 +10,11 @@ scratch=.build-apple-check
 swift build --scratch-path "$scratch" --target BiometricsVaultAppleCheck -Xswiftc -warnings-as-errors
 
 swift build --scratch-path "$scratch" --target BiometricsVaultApple
-objects=$(find "$scratch/debug/BiometricsVaultApple.build" -name '*.o')
+# The objects of the current sources only (a stale object of a deleted file must not count).
+objects=""
+for source in Sources/BiometricsVaultApple/*.swift; do
+    objects="$objects $scratch/debug/BiometricsVaultApple.build/$(basename "$source").o"
+done
 # The toolchain ships llvm-nm beside swift; binutils' nm works too.
 nm_tool="$(dirname "$(readlink -f "$(command -v swift)")")/llvm-nm"
 [ -x "$nm_tool" ] || nm_tool=nm
