@@ -163,6 +163,36 @@ var targets: [Target] = [
         dependencies: ["BiometricsVaultCore", "biometrics-vault"],
         swiftSettings: strictSettings
     ),
+
+    // MARK: fuzzing (owner: hardening)
+    // libFuzzer targets over the decoders of untrusted bytes (Fuzz/README.md). scripts/fuzz.sh builds them
+    // with AddressSanitizer and coverage; an ordinary build links libFuzzer into them but never runs them.
+    // None of these is in a product.
+    .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: strictSettings),
+    .executableTarget(
+        name: "FuzzEnvelope",
+        dependencies: ["BiometricsVaultCore", "FuzzSupport"],
+        path: "Fuzz/FuzzEnvelope",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
+        name: "FuzzItemHeader",
+        dependencies: ["BiometricsVaultCore", "FuzzSupport"],
+        path: "Fuzz/FuzzItemHeader",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
+        name: "FuzzFileStoreFormat",
+        dependencies: [
+            "BiometricsVaultCore", "BiometricsVaultFileStore", "FuzzSupport",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ],
+        path: "Fuzz/FuzzFileStoreFormat",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
 ]
 
 // MARK: Apple Keychain + LocalAuthentication: tests and Linux-only check targets (owner: apple)

@@ -1,0 +1,106 @@
+// libFuzzer target: the encrypted file store's on-disk formats, the bytes anyone who can write the store
+// directory (or restore a backup into it) controls.
+//
+// The first input byte picks what the rest is:
+// - 0 (mod 3): a whole item file, opened with a fixed store key. Without that key nothing can pass
+//   AES-GCM, so every input must be rejected as `corruptedItem`, and the header checks before
+//   decryption must never trap on short or odd files.
+// - 1 (mod 3): a protection byte and an item *plaintext* (key length, key, envelope). The harness seals it
+//   with the store key, as a writer holding the key would, so the parser behind authentication is
+//   exercised: it must never trap, must reject as `corruptedItem`, and anything it accepts must seal
+//   back through `ItemFile.seal` and open to the same key and item.
+// - 2 (mod 3): the store's key file (`master.key`), written to a private temporary directory and loaded as
+//   a key-file store and as a passphrase store. Damage is `corruptedItem`; a key file of the other kind
+//   is `authenticationFailed` / `storeLocked`; nothing traps. Passphrase files asking for an scrypt cost
+//   above 2^12 x 8 are skipped (slow by design, bounded by the loader's own limit of 2^20 x 16).
+//
+// `@testable` reaches the internal `ItemFile` and `KeyFile` parsers; SwiftPM's debug builds (the only ones
+// scripts/fuzz.sh makes) enable testing.
+#if os(Linux)
+import BiometricsVaultCore
+@testable import BiometricsVaultFileStore
+import Crypto
+import Foundation
+import FuzzSupport
+import Glibc
+
+/// The fixed store secrets of the harness (static members, so any isolation domain may read them).
+enum Fixture {
+    static var itemKey: SymmetricKey { SymmetricKey(data: [UInt8](repeating: 0x42, count: 32)) }
+    static let digest = [UInt8](repeating: 0x17, count: 32)
+    static var nonce: AES.GCM.Nonce { try! AES.GCM.Nonce(data: [UInt8](repeating: 0x09, count: 12)) }
+    static let keyFileDirectory: String = {
+        var template = Array("/tmp/bv-fuzz-keyfile-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { fatalError("mkdtemp failed") }
+        return String(cString: made)
+    }()
+}
+
+func checkItemFile(_ file: [UInt8]) {
+    do {
+        _ = try ItemFile.open(file, digest: Fixture.digest, using: Fixture.itemKey)
+        fuzzRequire(false, "an item file forged without the store key was accepted")
+    } catch {
+        fuzzRequire(error.code == .corruptedItem, "rejection is corruptedItem, got \(error.code)")
+    }
+}
+
+func checkItemPlaintext(protectionCode: UInt8, plaintext: [UInt8]) {
+    let header = ItemFile.magic + [ItemFile.formatVersion, protectionCode]
+    let sealed = try! AES.GCM.seal(plaintext, using: Fixture.itemKey, nonce: Fixture.nonce, authenticating: header + Fixture.digest)
+    let file = header + Array(sealed.nonce) + Array(sealed.ciphertext) + Array(sealed.tag)
+    let opened: ItemFile.Opened
+    do {
+        opened = try ItemFile.open(file, digest: Fixture.digest, using: Fixture.itemKey)
+    } catch {
+        fuzzRequire(error.code == .corruptedItem, "rejection is corruptedItem, got \(error.code)")
+        return
+    }
+    fuzzRequire(opened.item.payload != nil, "an opened item has its payload")
+    fuzzRequire(ProtectionCode.code(for: opened.item.header.protection) == protectionCode, "header protection kept")
+    guard let resealed = try? ItemFile.seal(opened.item, key: opened.key, digest: Fixture.digest, using: Fixture.itemKey) else {
+        // seal refuses only what cannot be written (a key longer than u16 cannot come out of open).
+        fuzzRequire(false, "an opened item cannot be sealed again")
+        return
+    }
+    let reopened = try? ItemFile.open(resealed, digest: Fixture.digest, using: Fixture.itemKey)
+    fuzzRequire(reopened?.key == opened.key, "key survives a seal/open round trip")
+    fuzzRequire(reopened?.item == opened.item, "item survives a seal/open round trip")
+}
+
+func checkKeyFile(_ bytes: [UInt8]) {
+    if bytes.count > 8, bytes[5] == KeyFile.kindScrypt, bytes[6] > 12 || bytes[7] > 8 { return }
+    let path = Fixture.keyFileDirectory + "/" + KeyFile.fileName
+    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { fatalError("cannot write \(path)") }
+    defer { unlink(path) }
+    for source in [EncryptedFileStore.KeySource.keyFile, .passphrase(SecretBytes(utf8: "fuzz passphrase"))] {
+        do {
+            _ = try KeyFile.load(root: Fixture.keyFileDirectory, source: source)
+        } catch let error as VaultError {
+            let expected: Set<VaultError.Code> = [.corruptedItem, .authenticationFailed, .storeLocked]
+            fuzzRequire(expected.contains(error.code), "key file rejection code, got \(error.code)")
+        } catch {
+            fuzzRequire(false, "key file load threw a non-VaultError \(type(of: error))")
+        }
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzFileStoreFormat(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    guard let mode = input.first else { return 0 }
+    let rest = Array(input.dropFirst())
+    switch mode % 3 {
+    case 0:
+        checkItemFile(rest)
+    case 1:
+        guard let protectionCode = rest.first else { return 0 }
+        checkItemPlaintext(protectionCode: protectionCode % 6, plaintext: Array(rest.dropFirst()))
+    default:
+        checkKeyFile(rest)
+    }
+    return 0
+}
+
+runLibFuzzer(fuzzFileStoreFormat)
+#endif

@@ -1,0 +1,11 @@
+# Sourced by scripts/fuzz.sh and scripts/extra-tests/50-asan.sh: ONE AddressSanitizer build folder serves
+# both the fuzz targets and the ASan test run, so CI compiles swift-crypto (BoringSSL) with ASan once.
+# That is why the test run also carries libFuzzer's coverage instrumentation: SwiftPM keys a build folder
+# by its flags, and different flags would rebuild everything. The instrumentation only counts edges and
+# records comparisons; without libFuzzer linked in, the sanitizer runtime's no-op hooks take them.
+BV_ASAN_SCRATCH=".build-asan"
+BV_ASAN_FLAGS=(
+    --scratch-path "$BV_ASAN_SCRATCH"
+    --sanitize=address
+    -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
+)

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target (Fuzz/README.md) for a bounded time each, with AddressSanitizer.
+#
+#   bash scripts/fuzz.sh                 # 60 s per target
+#   bash scripts/fuzz.sh 600             # 10 min per target
+#   bash scripts/fuzz.sh 60 FuzzEnvelope # one target
+#
+# Seeds come from Fuzz/corpus/<target>/ (committed); new inputs libFuzzer finds go to
+# .build-asan/fuzz-corpus/<target>/ (not committed; kept between runs). A crashing input is written to
+# fuzz-artifacts/<target>/ and the script exits non-zero. The last lines are a table of executions and
+# crashes per target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=../Fuzz/build-flags.sh
+source Fuzz/build-flags.sh
+
+seconds="${1:-60}"
+shift || true
+all_targets=(FuzzEnvelope FuzzItemHeader FuzzFileStoreFormat)
+# The CLI's JSON input type lives in the executable target, which SwiftPM lets no other target import:
+# its source files are compiled straight into the fuzz target with swiftc (see build_cli_json below).
+cli_json_sources=(Sources/biometrics-vault/Support/JSONValue.swift)
+if [ -f "${cli_json_sources[0]}" ]; then all_targets+=(FuzzCLIJSON); fi
+targets=("${@:-${all_targets[@]}}")
+
+build_cli_json() {
+    local out="$BV_ASAN_SCRATCH/fuzz-bin"
+    mkdir -p "$out"
+    # CLIFailure (the error type JSONValue.parse throws) is defined next to the exit codes.
+    swiftc -sanitize=fuzzer,address -swift-version 6 -g -Onone -D FUZZ_SINGLE_MODULE \
+        -module-name FuzzCLIJSON \
+        "${cli_json_sources[@]}" Sources/biometrics-vault/Support/ExitStatus.swift \
+        Fuzz/FuzzSupport/LibFuzzerDriver.swift Fuzz/FuzzCLIJSON/main.swift \
+        -o "$out/FuzzCLIJSON" > "$BV_ASAN_SCRATCH/fuzz-build-FuzzCLIJSON.log" 2>&1 || {
+        grep -v "Cannot export local symbol" "$BV_ASAN_SCRATCH/fuzz-build-FuzzCLIJSON.log" | tail -40 >&2
+        return 1
+    }
+    echo "$out/FuzzCLIJSON"
+}
+
+binary_for() {
+    local target="$1"
+    if [ "$target" = FuzzCLIJSON ]; then
+        build_cli_json
+    else
+        swift build "${BV_ASAN_FLAGS[@]}" --product "$target" > "$BV_ASAN_SCRATCH/fuzz-build-$target.log" 2>&1 || {
+            grep -v "Cannot export local symbol" "$BV_ASAN_SCRATCH/fuzz-build-$target.log" | tail -40 >&2
+            return 1
+        }
+        echo "$BV_ASAN_SCRATCH/debug/$target"
+    fi
+}
+
+summary=()
+failed=0
+for target in "${targets[@]}"; do
+    echo "== fuzz: building $target" >&2
+    start=$(date +%s)
+    mkdir -p "$BV_ASAN_SCRATCH"
+    if ! binary=$(binary_for "$target"); then
+        echo "!! $target did not build" >&2
+        exit 1
+    fi
+    built=$(date +%s)
+    corpus="$BV_ASAN_SCRATCH/fuzz-corpus/$target"
+    artifacts="fuzz-artifacts/$target"
+    mkdir -p "$corpus" "$artifacts"
+    log="$BV_ASAN_SCRATCH/fuzz-$target.log"
+    echo "== fuzz: running $target for ${seconds}s (build took $((built - start))s)" >&2
+    status=0
+    # SWIFT_BACKTRACE off: the Swift runtime's own crash handler would otherwise take the signal before
+    # libFuzzer saves the crashing input. Leak detection stays on (ASan's default on Linux).
+    SWIFT_BACKTRACE=enable=no "$binary" "$corpus" "Fuzz/corpus/$target" \
+        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$artifacts/" >"$log" 2>&1 || status=$?
+    executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    crashes=0
+    if [ "$status" -ne 0 ]; then
+        crashes=1
+        failed=1
+        echo "!! $target failed (exit $status); last lines of $log:" >&2
+        tail -40 "$log" >&2
+    fi
+    summary+=("$(printf '%-22s %8ss %14s %8s %8s' "$target" "$seconds" "${executions:-?}" "$crashes" "$(ls "$corpus" | wc -l)")")
+done
+
+printf '%-22s %9s %14s %8s %8s\n' target time executions crashes corpus
+printf '%s\n' "${summary[@]}"
+exit "$failed"
