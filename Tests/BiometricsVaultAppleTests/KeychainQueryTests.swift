@@ -206,6 +206,46 @@ struct KeychainQueryTests {
         #expect(keychain.items.first?.accessControl == nil)
     }
 
+    static let protections: [ItemProtection] = [.none] + ProtectionPolicy.allCases.map { .protected($0) }
+    static let transitions = protections.flatMap { from in protections.map { (from, $0) } }
+
+    /// Every protection to every protection: the same one is updated in place, any other goes through
+    /// the staging item; the result is always one item with exactly the new protection's attributes.
+    @Test(arguments: transitions)
+    func everyTransition(from: ItemProtection, to: ItemProtection) async throws {
+        let keychain = FakeKeychain()
+        let store = KeychainStore(synchronizable: true, platform: .iOSFamily, client: keychain)
+        let device = FakeLADevice()
+        func write(_ protection: ItemProtection, _ text: String) async throws {
+            var authorization: Authorization?
+            if let policy = protection.policy {
+                authorization = try await device.authenticator.authenticate(for: policy, prompt: .default)
+            }
+            let item = StoredItem(header: ItemHeader(protection: protection), payload: SecretBytes(utf8: text))
+            try store.write(item, for: itemID(), authorization: authorization)
+        }
+        try await write(from, "before")
+        keychain.resetCalls()
+        try await write(to, "after")
+        let kinds = keychain.calls.map { call -> String in
+            switch call {
+            case .add: "add"
+            case .copy: "copy"
+            case .update: "update"
+            case .delete: "delete"
+            }
+        }
+        #expect(kinds == (from == to ? ["add", "copy", "update"] : ["add", "copy", "delete", "add", "delete", "update"]))
+        let item = try #require(keychain.items.first)
+        #expect(keychain.items.count == 1)
+        #expect(item.account == key)
+        #expect(item.generic == Data(ItemHeader(protection: to).attributeValue.utf8))
+        #expect(item.value == SecretBytes(utf8: "after"))
+        #expect(item.accessControl == to.policy.map(KeychainAccessControlFlags.init))
+        #expect(item.accessible == (to == .none ? .afterFirstUnlock : nil))
+        #expect(item.synchronizable == (to == .none))
+    }
+
     @Test func plainReadIsAttributesThenDataWithoutInteraction() throws {
         let keychain = FakeKeychain()
         let store = KeychainStore(platform: .iOSFamily, client: keychain)

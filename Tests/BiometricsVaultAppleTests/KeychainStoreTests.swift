@@ -178,7 +178,8 @@ struct KeychainStoreTests {
         #expect(keychain.items.count == 1)
         #expect(keychain.items.first?.account == key)
         #expect(keychain.items.first?.generic == Data("bv1;none".utf8))
-        #expect(keychain.items.first?.value == SecretBytes(utf8: #"{"user":"alice","token":"t2"}"#))
+        let stored = try #require(keychain.items.first?.value.copyBytes())
+        #expect(try JSONDecoder().decode(Login.self, from: Data(stored)) == Login(user: "alice", token: "t2"))
     }
 
     @Test func a030BiometricItemIsLockedUnlocksAndMoves() async throws {
