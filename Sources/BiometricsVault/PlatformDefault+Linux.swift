@@ -63,6 +63,8 @@ enum PlatformBackends {
             ownerAuthenticationName: owner?.name ?? "none", fingerprintTimeout: fingerprintTimeout, notice: notice)
     }
 
+    /// Never claims the fingerprint reader: a diagnosis must not make another process's verify fail
+    /// with "device busy".
     static func diagnose(interaction: PlatformInteraction) -> PlatformDiagnosis {
         var secretService = SecretServiceAdapter.probe()
         var file = FileStoreAdapter.probe()
@@ -74,7 +76,7 @@ enum PlatformBackends {
         }
 
         var fprintd: PlatformComponent
-        switch LinuxAuthAdapter.probeFingerprint(claiming: true) {
+        switch LinuxAuthAdapter.probeFingerprint(claiming: false) {
         case .success(let detail):
             fprintd = .usable(.authenticator, "fprintd", detail)
             fprintd.isSelected = true

@@ -95,3 +95,72 @@ extension String {
         (try? JSONSerialization.jsonObject(with: Data(utf8))) as? [String: Any]
     }
 }
+
+/// A program running on a pty, fed through `script`'s stdin.
+final class PTYSession {
+    let process = Process()
+    let input = Pipe()
+    let output = Pipe()
+    private let buffer = LockedText()
+
+    init(command: String, environment: [String: String]) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-q", "-f", "-e", "-c", command, "/dev/null"]
+        process.environment = environment
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        let buffer = buffer
+        output.fileHandleForReading.readabilityHandler = { handle in
+            buffer.append(handle.availableData)
+        }
+        try process.run()
+    }
+
+    var text: String { buffer.text }
+
+    /// Waits until the terminal shows `marker` (bounded, so a broken prompt fails instead of hanging).
+    func waitFor(_ marker: String, seconds: Int = 60) -> Bool {
+        for _ in 0..<(seconds * 20) {
+            if text.contains(marker) { return true }
+            if !process.isRunning { return text.contains(marker) }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    /// Waits until `marker` appeared `count` times.
+    func waitFor(_ marker: String, count: Int, seconds: Int = 60) -> Bool {
+        for _ in 0..<(seconds * 20) {
+            if text.components(separatedBy: marker).count > count { return true }
+            if !process.isRunning { break }
+            usleep(50_000)
+        }
+        return text.components(separatedBy: marker).count > count
+    }
+
+    func type(_ text: String) {
+        input.fileHandleForWriting.write(Data(text.utf8))
+    }
+
+    func finish() -> Int32 {
+        process.waitUntilExit()
+        output.fileHandleForReading.readabilityHandler = nil
+        buffer.append(output.fileHandleForReading.readDataToEndOfFile())
+        try? input.fileHandleForWriting.close()
+        return process.terminationStatus
+    }
+}
+
+final class LockedText: @unchecked Sendable {
+    // Safe: every access to `data` holds `lock`.
+    private let lock = NSLock()
+    private var data = Data()
+    func append(_ more: Data) { lock.lock(); data.append(more); lock.unlock() }
+    var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
+}
+
+/// `words` as one `sh -c` command line.
+func shellQuoted(_ words: [String]) -> String {
+    words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+}

@@ -9,66 +9,8 @@ import Testing
 
     init() throws { sandbox = try CLISandbox() }
 
-    /// A program running on a pty, fed through `script`'s stdin.
-    final class PTYSession {
-        let process = Process()
-        let input = Pipe()
-        let output = Pipe()
-        private let buffer = LockedText()
-
-        init(command: String, environment: [String: String]) throws {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-            process.arguments = ["-q", "-f", "-e", "-c", command, "/dev/null"]
-            process.environment = environment
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = output
-            let buffer = buffer
-            output.fileHandleForReading.readabilityHandler = { handle in
-                buffer.append(handle.availableData)
-            }
-            try process.run()
-        }
-
-        var text: String { buffer.text }
-
-        /// Waits until the terminal shows `marker` (bounded, so a broken prompt fails instead of hanging).
-        func waitFor(_ marker: String, seconds: Int = 60) -> Bool {
-            for _ in 0..<(seconds * 20) {
-                if text.contains(marker) { return true }
-                if !process.isRunning { return text.contains(marker) }
-                usleep(50_000)
-            }
-            return false
-        }
-
-        func type(_ text: String) {
-            input.fileHandleForWriting.write(Data(text.utf8))
-        }
-
-        func finish() -> Int32 {
-            process.waitUntilExit()
-            output.fileHandleForReading.readabilityHandler = nil
-            buffer.append(output.fileHandleForReading.readDataToEndOfFile())
-            try? input.fileHandleForWriting.close()
-            return process.terminationStatus
-        }
-    }
-
-    final class LockedText: @unchecked Sendable {
-        // Safe: every access to `data` holds `lock`.
-        private let lock = NSLock()
-        private var data = Data()
-        func append(_ more: Data) { lock.lock(); data.append(more); lock.unlock() }
-        var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
-    }
-
-    static func shellQuoted(_ words: [String]) -> String {
-        words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-    }
-
     @Test func passwordPromptDoesNotEchoWhatIsTyped() throws {
-        let command = Self.shellQuoted([CLISandbox.binary.path, "check-password-prompt"])
+        let command = shellQuoted([CLISandbox.binary.path, "check-password-prompt"])
         let session = try PTYSession(command: command, environment: sandbox.environment)
         #expect(session.waitFor("Password: "), "no prompt; terminal shows: \(session.text)")
         session.type("typed-secret-42\r")
@@ -79,7 +21,7 @@ import Testing
     }
 
     @Test func ctrlCAtThePasswordPromptCancels() throws {
-        let command = Self.shellQuoted([CLISandbox.binary.path, "check-password-prompt"])
+        let command = shellQuoted([CLISandbox.binary.path, "check-password-prompt"])
         let session = try PTYSession(command: command, environment: sandbox.environment)
         #expect(session.waitFor("Password: "))
         session.type("partial\u{03}")
@@ -92,7 +34,7 @@ import Testing
     /// and is never echoed.
     @Test func pamPasswordPromptOnTheTerminal() throws {
         let credentials = try sandbox.file("creds.json", #"{"token":"t"}"#)
-        let command = Self.shellQuoted([
+        let command = shellQuoted([
             CLISandbox.binary.path, "store", "pam-item", "--biometrics", "--store", "file", "--authenticator", "pam",
             "--from-file", credentials,
         ])

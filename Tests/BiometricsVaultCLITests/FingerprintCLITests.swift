@@ -1,0 +1,139 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The CLI with the real fprintd on libfprint's virtual sensor (`scripts/setup/30-fprintd-polkit.sh`).
+///
+/// There is one reader and fprintd lets one client claim it, so this suite runs alone, from
+/// `scripts/extra-tests/40-cli-fingerprint.sh` (which sets `BV_CLI_FINGERPRINT=1`), not in the
+/// whole-suite run where the Linux-auth tests use the reader at the same time.
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["BV_CLI_FINGERPRINT"] == "1"))
+struct FingerprintCLITests {
+    static let finger = "cli-finger"
+    let sandbox: CLISandbox
+    let socketPath = ProcessInfo.processInfo.environment["BV_FPRINT_SOCKET"]
+
+    init() throws { sandbox = try CLISandbox() }
+
+    /// Whether fprintd and the virtual sensor are there; a failure when CI requires them.
+    func stackReady() throws -> Bool {
+        let device = try sandbox.run(
+            executable: URL(fileURLWithPath: "/usr/bin/busctl"),
+            ["--system", "call", "net.reactivated.Fprint", "/net/reactivated/Fprint/Manager",
+             "net.reactivated.Fprint.Manager", "GetDefaultDevice"])
+        if socketPath != nil, device.status == 0 { return true }
+        if daemonsRequired {
+            Issue.record("BV_REQUIRE_DAEMONS=1 but fprintd with the virtual sensor is missing: \(device.stderr)")
+        }
+        return false
+    }
+
+    /// Touches the virtual sensor with finger `id` (one command per connection; the socket exists
+    /// only while fprintd has the reader open, so connecting is retried for a while).
+    func scan(_ id: String) throws {
+        let path = try #require(socketPath)
+        for _ in 0..<300 {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            try #require(fd >= 0)
+            defer { close(fd) }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                raw.copyBytes(from: Array(path.utf8) + [0])
+            }
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            if connected != 0 {
+                usleep(50_000)
+                continue
+            }
+            let command = Array("SCAN \(id)".utf8)
+            try #require(write(fd, command, command.count) == command.count)
+            shutdown(fd, Int32(SHUT_WR))
+            var buffer = [UInt8](repeating: 0, count: 64)
+            while read(fd, &buffer, buffer.count) > 0 {}
+            return
+        }
+        Issue.record("the virtual sensor socket never accepted a connection")
+    }
+
+    /// Waits until fprintd itself asks for a finger (so the scan lands in this verify, not a queue).
+    func waitForFingerNeeded() throws {
+        for _ in 0..<400 {
+            let property = try sandbox.run(
+                executable: URL(fileURLWithPath: "/usr/bin/busctl"),
+                ["--system", "get-property", "net.reactivated.Fprint", "/net/reactivated/Fprint/Device/0",
+                 "net.reactivated.Fprint.Device", "finger-needed"])
+            if property.stdout.hasPrefix("b true") { return }
+            usleep(50_000)
+        }
+        Issue.record("fprintd never asked for a finger")
+    }
+
+    /// The calling user (root in CI) with exactly one finger enrolled, whose sensor id is `finger`.
+    func enrollOneFinger() throws {
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [NSUserName()])
+        let enroll = try PTYSession(
+            command: shellQuoted(["/usr/bin/fprintd-enroll", "-f", "right-index-finger"]), environment: sandbox.environment)
+        var stages = 0
+        while !enroll.text.contains("enroll-completed") && enroll.process.isRunning && stages < 12 {
+            try waitForFingerNeeded()
+            try scan(Self.finger)
+            stages += 1
+            _ = enroll.waitFor("Enroll result", count: stages, seconds: 20)
+        }
+        #expect(enroll.finish() == 0, "fprintd-enroll: \(enroll.text)")
+        try #require(enroll.text.contains("enroll-completed"), "fprintd-enroll: \(enroll.text)")
+    }
+
+    /// Runs the CLI on a pty, answers its fingerprint prompt with `finger` (or Ctrl-C when `nil`).
+    func runScanning(_ arguments: [String], finger: String?) throws -> (status: Int32, text: String) {
+        let command = shellQuoted([CLISandbox.binary.path] + arguments + ["--store", "file", "--authenticator", "fprintd"])
+        let session = try PTYSession(command: command, environment: sandbox.environment)
+        #expect(session.waitFor("Touch the fingerprint reader"), "no fingerprint prompt: \(session.text)")
+        try waitForFingerNeeded()
+        if let finger {
+            try scan(finger)
+        } else {
+            session.type("\u{03}")
+        }
+        let status = session.finish()
+        return (status, session.text)
+    }
+
+    @Test func protectedShowMatchesAndFailsOnTheRealReader() throws {
+        guard try stackReady() else { return }
+        try enrollOneFinger()
+        let credentials = try sandbox.file("creds.json", #"{"token":"behind-a-finger"}"#)
+
+        let stored = try runScanning(["store", "fp", "--biometrics", "--from-file", credentials], finger: Self.finger)
+        #expect(stored.status == 0, "\(stored.text)")
+
+        // status never prompts: no reader claimed, no prompt line.
+        let status = try sandbox.run(["status", "fp", "--store", "file", "--authenticator", "fprintd", "--json"])
+        #expect(status.status == 0)
+        #expect(status.stdout.jsonObject?["state"] as? String == "locked")
+        #expect(!status.stderr.contains("Touch"))
+
+        let shown = try runScanning(["show", "fp", "--field", "token"], finger: Self.finger)
+        #expect(shown.status == 0, "\(shown.text)")
+        #expect(shown.text.contains("behind-a-finger"))
+
+        let wrong = try runScanning(["show", "fp"], finger: "someone-else")
+        #expect(wrong.status == 4, "a non-matching finger is 'authentication failed': \(wrong.text)")
+        #expect(!wrong.text.contains("behind-a-finger"))
+
+        // Ctrl-C while waiting for a finger: "cancelled", and the reader is released (the next
+        // prompt can claim it and match).
+        let cancelled = try runScanning(["show", "fp"], finger: nil)
+        #expect(cancelled.status == 3, "Ctrl-C is 'cancelled': \(cancelled.text)")
+        let again = try runScanning(["show", "fp", "--field", "token"], finger: Self.finger)
+        #expect(again.status == 0, "\(again.text)")
+        #expect(again.text.contains("behind-a-finger"))
+
+        _ = try sandbox.run(["reset", "fp", "--store", "file", "--authenticator", "none"])
+    }
+}

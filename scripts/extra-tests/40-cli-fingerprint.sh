@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The CLI against the real fprintd on the virtual sensor (scripts/setup/30-fprintd-polkit.sh), alone:
+# there is one reader, and in the whole-suite run the Linux-auth tests claim it at the same time.
+# `store --biometrics` / `show` succeed on a matching scan, exit 4 on a non-matching one, 3 on Ctrl-C.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BV_CLI_FINGERPRINT=1 swift test --skip-build --filter 'BiometricsVaultCLITests.FingerprintCLITests' 2>&1 | tail -n 30
