@@ -11,7 +11,7 @@
 import BiometricsVaultSecurityStubs  // SecAccessControl; deliberately not re-exported
 import Foundation
 
-/// localauthentication/lapolicy (raw values from the LAPublicDefines.h constants).
+/// localauthentication/lapolicy (raw values as listed by the .NET binding and tid-rs, apple-api-stubs.md §1).
 public enum LAPolicy: Int, @unchecked Sendable {
     case deviceOwnerAuthenticationWithBiometrics = 1
     case deviceOwnerAuthentication = 2

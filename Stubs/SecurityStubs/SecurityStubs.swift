@@ -30,7 +30,8 @@ public final class SecAccessControl: Hashable {
 }
 
 /// Apple: `struct SecAccessControlCreateFlags: OptionSet`, members imported as `static var … { get }`.
-/// Raw values from the SecAccessControl.h constants (1, 2, 8, 16, 32, 1<<14, 1<<15, 1<<30, 1<<31).
+/// Raw values (1, 2, 8, 16, 32, 1<<14, 1<<15, 1<<30, 1<<31) as listed by the .NET Security binding and
+/// security-rs (apple-api-stubs.md §1); only the names and types matter for type-checking.
 public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
     public let rawValue: CFOptionFlags
     public init(rawValue: CFOptionFlags) { self.rawValue = rawValue }
