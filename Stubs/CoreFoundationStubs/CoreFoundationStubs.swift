@@ -3,7 +3,8 @@
 //
 // Linux Foundation has no CF bridging (`"x" as CFString`, `[CFString: Any] as CFDictionary` do not
 // type-check against the real CoreFoundation module there), so the CF names are aliases of the NS classes,
-// which do bridge. Limits of this approximation: /work/shared/reference/apple-api-stubs.md §5.3.
+// which do bridge. Limits of this approximation (NSDictionary passes where Apple wants CFDictionary, NS
+// members are visible on "CF" values): Docs/Apple.md, "What is and is not verified on Linux".
 // Apple declarations: https://developer.apple.com/documentation/corefoundation
 import Foundation
 

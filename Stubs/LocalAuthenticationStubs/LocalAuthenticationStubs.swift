@@ -1,8 +1,8 @@
 // API-SHAPE STUBS of Apple's LocalAuthentication framework, type-check only (see CoreFoundationStubs.swift).
-// Only what BiometricsVaultApple uses, declared as Apple's SDK imports it into Swift. Sources: the signature
-// table in /work/shared/reference/apple-api-stubs.md §1 (developer.apple.com/documentation/localauthentication/...).
+// Only what BiometricsVaultApple uses, declared as Apple's SDK imports it into Swift. Source of each
+// declaration: the Swift declaration block of its page under developer.apple.com/documentation/localauthentication/.
 //
-// Deliberate choices (limits in apple-api-stubs.md §5):
+// Deliberate choices (limits: Docs/Apple.md):
 // - `LAContext` is NOT Sendable, and the reply closures are `@Sendable`, as the current SDK docs show.
 // - `@available(iOS 17 / 18 …)` cannot be checked on Linux and is left out; the backend uses `#available`.
 // - `evaluatedPolicyDomainState` is deprecated only from iOS 18 / macOS 15 (above our deployment targets),
@@ -11,7 +11,7 @@
 import BiometricsVaultSecurityStubs  // SecAccessControl; deliberately not re-exported
 import Foundation
 
-/// localauthentication/lapolicy (raw values as listed by the .NET binding and tid-rs, apple-api-stubs.md §1).
+/// localauthentication/lapolicy (raw values as listed by the .NET binding and tid-rs).
 public enum LAPolicy: Int, @unchecked Sendable {
     case deviceOwnerAuthenticationWithBiometrics = 1
     case deviceOwnerAuthentication = 2

@@ -1,6 +1,6 @@
 // API-SHAPE STUBS of Apple's Security framework, type-check only (see CoreFoundationStubs.swift).
-// Only what BiometricsVaultApple uses, declared as Apple's SDK imports it into Swift. Sources: the signature
-// table in /work/shared/reference/apple-api-stubs.md §1 (developer.apple.com/documentation/security/...).
+// Only what BiometricsVaultApple uses, declared as Apple's SDK imports it into Swift. Source of each
+// declaration: the Swift declaration block of its page under developer.apple.com/documentation/security/.
 // A wrong signature here silently blesses wrong code: review changes like production code.
 @_exported import BiometricsVaultCoreFoundationStubs
 import Foundation
@@ -31,7 +31,7 @@ public final class SecAccessControl: Hashable {
 
 /// Apple: `struct SecAccessControlCreateFlags: OptionSet`, members imported as `static var … { get }`.
 /// Raw values (1, 2, 8, 16, 32, 1<<14, 1<<15, 1<<30, 1<<31) as listed by the .NET Security binding and
-/// security-rs (apple-api-stubs.md §1); only the names and types matter for type-checking.
+/// security-rs; only the names and types matter for type-checking.
 public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
     public let rawValue: CFOptionFlags
     public init(rawValue: CFOptionFlags) { self.rawValue = rawValue }
