@@ -26,10 +26,11 @@ targets=("${@:-${all_targets[@]}}")
 build_cli_json() {
     local out="$BV_ASAN_SCRATCH/fuzz-bin"
     mkdir -p "$out"
-    # CLIFailure (the error type JSONValue.parse throws) is defined next to the exit codes.
-    swiftc -sanitize=fuzzer,address -swift-version 6 -g -Onone -D FUZZ_SINGLE_MODULE \
+    # The real CLIFailure sits in a file that imports ArgumentParser; Fuzz/FuzzCLIJSON/CLIFailureShim.swift
+    # repeats the part of it JSONValue uses.
+    swiftc -sanitize=fuzzer,address -swift-version 6 -g -Onone -parse-as-library \
         -module-name FuzzCLIJSON \
-        "${cli_json_sources[@]}" Sources/biometrics-vault/Support/ExitStatus.swift \
+        "${cli_json_sources[@]}" Fuzz/FuzzCLIJSON/CLIFailureShim.swift \
         Fuzz/FuzzSupport/LibFuzzerDriver.swift Fuzz/FuzzCLIJSON/main.swift \
         -o "$out/FuzzCLIJSON" > "$BV_ASAN_SCRATCH/fuzz-build-FuzzCLIJSON.log" 2>&1 || {
         grep -v "Cannot export local symbol" "$BV_ASAN_SCRATCH/fuzz-build-FuzzCLIJSON.log" | tail -40 >&2

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# CI: every libFuzzer target for a bounded time with AddressSanitizer; any crash or violated invariant
+# fails the run (the crashing input is in fuzz-artifacts/<target>/). 30 s per target keeps the fuzzing
+# itself at about 2 minutes; the build shares .build-asan with 50-asan.sh (Fuzz/build-flags.sh).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+start=$(date +%s)
+bash scripts/fuzz.sh "${BV_CI_FUZZ_SECONDS:-30}"
+echo "== 40-fuzz took $(($(date +%s) - start))s"
