@@ -110,7 +110,7 @@ public struct EncryptedFileStore: SecretStore {
         try Self.checkSize(item)
         guard let keys = try storeKeys(creating: true) else { return }
         let directory = try serviceDirectory(keys, id.service)
-        let sealed = try ItemFile.seal(item, key: id.key, digest: keys.itemDigest(service: id.service, key: id.key), using: keys.itemSymmetricKey)
+        let sealed = try ItemFile.seal(item, key: id.key, digest: keys.itemDigest(service: id.service, key: id.key), using: keys.itemKey)
         try FileSystem.withExclusiveLock(directory + "/" + Self.lockName) { () throws(VaultError) in
             try Self.replace(sealed, id: id, keys: keys, directory: directory)
         }
@@ -135,7 +135,7 @@ public struct EncryptedFileStore: SecretStore {
         guard let keys = try storeKeys(creating: false) else { return [] }
         let directory = serviceDirectoryPath(keys, service)
         guard let entries = try FileSystem.directoryEntries(directory) else { return [] }
-        let itemKey = keys.itemSymmetricKey
+        let itemKey = keys.itemKey
         var names: [String] = []
         for entry in entries where !entry.hasPrefix(".") && entry.hasSuffix(Self.itemSuffix) {
             guard let digest = Hex.decode(entry.dropLast(Self.itemSuffix.count)), digest.count == 32 else { continue }
@@ -178,7 +178,7 @@ public struct EncryptedFileStore: SecretStore {
                     return .success(())
                 }
                 try Self.checkSize(next)
-                let sealed = try ItemFile.seal(next, key: id.key, digest: digest, using: keys.itemSymmetricKey)
+                let sealed = try ItemFile.seal(next, key: id.key, digest: digest, using: keys.itemKey)
                 try Self.replace(sealed, id: id, keys: keys, directory: directory)
                 return .success(())
             } catch {
@@ -218,7 +218,8 @@ public struct EncryptedFileStore: SecretStore {
     }
 
     private func readItem(_ id: SecretItemID, keys: StoreKeys, directory: String) throws(VaultError) -> StoredItem? {
-        switch try FileSystem.readFile(directory + "/" + Self.fileName(keys, id), limit: ItemFile.maximumFileSize) {
+        let digest = keys.itemDigest(service: id.service, key: id.key)
+        switch try FileSystem.readFile(directory + "/" + Hex.encode(digest) + Self.itemSuffix, limit: ItemFile.maximumFileSize) {
         case .missing:
             return nil
         case .notAFile:
@@ -226,14 +227,21 @@ public struct EncryptedFileStore: SecretStore {
         case .tooLarge:
             throw ItemFile.corrupt("the item file is larger than any valid item")
         case .contents(let bytes):
-            let opened = try ItemFile.open(bytes, digest: keys.itemDigest(service: id.service, key: id.key), using: keys.itemSymmetricKey)
+            let opened = try ItemFile.open(bytes, digest: digest, using: keys.itemKey)
             guard opened.key == id.key else { throw ItemFile.corrupt("the item file names another key") }
             return opened.item
         }
     }
 
     private func serviceDirectoryPath(_ keys: StoreKeys, _ service: String) -> String {
-        rootPath + "/" + keys.serviceDirectoryName(service)
+        if let path = cache.directoryPaths.withLock({ $0[service] }) { return path }
+        let path = rootPath + "/" + keys.serviceDirectoryName(service)
+        // A handful of services per process; the bound only guards against unbounded growth.
+        cache.directoryPaths.withLock { paths in
+            if paths.count >= 64 { paths.removeAll() }
+            paths[service] = path
+        }
+        return path
     }
 
     /// The service's directory, created 0700 on first use and checked once per process.
@@ -274,6 +282,8 @@ public struct EncryptedFileStore: SecretStore {
 final class StoreCache: Sendable {
     let keys = LockedValue<StoreKeys?>(nil)
     let checkedDirectories = LockedValue<Set<String>>([])
+    /// Service name -> directory path (a keyed hash per service, computed once).
+    let directoryPaths = LockedValue<[String: String]>([:])
 }
 
 /// The safety checks on the store's location.

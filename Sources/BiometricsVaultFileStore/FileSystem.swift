@@ -125,10 +125,11 @@ enum FileSystem {
         guard (UInt32(info.st_mode) & UInt32(S_IFMT)) == UInt32(S_IFREG) else { return .notAFile }
         let size = Int(info.st_size)
         guard size <= limit else { return .tooLarge }
-        // One byte more than the size, so a file that grew meanwhile is noticed instead of cut short.
-        var bytes = [UInt8](repeating: 0, count: size + 1)
+        // Item files are only ever replaced by rename, never changed in place: the size from fstat is the
+        // size of this file for as long as it is open, so reading stops there (no extra read for EOF).
+        var bytes = [UInt8](repeating: 0, count: size)
         var filled = 0
-        while filled < bytes.count {
+        while filled < size {
             let count = bytes.withUnsafeMutableBytes { raw in
                 read(descriptor, raw.baseAddress! + filled, raw.count - filled)
             }
@@ -138,7 +139,6 @@ enum FileSystem {
             }
             if count == 0 { break }
             filled += count
-            if filled > limit { return .tooLarge }
         }
         bytes.removeSubrange(filled...)
         return .contents(bytes)

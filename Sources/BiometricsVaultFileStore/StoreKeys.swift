@@ -5,22 +5,25 @@ import _CryptoExtras
 
 /// The keys of one store, derived from its random 256-bit master key with HKDF-SHA256:
 /// one AES-256-GCM key for item files, one HMAC key for file and directory names.
-struct StoreKeys: Sendable {
-    let itemKey: SecretBytes
-    let nameKey: SecretBytes
+///
+/// @unchecked Sendable: every stored property is a `let` holding a swift-crypto value type that is never
+/// mutated after `init`. Uses copy them (`var mac = nameMAC`) and mutate only the local copy; swift-crypto's
+/// key bytes and digest contexts are copy-on-write (`isKnownUniquelyReferenced` before any write), so a
+/// copy never writes the shared storage, and concurrent reads of immutable storage cannot race.
+final class StoreKeys: @unchecked Sendable {
+    let itemKey: SymmetricKey
+    /// HMAC-SHA256 already keyed with the name key: keying costs more than hashing a short name.
+    private let nameMAC: HMAC<SHA256>
 
     init(master: SymmetricKey) {
-        func derive(_ label: String) -> SecretBytes {
-            let derived = HKDF<SHA256>.deriveKey(
+        func derive(_ label: String) -> SymmetricKey {
+            HKDF<SHA256>.deriveKey(
                 inputKeyMaterial: master, salt: Array("biometrics-vault file store".utf8),
                 info: Array(label.utf8), outputByteCount: 32)
-            return derived.withUnsafeBytes { SecretBytes($0) }
         }
         itemKey = derive("item encryption v1")
-        nameKey = derive("file names v1")
+        nameMAC = HMAC<SHA256>(key: derive("file names v1"))
     }
-
-    var itemSymmetricKey: SymmetricKey { itemKey.withUnsafeBytes { SymmetricKey(data: $0) } }
 
     /// The directory name of a service: a keyed hash, so service names never become path components and
     /// cannot be guessed from a directory listing.
@@ -37,8 +40,9 @@ struct StoreKeys: Sendable {
     }
 
     private func mac(_ message: [UInt8]) -> [UInt8] {
-        let key = nameKey.withUnsafeBytes { SymmetricKey(data: $0) }
-        return Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
+        var mac = nameMAC
+        mac.update(data: message)
+        return Array(mac.finalize())
     }
 }
 
