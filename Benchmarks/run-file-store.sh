@@ -10,7 +10,10 @@ WRITES="${1:-300}"
 READS="${2:-20000}"
 SCRATCH="${BV_BENCH_SCRATCH:-.build}"
 mkdir -p "$SCRATCH"
-swift build -c release --scratch-path "$SCRATCH" --product FileStoreBenchmark >/dev/null
+if ! swift build -c release --scratch-path "$SCRATCH" --product FileStoreBenchmark >"$SCRATCH/file-store-bench-build.log" 2>&1; then
+    cat "$SCRATCH/file-store-bench-build.log"
+    exit 1
+fi
 BIN="$SCRATCH/release/FileStoreBenchmark"
 # On the same file system as the repository (often not the case for /tmp), in a private directory.
 WORK="$(mktemp -d "$PWD/$SCRATCH/file-store-bench.XXXXXX")"
