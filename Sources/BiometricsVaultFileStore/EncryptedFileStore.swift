@@ -95,16 +95,27 @@ public struct EncryptedFileStore: SecretStore {
         return home.appendingPathComponent(".local/share/biometrics-vault", isDirectory: true)
     }
 
+    /// `"file"`.
     public var name: String { "file" }
 
     // MARK: SecretStore
 
+    /// Reads and authenticates the item; `nil` when there is none. Never prompts: the file store always
+    /// returns the payload, and `authorization` is not needed (the vault enforces the protection).
+    ///
+    /// - Throws: `corruptedItem` for a damaged, moved or foreign file (left in place); `storeUnavailable`
+    ///   for I/O errors, with the `errno`.
     public func read(_ id: SecretItemID, authorization: Authorization?) throws -> StoredItem? {
         let id = try SecretItemID(service: id.service, key: id.key)
         guard let keys = try storeKeys(creating: false) else { return nil }
         return try readItem(id, keys: keys, directory: serviceDirectoryPath(keys, id.service))
     }
 
+    /// Durably and atomically replaces the item (temporary file, `fsync`, `rename`, directory `fsync`,
+    /// under the service's lock). Creates the store and its key on first use.
+    ///
+    /// - Throws: `credentialsTooLarge` over ``VaultLimits/maximumCredentialsSize``; `storeUnavailable`
+    ///   with the `errno` for disk full, permission denied and other I/O errors (the old item stays).
     public func write(_ item: StoredItem, for id: SecretItemID, authorization: Authorization?) throws {
         let id = try SecretItemID(service: id.service, key: id.key)
         try Self.checkSize(item)
@@ -116,6 +127,7 @@ public struct EncryptedFileStore: SecretStore {
         }
     }
 
+    /// Removes the item's file (and makes the removal durable). Succeeds when there is none.
     public func delete(_ id: SecretItemID) throws {
         let id = try SecretItemID(service: id.service, key: id.key)
         guard let keys = try storeKeys(creating: false) else { return }
@@ -161,6 +173,10 @@ public struct EncryptedFileStore: SecretStore {
     /// the service's exclusive lock: no other writer, in this or another process, runs in between.
     ///
     /// `transform` must not call back into this store for the same service (the lock is not re-entrant).
+    /// `authorization` is accepted for symmetry with ``write(_:for:authorization:)`` and not needed.
+    ///
+    /// - Throws: what ``read(_:authorization:)`` or ``write(_:for:authorization:)`` throw, or what
+    ///   `transform` throws (then nothing is written).
     public func update(
         _ id: SecretItemID, authorization: Authorization?, _ transform: (StoredItem?) throws -> StoredItem?
     ) throws {
