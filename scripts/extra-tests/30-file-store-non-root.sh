@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The encrypted file store's tests again as an unprivileged user: root bypasses file permissions, so only
+# here does "permission denied -> storeUnavailable with errno EACCES" run for real (it is skipped as root).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+if [ "$(id -u)" != 0 ] || ! command -v runuser >/dev/null; then
+    echo "not root (or no runuser): the normal run already is unprivileged; skipping"
+    exit 0
+fi
+BUNDLE="$(swift build --show-bin-path)/BiometricsVaultPackageTests.xctest"
+SCRATCH="$(mktemp -d)"
+trap 'rm -rf "$SCRATCH"' EXIT
+chown nobody "$SCRATCH"
+chmod 0700 "$SCRATCH"
+runuser -u nobody -- env HOME="$SCRATCH" TMPDIR="$SCRATCH" XDG_DATA_HOME="$SCRATCH/data" \
+    "$BUNDLE" --testing-library swift-testing --filter BiometricsVaultFileStoreTests
