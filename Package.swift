@@ -167,7 +167,7 @@ var targets: [Target] = [
     // MARK: fuzzing (owner: hardening)
     // libFuzzer targets over the decoders of untrusted bytes (Fuzz/README.md). scripts/fuzz.sh builds them
     // with AddressSanitizer and coverage; an ordinary build links libFuzzer into them but never runs them.
-    // None of these is in a product.
+    // VaultStress: one worker of scripts/stress.sh. None of these is in a product.
     .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: strictSettings),
     .executableTarget(
         name: "FuzzEnvelope",
@@ -192,6 +192,15 @@ var targets: [Target] = [
         path: "Fuzz/FuzzFileStoreFormat",
         swiftSettings: strictSettings,
         linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
+        name: "VaultStress",
+        dependencies: [
+            "BiometricsVaultCore", "BiometricsVaultFileStore",
+            .target(name: "BiometricsVaultSecretService", condition: linux),
+        ],
+        path: "Stress/VaultStress",
+        swiftSettings: strictSettings
     ),
 ]
 
