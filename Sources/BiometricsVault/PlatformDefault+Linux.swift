@@ -40,14 +40,15 @@ enum PlatformBackends {
             authenticatorName = "fprintd"
             fingerprintTimeout = LinuxAuthAdapter.fingerprintTimeout
         case .auto:
-            switch LinuxAuthAdapter.probeFingerprint(claiming: false) {
-            case .success:
-                authenticator = LinuxAuthAdapter.makeFingerprint(owner: owner)
-                authenticatorName = "fprintd"
-                fingerprintTimeout = LinuxAuthAdapter.fingerprintTimeout
-            case .failure(let reason):
-                authenticator = UnavailableAuthenticator(reason: reason, owner: owner)
+            // fprintd when it has a reader with enrolled fingers, else no biometrics; probed on first use.
+            authenticator = DeferredAuthenticator {
+                switch LinuxAuthAdapter.probeFingerprint(claiming: false) {
+                case .success: LinuxAuthAdapter.makeFingerprint(owner: owner)
+                case .failure(let reason): UnavailableAuthenticator(reason: reason, owner: owner)
+                }
             }
+            authenticatorName = "auto"
+            fingerprintTimeout = LinuxAuthAdapter.fingerprintTimeout
         case .pam, .polkit:
             // No biometrics: "protected" items are gated by the login password.
             policy = .devicePasscode
@@ -110,7 +111,8 @@ enum PlatformBackends {
             if LinuxAuthAdapter.probePAM(interaction: interaction).isUsable {
                 return LinuxAuthAdapter.makePAM(interaction: interaction)
             }
-            if LinuxAuthAdapter.probePolkit().isUsable { return LinuxAuthAdapter.makePolkit() }
+            // polkit is asked (a system-bus round trip) only when a password is actually needed.
+            if LinuxAuthAdapter.hasGraphicalSession { return LinuxAuthAdapter.makePolkit() }
             return nil
         }
     }

@@ -84,7 +84,8 @@ enum LinuxAuthAdapter {
             authenticate: { prompt in try await polkit.authenticateOwner(prompt: prompt) })
     }
 
-    private static var hasGraphicalSession: Bool {
+    /// Whether this process runs in a graphical session, where a polkit agent answers.
+    static var hasGraphicalSession: Bool {
         let environment = ProcessInfo.processInfo.environment
         return environment["WAYLAND_DISPLAY"]?.isEmpty == false || environment["DISPLAY"]?.isEmpty == false
     }

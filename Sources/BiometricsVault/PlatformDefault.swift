@@ -137,11 +137,13 @@ public struct PlatformSelection: Sendable {
     public var configuration: VaultConfiguration
     /// The store's name (`"secret-service"` or `"file"`).
     public var storeName: String
-    /// The biometric authenticator's name (`"fprintd"`) or `"none"`.
+    /// The biometric authenticator's name: `"fprintd"`, `"none"`, or `"auto"` (fprintd or none, decided
+    /// on first use).
     public var authenticatorName: String
     /// The owner authentication's name (`"pam"`, `"polkit"`) or `"none"`.
     public var ownerAuthenticationName: String
-    /// How long one fingerprint prompt waits for a finger, when the authenticator is fprintd.
+    /// How long one fingerprint prompt waits for a finger, when the authenticator may be fprintd
+    /// (check ``VaultConfiguration/authenticator``'s `biometryType` before showing a prompt).
     public var fingerprintTimeout: Duration?
     /// A note for the user about an automatic fallback (e.g. "no Secret Service; using the file store").
     public var notice: String?
@@ -307,4 +309,43 @@ public struct UnavailableAuthenticator: Authenticator {
 
     static let noOwnerAuthentication = VaultError(
         .passcodeNotSet, underlying: .message("no owner authentication (PAM on a terminal or a polkit agent)"))
+}
+
+/// An authenticator chosen on first use, so a run that never needs one (reading a plain item) never
+/// pays for the probe behind the choice (several fprintd round trips, each checked by polkit).
+struct DeferredAuthenticator: Authenticator {
+    private let resolved: LockedValue<(any Authenticator)?>
+    private let resolve: @Sendable () -> any Authenticator
+
+    init(_ resolve: @escaping @Sendable () -> any Authenticator) {
+        self.resolved = LockedValue(nil)
+        self.resolve = resolve
+    }
+
+    private var authenticator: any Authenticator {
+        resolved.withLock { resolved in
+            if let resolved { return resolved }
+            let authenticator = resolve()
+            resolved = authenticator
+            return authenticator
+        }
+    }
+
+    var biometryType: BiometryType { authenticator.biometryType }
+
+    func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability {
+        authenticator.availability(for: policy)
+    }
+
+    func currentEnrollment() throws -> EnrollmentFingerprint? {
+        try authenticator.currentEnrollment()
+    }
+
+    func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
+        try await authenticator.authenticate(for: policy, prompt: prompt)
+    }
+
+    func authenticateOwner(prompt: PromptText) async throws {
+        try await authenticator.authenticateOwner(prompt: prompt)
+    }
 }

@@ -15,7 +15,7 @@ extension BiometricsVaultCommand {
 
         func run() async throws {
             try await Console.run(options) {
-                let session = Session(options: options)
+                let session = Session(options: options, probesAvailability: false)
                 let vault = try session.retrieveStored(item.key)
                 let field = field
                 try await Interrupts.cancellingOnInterrupt {

@@ -2,21 +2,30 @@ import BiometricsVault
 import Foundation
 
 /// Shows "Touch the fingerprint reader…" on stderr, with the time left, while the wrapped authenticator
-/// waits for a finger. Passes everything else through unchanged.
+/// waits for a finger. Passes everything else through unchanged, except that a command that only reads
+/// (`show`) skips the availability probe.
 struct FingerprintPromptAuthenticator: Authenticator {
     let wrapped: any Authenticator
     /// How long fprintd waits; `nil` when the wrapped authenticator has no reader.
     let timeout: Duration?
+    /// `false` for commands that only read: the vault asks for availability only to tell `.keychain`
+    /// from `.keychainUpgradable` (and the two empty states), which a read does not use, and the probe
+    /// is several fprintd round trips (each checked with polkit) on every run. Prompts are unaffected.
+    let probesAvailability: Bool
 
-    init(wrapping wrapped: any Authenticator, timeout: Duration?) {
+    init(wrapping wrapped: any Authenticator, timeout: Duration?, probesAvailability: Bool) {
         self.wrapped = wrapped
         self.timeout = timeout
+        self.probesAvailability = probesAvailability
     }
 
     var biometryType: BiometryType { wrapped.biometryType }
 
     func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability {
-        wrapped.availability(for: policy)
+        guard probesAvailability else {
+            return .unavailable(VaultError(.interactionNotAllowed, underlying: .message("not probed by a read-only command")))
+        }
+        return wrapped.availability(for: policy)
     }
 
     func currentEnrollment() throws -> EnrollmentFingerprint? {
@@ -47,7 +56,8 @@ struct FingerprintPromptAuthenticator: Authenticator {
 
     /// Whether `policy` will be answered by a finger (not by the password fallback).
     private func usesFinger(_ policy: ProtectionPolicy) -> Bool {
-        switch policy {
+        guard wrapped.biometryType == .fingerprint else { return false }
+        return switch policy {
         case .devicePasscode: false
         case .userPresence: wrapped.availability(for: .biometryAny).isAvailable
         case .biometryAny, .biometryCurrentSet: true

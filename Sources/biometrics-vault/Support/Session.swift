@@ -7,14 +7,17 @@ struct Session {
     let selection: PlatformSelection
     let configuration: VaultConfiguration
 
-    init(options: GlobalOptions) {
+    /// - Parameter probesAvailability: `false` for commands that only read (see
+    ///   ``FingerprintPromptAuthenticator/probesAvailability``).
+    init(options: GlobalOptions, probesAvailability: Bool = true) {
         self.options = options
         var selection = VaultConfiguration.platform(
             store: options.store.choice, authenticator: options.authenticator.choice, service: options.service)
         if let notice = selection.notice { Console.notice(notice) }
         var configuration = selection.configuration
         configuration.authenticator = FingerprintPromptAuthenticator(
-            wrapping: configuration.authenticator, timeout: selection.fingerprintTimeout)
+            wrapping: configuration.authenticator, timeout: selection.fingerprintTimeout,
+            probesAvailability: probesAvailability)
         selection.configuration = configuration
         self.selection = selection
         self.configuration = configuration
