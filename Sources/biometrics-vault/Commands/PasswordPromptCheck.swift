@@ -6,7 +6,8 @@ extension BiometricsVaultCommand {
     /// without echo) and reports only how many bytes arrived. Takes no secret; prints none.
     struct PasswordPromptCheck: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "check-password-prompt", abstract: "Test hook for the terminal password prompt.",
+            commandName: "check-password-prompt",
+            abstract: "Check the terminal password prompt: asks for a password without echo and prints only its length.",
             shouldDisplay: false)
 
         @OptionGroup var options: GlobalOptions

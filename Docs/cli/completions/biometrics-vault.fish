@@ -1,0 +1,180 @@
+function __biometrics-vault_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __biometrics-vault_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __biometrics-vault_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __biometrics-vault_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __biometrics-vault_parse_tokens -S
+    set -l unparsed_tokens (__biometrics-vault_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'biometrics-vault'
+        __biometrics-vault_parse_subcommand 0 'h/help'
+        switch $unparsed_tokens[1]
+        case 'status'
+            __biometrics-vault_parse_subcommand 1 'service=' 'store=' 'authenticator=' 'json' 'h/help'
+        case 'store'
+            __biometrics-vault_parse_subcommand 1 'service=' 'store=' 'authenticator=' 'json' 'from-file=' 'biometrics' 'h/help'
+        case 'show'
+            __biometrics-vault_parse_subcommand 1 'service=' 'store=' 'authenticator=' 'json' 'field=' 'h/help'
+        case 'update'
+            __biometrics-vault_parse_subcommand 1 'service=' 'store=' 'authenticator=' 'json' 'from-file=' 'h/help'
+        case 'upgrade'
+            __biometrics-vault_parse_subcommand 1 'service=' 'store=' 'authenticator=' 'json' 'h/help'
+        case 'downgrade'
+            __biometrics-vault_parse_subcommand 1 'service=' 'store=' 'authenticator=' 'json' 'h/help'
+        case 'reset'
+            __biometrics-vault_parse_subcommand 1 'service=' 'store=' 'authenticator=' 'json' 'h/help'
+        case 'list'
+            __biometrics-vault_parse_subcommand 0 'service=' 'store=' 'authenticator=' 'json' 'h/help'
+        case 'import'
+            __biometrics-vault_parse_subcommand 0 'service=' 'store=' 'authenticator=' 'json' 'from-service=' 'username=' 'key=' 'remove-source' 'h/help'
+        case 'doctor'
+            __biometrics-vault_parse_subcommand 0 'service=' 'store=' 'authenticator=' 'json' 'h/help'
+        case 'setup'
+            __biometrics-vault_parse_subcommand 0 'service=' 'store=' 'authenticator=' 'json' 'uninstall' 'resources=' 'root=' 'h/help'
+        case 'help'
+            __biometrics-vault_parse_subcommand -r 1 
+        end
+    end
+end
+
+function __biometrics-vault_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __biometrics-vault_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __biometrics-vault_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __biometrics-vault_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__biometrics-vault_tokens -p)
+    if test -z "$(__biometrics-vault_tokens -t)"
+        set -l index (count (__biometrics-vault_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'biometrics-vault' -f
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_positional "biometrics-vault" -eq 1' -fa 'status' -d 'Show whether KEY is stored, and how it is protected. Never prompts.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_positional "biometrics-vault" -eq 1' -fa 'store' -d 'Store the JSON credentials on stdin under KEY (KEY must be empty; see `update`).'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_positional "biometrics-vault" -eq 1' -fa 'show' -d 'Print the credentials stored under KEY as JSON (unlocks a protected item: one prompt).'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_positional "biometrics-vault" -eq 1' -fa 'update' -d 'Replace the credentials under KEY with the JSON on stdin, keeping their protection (a protected item prompts once).'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_positional "biometrics-vault" -eq 1' -fa 'upgrade' -d 'Protect the plainly stored credentials under KEY with your fingerprint (one prompt).'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_positional "biometrics-vault" -eq 1' -fa 'downgrade' -d 'Store the protected credentials under KEY plainly again (unlocks first: one prompt).'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_positional "biometrics-vault" -eq 1' -fa 'reset' -d 'Delete the credentials under KEY, protected, invalidated or unreadable alike. Never prompts; exits 0 when nothing was stored.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_positional "biometrics-vault" -eq 1' -fa 'list' -d 'List the keys stored under --service, one per line. Never prompts.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_positional "biometrics-vault" -eq 1' -fa 'import' -d 'Adopt a Secret Service item written by secret-tool or python keyring (attributes service, username) as a plain item.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_positional "biometrics-vault" -eq 1' -fa 'doctor' -d 'Show each store and authenticator, whether it is usable here (and why not), and which one auto picks. Never prompts.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_positional "biometrics-vault" -eq 1' -fa 'setup' -d 'Install the PAM service file and the polkit policy (as root), or remove them with --uninstall.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_positional "biometrics-vault" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault status" service' -l 'service' -d 'The namespace of the keys (Secret Service attribute `service`).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault status" store' -l 'store' -d 'Where credentials live: auto picks the Secret Service when one answers on the session bus, else the encrypted file store.' -rfka 'auto secret-service file'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault status" authenticator' -l 'authenticator' -d 'Who authenticates the owner: auto uses fprintd when a finger is enrolled; pam / polkit gate protected items by the login password; none stores plainly only.' -rfka 'auto fprintd pam polkit none'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault status" json' -l 'json' -d 'Print results (and errors, on stderr) as JSON.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault status" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault store" service' -l 'service' -d 'The namespace of the keys (Secret Service attribute `service`).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault store" store' -l 'store' -d 'Where credentials live: auto picks the Secret Service when one answers on the session bus, else the encrypted file store.' -rfka 'auto secret-service file'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault store" authenticator' -l 'authenticator' -d 'Who authenticates the owner: auto uses fprintd when a finger is enrolled; pam / polkit gate protected items by the login password; none stores plainly only.' -rfka 'auto fprintd pam polkit none'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault store" json' -l 'json' -d 'Print results (and errors, on stderr) as JSON.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault store" from-file' -l 'from-file' -d 'Read the credentials JSON from this file instead of stdin (\'-\' is stdin).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault store" biometrics' -l 'biometrics' -d 'Protect the credentials: a fingerprint (or, with --authenticator pam/polkit, the login password) unlocks them. Prompts once now.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault store" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault show" service' -l 'service' -d 'The namespace of the keys (Secret Service attribute `service`).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault show" store' -l 'store' -d 'Where credentials live: auto picks the Secret Service when one answers on the session bus, else the encrypted file store.' -rfka 'auto secret-service file'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault show" authenticator' -l 'authenticator' -d 'Who authenticates the owner: auto uses fprintd when a finger is enrolled; pam / polkit gate protected items by the login password; none stores plainly only.' -rfka 'auto fprintd pam polkit none'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault show" json' -l 'json' -d 'Print results (and errors, on stderr) as JSON.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault show" field' -l 'field' -d 'Print only this top-level field, raw (strings without quotes).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault show" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault update" service' -l 'service' -d 'The namespace of the keys (Secret Service attribute `service`).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault update" store' -l 'store' -d 'Where credentials live: auto picks the Secret Service when one answers on the session bus, else the encrypted file store.' -rfka 'auto secret-service file'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault update" authenticator' -l 'authenticator' -d 'Who authenticates the owner: auto uses fprintd when a finger is enrolled; pam / polkit gate protected items by the login password; none stores plainly only.' -rfka 'auto fprintd pam polkit none'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault update" json' -l 'json' -d 'Print results (and errors, on stderr) as JSON.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault update" from-file' -l 'from-file' -d 'Read the credentials JSON from this file instead of stdin (\'-\' is stdin).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault update" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault upgrade" service' -l 'service' -d 'The namespace of the keys (Secret Service attribute `service`).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault upgrade" store' -l 'store' -d 'Where credentials live: auto picks the Secret Service when one answers on the session bus, else the encrypted file store.' -rfka 'auto secret-service file'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault upgrade" authenticator' -l 'authenticator' -d 'Who authenticates the owner: auto uses fprintd when a finger is enrolled; pam / polkit gate protected items by the login password; none stores plainly only.' -rfka 'auto fprintd pam polkit none'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault upgrade" json' -l 'json' -d 'Print results (and errors, on stderr) as JSON.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault upgrade" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault downgrade" service' -l 'service' -d 'The namespace of the keys (Secret Service attribute `service`).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault downgrade" store' -l 'store' -d 'Where credentials live: auto picks the Secret Service when one answers on the session bus, else the encrypted file store.' -rfka 'auto secret-service file'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault downgrade" authenticator' -l 'authenticator' -d 'Who authenticates the owner: auto uses fprintd when a finger is enrolled; pam / polkit gate protected items by the login password; none stores plainly only.' -rfka 'auto fprintd pam polkit none'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault downgrade" json' -l 'json' -d 'Print results (and errors, on stderr) as JSON.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault downgrade" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault reset" service' -l 'service' -d 'The namespace of the keys (Secret Service attribute `service`).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault reset" store' -l 'store' -d 'Where credentials live: auto picks the Secret Service when one answers on the session bus, else the encrypted file store.' -rfka 'auto secret-service file'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault reset" authenticator' -l 'authenticator' -d 'Who authenticates the owner: auto uses fprintd when a finger is enrolled; pam / polkit gate protected items by the login password; none stores plainly only.' -rfka 'auto fprintd pam polkit none'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault reset" json' -l 'json' -d 'Print results (and errors, on stderr) as JSON.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault reset" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault list" service' -l 'service' -d 'The namespace of the keys (Secret Service attribute `service`).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault list" store' -l 'store' -d 'Where credentials live: auto picks the Secret Service when one answers on the session bus, else the encrypted file store.' -rfka 'auto secret-service file'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault list" authenticator' -l 'authenticator' -d 'Who authenticates the owner: auto uses fprintd when a finger is enrolled; pam / polkit gate protected items by the login password; none stores plainly only.' -rfka 'auto fprintd pam polkit none'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault list" json' -l 'json' -d 'Print results (and errors, on stderr) as JSON.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault list" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault import" service' -l 'service' -d 'The namespace of the keys (Secret Service attribute `service`).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault import" store' -l 'store' -d 'Where credentials live: auto picks the Secret Service when one answers on the session bus, else the encrypted file store.' -rfka 'auto secret-service file'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault import" authenticator' -l 'authenticator' -d 'Who authenticates the owner: auto uses fprintd when a finger is enrolled; pam / polkit gate protected items by the login password; none stores plainly only.' -rfka 'auto fprintd pam polkit none'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault import" json' -l 'json' -d 'Print results (and errors, on stderr) as JSON.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault import" from-service' -l 'from-service' -d 'The source item\'s `service` attribute.' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault import" username' -l 'username' -d 'The source item\'s `username` attribute.' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault import" key' -l 'key' -d 'The key to store it under (default: the username).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault import" remove-source' -l 'remove-source' -d 'Delete the source item once the adopted one is written.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault import" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault doctor" service' -l 'service' -d 'The namespace of the keys (Secret Service attribute `service`).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault doctor" store' -l 'store' -d 'Where credentials live: auto picks the Secret Service when one answers on the session bus, else the encrypted file store.' -rfka 'auto secret-service file'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault doctor" authenticator' -l 'authenticator' -d 'Who authenticates the owner: auto uses fprintd when a finger is enrolled; pam / polkit gate protected items by the login password; none stores plainly only.' -rfka 'auto fprintd pam polkit none'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault doctor" json' -l 'json' -d 'Print results (and errors, on stderr) as JSON.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault doctor" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault setup" service' -l 'service' -d 'The namespace of the keys (Secret Service attribute `service`).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault setup" store' -l 'store' -d 'Where credentials live: auto picks the Secret Service when one answers on the session bus, else the encrypted file store.' -rfka 'auto secret-service file'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault setup" authenticator' -l 'authenticator' -d 'Who authenticates the owner: auto uses fprintd when a finger is enrolled; pam / polkit gate protected items by the login password; none stores plainly only.' -rfka 'auto fprintd pam polkit none'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault setup" json' -l 'json' -d 'Print results (and errors, on stderr) as JSON.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault setup" uninstall' -l 'uninstall' -d 'Remove the installed files instead.'
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault setup" resources' -l 'resources' -d 'Directory holding the packaged files (default: Resources/linux beside the build, or <prefix>/share/biometrics-vault).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault setup" root' -l 'root' -d 'Install below this directory instead of / (for packaging; no root needed).' -rfka ''
+complete -c 'biometrics-vault' -n '__biometrics-vault_should_offer_completions_for_flags_or_options "biometrics-vault setup" h help' -s 'h' -l 'help' -d 'Show help information.'
