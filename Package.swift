@@ -161,13 +161,15 @@ var targets: [Target] = [
     .testTarget(
         name: "BiometricsVaultCLITests",
         dependencies: ["BiometricsVaultCore", "biometrics-vault"],
+        exclude: ["Golden"],  // expected --help texts, read from the source tree by the tests
         swiftSettings: strictSettings
     ),
 
     // MARK: fuzzing (owner: hardening)
     // libFuzzer targets over the decoders of untrusted bytes (Fuzz/README.md). scripts/fuzz.sh builds them
     // with AddressSanitizer and coverage; an ordinary build links libFuzzer into them but never runs them.
-    // VaultStress: one worker of scripts/stress.sh. None of these is in a product.
+    // VaultStress: one worker of scripts/stress.sh; ColdStartBenchmark: retrieveVault cold start for
+    // Benchmarks/run-all.sh. None of these is in a product.
     .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: strictSettings),
     .executableTarget(
         name: "FuzzEnvelope",
