@@ -1,2 +1,306 @@
-// The Secret Service store lands here (issue: Secret Service store). Linux only.
+#if os(Linux)
 import BiometricsVaultCore
+
+/// Whether a Secret Service provider (gnome-keyring, KWallet, KeePassXC) can hold vault items now.
+public enum SecretServiceStatus: Sendable, Equatable {
+    /// A provider answers and its default collection is unlocked.
+    case available
+    /// A provider answers, but its default collection is locked (unlock the login keyring and retry).
+    case locked
+    /// No session bus, no provider, no default collection, or no answer in time.
+    case unavailable(VaultError)
+}
+
+/// The freedesktop Secret Service (the Linux desktop keychain: gnome-keyring and friends) as a
+/// ``SecretStore``, through libsecret.
+///
+/// ## Items and interoperability
+/// A **plain** item (protection `.none`) is an ordinary keyring entry that python `keyring` and
+/// `secret-tool` read: attributes `service` = the vault's service, `username` = the vault key, and the
+/// secret is the credentials JSON itself, so `keyring.get_password(service, key)` and
+/// `secret-tool lookup service S username K` return it. Two more attributes mark it as the vault's:
+/// `xdg:schema` = `io.github.biometricsvault.Plain` and `bv-header` = ``ItemHeader/attributeValue``.
+///
+/// A **protected** item (behind biometrics) uses different attribute names, `bv-service` and `bv-key`
+/// (plus `xdg:schema` = `io.github.biometricsvault.Protected` and `bv-format`), so no lookup by
+/// `service`/`username` can return it as a plain password by accident. Its secret is the binary
+/// ``VaultEnvelope`` (header + payload + checksum), so the header can never be separated from the payload.
+/// As everywhere on Linux, "protected" is a presence check in this process, not a hardware key release:
+/// a program of the same user that asks the Secret Service for `bv-service`/`bv-key` gets the bytes.
+///
+/// ## Replacing across protections (the atomicity rule)
+/// A write first creates the new item completely (CreateItem with replace), and only then deletes the
+/// items that existed before it (the other protection's item, and a stale copy under another header).
+/// If the process dies in between, both a plain and a protected item exist. **The plain item wins**, and
+/// the protected copy is deleted on the next read (repair): an upgrade that did not finish is undone, a
+/// downgrade that did not finish is completed, both outcomes the contract allows. Plain wins because it
+/// is the only choice that can never report credentials as protected while a readable plain copy
+/// still exists: reporting "protected" would first require deleting the plain copy, and that deletion
+/// can fail. It also keeps the common read at the cost of a raw libsecret lookup (two D-Bus round trips).
+/// Several copies of one protection (from crashed or concurrent writes) resolve to the most recently
+/// created one.
+///
+/// Items that some other program stored under the same `service`/`username` without the vault's
+/// markers are left alone: reads ignore them and writes do not delete them. Adopt them with
+/// ``importItem(service:username:as:removeSource:)``.
+///
+/// ## Locking, prompts and time
+/// The store never unlocks anything, so it never shows a GUI prompt: a locked default collection
+/// ("login" keyring) makes reads, writes and deletes throw `storeLocked` (nothing is lost; unlock the
+/// keyring and retry). libsecret reports a lookup on a locked keyring as "nothing found", so when a
+/// search comes back empty the store checks the collection's `Locked` property before answering `nil`.
+/// Every call has a deadline (``init(timeout:)``); a missing bus or provider is `storeUnavailable` at
+/// once, a provider that stops answering is `storeUnavailable` when the deadline passes. After the
+/// provider restarts, the next call reconnects by itself.
+public struct SecretServiceStore: SecretStore {
+    let client: LibSecretClient
+    /// Item ids this instance has already checked for a left-over copy under the other protection.
+    private let repairedIDs = LockedValue<Set<SecretItemID>>([])
+
+    public var name: String { "secret-service" }
+
+    /// Connects to the Secret Service on the session bus of this process.
+    ///
+    /// - Parameter timeout: the most any single store call may take before it fails with
+    ///   `storeUnavailable`.
+    /// - Throws: `storeUnavailable` (quickly) when there is no session bus or no provider on it.
+    public init(timeout: Duration = .seconds(5)) throws {
+        let client = LibSecretClient(timeout: timeout)
+        try client.connect()
+        self.client = client
+    }
+
+    /// Asks, without prompting, whether the Secret Service on the session bus can be used now.
+    public static func probe(timeout: Duration = .seconds(1)) -> SecretServiceStatus {
+        let client = LibSecretClient(timeout: timeout)
+        do {
+            let locked = try client.perform { call throws(VaultError) in try call.defaultCollectionIsLocked() }
+            return locked ? .locked : .available
+        } catch {
+            return .unavailable(error)
+        }
+    }
+
+    // MARK: attributes
+
+    static let plainSchema = "io.github.biometricsvault.Plain"
+    static let protectedSchema = "io.github.biometricsvault.Protected"
+    static let headerAttribute = "bv-header"
+
+    /// The exact attributes of the vault's plain item (python keyring's `service` + `username`).
+    static func plainAttributes(_ id: SecretItemID, header: ItemHeader) -> SecretAttributes {
+        ["xdg:schema": plainSchema, "service": id.service, "username": id.key, headerAttribute: header.attributeValue]
+    }
+
+    /// The query that finds the vault's plain items for `id`, whatever header they carry.
+    static func plainQuery(_ id: SecretItemID) -> SecretAttributes {
+        ["xdg:schema": plainSchema, "service": id.service, "username": id.key]
+    }
+
+    /// The exact attributes of the vault's protected item; also the query that finds it.
+    static func protectedAttributes(_ id: SecretItemID) -> SecretAttributes {
+        ["xdg:schema": protectedSchema, "bv-service": id.service, "bv-key": id.key,
+         "bv-format": String(ItemHeader.currentFormatVersion)]
+    }
+
+    static func protectedQuery(_ id: SecretItemID) -> SecretAttributes {
+        ["xdg:schema": protectedSchema, "bv-service": id.service, "bv-key": id.key]
+    }
+
+    static func label(_ id: SecretItemID, protected: Bool) -> String {
+        protected ? "BiometricsVault (protected): \(id.key) on \(id.service)" : "BiometricsVault: \(id.key) on \(id.service)"
+    }
+
+    // MARK: SecretStore
+
+    public func read(_ id: SecretItemID, authorization: Authorization?) throws -> StoredItem? {
+        let plainHeader = ItemHeader(protection: .none)
+        let needsRepairCheck = !repairedIDs.withLock { $0.contains(id) }
+        let item = try client.perform { call throws(VaultError) -> StoredItem? in
+            // Fast path, the same two round trips as a raw libsecret lookup: search, then GetSecret.
+            let fast = try call.search(["service": id.service, "username": id.key, Self.headerAttribute: plainHeader.attributeValue])
+            if let path = fast.unlocked.first, let payload = try call.secret(at: path) {
+                if needsRepairCheck { try removeProtectedCopies(of: id, call) }
+                return StoredItem(header: plainHeader, payload: payload)
+            }
+            if !fast.locked.isEmpty { throw Self.lockedError }
+            return try readSlowly(id, call)
+        }
+        if needsRepairCheck, item != nil { _ = repairedIDs.withLock { $0.insert(id) } }
+        return item
+    }
+
+    public func write(_ item: StoredItem, for id: SecretItemID, authorization: Authorization?) throws {
+        guard let payload = item.payload else {
+            throw VaultError(.storeUnavailable, underlying: .message("the Secret Service store needs the payload to write"))
+        }
+        let attributes: SecretAttributes
+        let secret: SecretBytes
+        let contentType: String
+        switch item.header.protection {
+        case .none:
+            attributes = Self.plainAttributes(id, header: item.header)
+            secret = payload
+            contentType = payload.withUnsafeBytes(isValidUTF8) ? "text/plain" : "application/octet-stream"
+        case .protected:
+            attributes = Self.protectedAttributes(id)
+            secret = VaultEnvelope.encode(item)
+            contentType = "application/octet-stream"
+        }
+        let protected = item.header.protection != .none
+        try client.perform { call throws(VaultError) in
+            // What exists before the new item does; only these may be deleted afterwards, so two writers
+            // racing can never delete each other's newest item.
+            let before = try call.search(Self.plainQuery(id)).merged(with: call.search(Self.protectedQuery(id)))
+            if !before.locked.isEmpty { throw Self.lockedError }
+            let newPath = try call.createItem(
+                attributes: attributes, label: Self.label(id, protected: protected), secret: secret, contentType: contentType)
+            for path in before.unlocked where path != newPath { try call.deleteItem(at: path) }
+        }
+        _ = repairedIDs.withLock { $0.insert(id) }
+    }
+
+    public func delete(_ id: SecretItemID) throws {
+        try client.perform { call throws(VaultError) in
+            let found = try call.search(Self.plainQuery(id)).merged(with: call.search(Self.protectedQuery(id)))
+            if !found.locked.isEmpty { throw Self.lockedError }
+            if found.unlocked.isEmpty {
+                // Absent, or hidden by a locked keyring: say which.
+                if try call.defaultCollectionIsLocked() { throw Self.lockedError }
+                return
+            }
+            for path in found.unlocked { try call.deleteItem(at: path) }
+        }
+    }
+
+    public func keys(service: String) throws -> [String] {
+        try client.perform { call throws(VaultError) -> [String] in
+            let plain = try call.search(["xdg:schema": Self.plainSchema, "service": service])
+            let protected = try call.search(["xdg:schema": Self.protectedSchema, "bv-service": service])
+            if !plain.locked.isEmpty || !protected.locked.isEmpty { throw Self.lockedError }
+            if plain.unlocked.isEmpty && protected.unlocked.isEmpty {
+                if try call.defaultCollectionIsLocked() { throw Self.lockedError }
+                return []
+            }
+            var keys = Set<String>()
+            for path in plain.unlocked {
+                if let key = try call.attributes(at: path)?["username"] { keys.insert(key) }
+            }
+            for path in protected.unlocked {
+                if let key = try call.attributes(at: path)?["bv-key"] { keys.insert(key) }
+            }
+            return keys.sorted()
+        }
+    }
+
+    // MARK: import
+
+    /// Adopts a secret that `secret-tool` or python `keyring` stored under (`service`, `username`) as
+    /// the plain vault item `id` (like Valet's `migrateObjects`).
+    ///
+    /// The vault item is written completely before the source is touched; the source is deleted only
+    /// when `removeSource` is true, and only after the write succeeded. The secret should be the JSON
+    /// of the vault's credentials type: the vault decodes it on read.
+    ///
+    /// - Throws: `itemNotFound` when no such foreign item exists; `invalidVault` when `id` already
+    ///   holds a vault item (nothing is overwritten); `credentialsTooLarge`; `storeLocked`;
+    ///   `storeUnavailable`.
+    public func importItem(service: String, username: String, as id: SecretItemID, removeSource: Bool = false) throws {
+        guard try read(id, authorization: nil) == nil else {
+            throw VaultError(.invalidVault, underlying: .message("the target key already holds a vault item"))
+        }
+        let (sourcePath, payload) = try client.perform { call throws(VaultError) -> (String, SecretBytes) in
+            let found = try call.search(["service": service, "username": username])
+            for path in found.unlocked {
+                guard let attributes = try call.attributes(at: path), !Self.isVaultItem(attributes) else { continue }
+                guard let payload = try call.secret(at: path) else { continue }
+                return (path, payload)
+            }
+            if !found.locked.isEmpty { throw Self.lockedError }
+            if found.unlocked.isEmpty, try call.defaultCollectionIsLocked() { throw Self.lockedError }
+            throw VaultError(.itemNotFound, underlying: .message("no Secret Service item for that service and username"))
+        }
+        guard payload.count <= VaultLimits.maximumCredentialsSize else { throw VaultError.credentialsTooLarge }
+        try write(StoredItem(header: ItemHeader(protection: .none), payload: payload), for: id, authorization: nil)
+        if removeSource {
+            try client.perform { call throws(VaultError) in try call.deleteItem(at: sourcePath) }
+        }
+    }
+
+    // MARK: internals
+
+    static let lockedError = VaultError(.storeLocked, underlying: .message("the Secret Service collection is locked"))
+
+    static func isVaultItem(_ attributes: SecretAttributes) -> Bool {
+        attributes[headerAttribute] != nil || attributes["xdg:schema"] == plainSchema
+            || attributes["xdg:schema"] == protectedSchema
+    }
+
+    /// Everything but the common plain item: protected items, plain items under another header, locks.
+    private func readSlowly(_ id: SecretItemID, _ call: LibSecretClient.Call) throws(VaultError) -> StoredItem? {
+        let protected = try call.search(Self.protectedQuery(id))
+        if let (path, payload) = try newest(protected.unlocked, call) {
+            let item = try VaultEnvelope.decode(payload)
+            guard item.header.protection != .none else {
+                throw VaultError(.corruptedItem, underlying: .message("a protected Secret Service item holds a plain header"))
+            }
+            // Older copies from a crashed or concurrent write: the newest complete one is the item.
+            for other in protected.unlocked where other != path { try call.deleteItem(at: other) }
+            return item
+        }
+        if !protected.locked.isEmpty { throw Self.lockedError }
+
+        // A plain vault item whose header is not the common one (written with an enrollment, or by
+        // another format version: that is `corruptedItem`, never a guess).
+        let plain = try call.search(["service": id.service, "username": id.key])
+        for path in plain.unlocked {
+            guard let attributes = try call.attributes(at: path), let header = attributes[Self.headerAttribute] else { continue }
+            let parsed = try ItemHeader(attributeValue: header)
+            guard parsed.protection == .none else {
+                throw VaultError(.corruptedItem, underlying: .message("a plain Secret Service item holds a protected header"))
+            }
+            guard let payload = try call.secret(at: path) else { continue }
+            return StoredItem(header: parsed, payload: payload)
+        }
+        if !plain.locked.isEmpty { throw Self.lockedError }
+        // libsecret and gnome-keyring answer "nothing" for a locked keyring: check before saying absent.
+        if try call.defaultCollectionIsLocked() { throw Self.lockedError }
+        return nil
+    }
+
+    /// The most recently created of `paths` with its secret (`nil` when none is left).
+    private func newest(_ paths: [String], _ call: LibSecretClient.Call) throws(VaultError) -> (String, SecretBytes)? {
+        var candidates: [(path: String, created: UInt64)] = []
+        if paths.count == 1 {
+            candidates = [(paths[0], 0)]
+        } else {
+            for path in paths { if let created = try call.created(at: path) { candidates.append((path, created)) } }
+            candidates.sort { $0.created > $1.created }
+        }
+        for candidate in candidates {
+            if let payload = try call.secret(at: candidate.path) { return (candidate.path, payload) }
+        }
+        return nil
+    }
+
+    /// Repair of an interrupted transition found beside a plain item: the plain item wins (see the type's
+    /// documentation), so protected copies go.
+    private func removeProtectedCopies(of id: SecretItemID, _ call: LibSecretClient.Call) throws(VaultError) {
+        let protected = try call.search(Self.protectedQuery(id))
+        for path in protected.unlocked { try call.deleteItem(at: path) }
+    }
+}
+
+/// Whether `bytes` are valid UTF-8, decoded in place (no copy of the secret is made).
+func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    var iterator = bytes.makeIterator()
+    var decoder = UTF8()
+    while true {
+        switch decoder.decode(&iterator) {
+        case .scalarValue: continue
+        case .emptyInput: return true
+        case .error: return false
+        }
+    }
+}
+#endif

@@ -1,0 +1,420 @@
+#if os(Linux)
+// The one file that calls libsecret / GLib. Everything else in this target talks to `LibSecretClient`.
+//
+// Every GError is turned into a `VaultError` in `LibSecretClient.vaultError(_:)`, keeping the GError's
+// domain, code and message as `.gError(domain:code:message:)`. No secret ever goes into an error.
+//
+// Which libsecret calls, and why:
+// - `secret_service_search_for_dbus_paths_sync`: one SearchItems round trip that returns locked and
+//   unlocked matches separately and never unlocks (so it never prompts). `secret_password_lookupv_sync`
+//   would try to unlock a locked match, which shows a GUI prompt on a desktop.
+// - `secret_service_get_secret_for_dbus_path_sync`: one GetSecret round trip over the (encrypted)
+//   session libsecret negotiates; binary values through `SecretValue`.
+// - `secret_service_create_item_dbus_path_sync` with `SECRET_ITEM_CREATE_REPLACE`: one CreateItem round
+//   trip on the "default" alias. It returns the new item's path (the store's replace protocol needs it)
+//   and never tries to create a missing default collection (which would prompt).
+// - `secret_service_delete_item_dbus_path_sync`: one Delete round trip.
+// - Item attributes, the Created time and the collection's Locked flag: `org.freedesktop.DBus.Properties.Get`
+//   through GDBus on the service's own connection.
+// Every call carries a `GCancellable` that a timer cancels at the operation's deadline, so nothing can
+// hang for GDBus's 25 s default.
+import BiometricsVaultCore
+import CLibSecret
+import Dispatch
+
+/// Attributes of an item: name -> value.
+typealias SecretAttributes = [String: String]
+
+/// The D-Bus paths of the items a search matched, split as the Secret Service reports them.
+struct SearchResult {
+    var unlocked: [String]
+    var locked: [String]
+
+    func merged(with other: SearchResult) -> SearchResult {
+        SearchResult(unlocked: unlocked + other.unlocked, locked: locked + other.locked)
+    }
+}
+
+/// A libsecret `SecretService` bound to one D-Bus connection, with per-call deadlines and one
+/// reconnect-and-retry when the provider went away between calls (daemon restarted, session gone).
+final class LibSecretClient: Sendable {
+    let timeout: Duration
+    private let service = LockedValue<ServiceHandle?>(nil)
+
+    static let secretsBusName = "org.freedesktop.secrets"
+    static let defaultCollectionPath = "/org/freedesktop/secrets/aliases/default"
+
+    init(timeout: Duration) {
+        self.timeout = timeout
+    }
+
+    // MARK: operations (each is one or a few D-Bus round trips)
+
+    /// Runs `body` with a connected service and a cancellable that fires at the deadline. When the
+    /// provider went away (restart, lost session, closed connection), reconnects once and retries.
+    func perform<Result>(_ body: (Call) throws(VaultError) -> Result) throws(VaultError) -> Result {
+        let deadline = Deadline(after: timeout)
+        defer { deadline.finish() }
+        var attempt = 0
+        while true {
+            attempt += 1
+            let handle = try connectedService(deadline)
+            do {
+                return try body(Call(handle: handle, deadline: deadline, timeout: timeout))
+            } catch let error where attempt == 1 && Self.isStaleConnection(error) && !deadline.isCancelled {
+                dropService(handle)
+            }
+        }
+    }
+
+    /// Connects (or reuses the connection); `storeUnavailable` when no bus or no provider answers.
+    func connect() throws(VaultError) {
+        let deadline = Deadline(after: timeout)
+        defer { deadline.finish() }
+        _ = try connectedService(deadline)
+    }
+
+    /// One operation's view of the service: the calls, all bounded by the same deadline.
+    struct Call {
+        fileprivate let handle: ServiceHandle
+        fileprivate let deadline: Deadline
+        let timeout: Duration
+
+        /// SearchItems over every collection, by attributes only (no `xdg:schema` is added), never unlocking.
+        func search(_ attributes: SecretAttributes) throws(VaultError) -> SearchResult {
+            let table = makeStringTable(attributes)
+            defer { g_hash_table_unref(table) }
+            var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+            var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+            var error: UnsafeMutablePointer<GError>?
+            let ok = secret_service_search_for_dbus_paths_sync(
+                handle.service, nil, table, deadline.cancellable, &unlocked, &locked, &error)
+            defer { g_strfreev(unlocked); g_strfreev(locked) }
+            if let error { throw LibSecretClient.vaultError(consuming: error, deadline: deadline) }
+            guard ok != 0 else { throw LibSecretClient.unexpected("SearchItems failed without an error") }
+            return SearchResult(unlocked: stringArray(unlocked), locked: stringArray(locked))
+        }
+
+        /// GetSecret of one item. A locked item is `storeLocked`, a vanished one `nil`.
+        func secret(at path: String) throws(VaultError) -> SecretBytes? {
+            var error: UnsafeMutablePointer<GError>?
+            let value = secret_service_get_secret_for_dbus_path_sync(handle.service, path, deadline.cancellable, &error)
+            if let error {
+                if value != nil { secret_value_unref(UnsafeMutableRawPointer(value)) }
+                let mapped = LibSecretClient.vaultError(consuming: error, deadline: deadline)
+                if mapped.isNoSuchObject { return nil }
+                throw mapped
+            }
+            guard let value else { return nil }
+            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+            var length: gsize = 0
+            guard let bytes = secret_value_get(value, &length) else { return SecretBytes([]) }
+            return SecretBytes(UnsafeRawBufferPointer(start: bytes, count: Int(length)))
+        }
+
+        /// CreateItem in the default collection, replacing an item with the same attributes.
+        /// Returns the item's D-Bus path.
+        func createItem(
+            attributes: SecretAttributes, label: String, secret: SecretBytes, contentType: String
+        ) throws(VaultError) -> String {
+            let properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, { variant in
+                g_variant_unref(OpaquePointer(variant))
+            })!
+            defer { g_hash_table_unref(properties) }
+            g_hash_table_insert(
+                properties, UnsafeMutableRawPointer(g_strdup("org.freedesktop.Secret.Item.Label")),
+                UnsafeMutableRawPointer(g_variant_ref_sink(g_variant_new_string(label))))
+            g_hash_table_insert(
+                properties, UnsafeMutableRawPointer(g_strdup("org.freedesktop.Secret.Item.Attributes")),
+                UnsafeMutableRawPointer(g_variant_ref_sink(makeStringDictionaryVariant(attributes))))
+            let value = secret.withUnsafeBytes { raw in
+                // secret_value_new copies the bytes into libsecret's non-pageable memory.
+                let zero: CChar = 0
+                return withUnsafePointer(to: zero) { empty in
+                    let start = raw.baseAddress?.assumingMemoryBound(to: CChar.self) ?? empty
+                    return secret_value_new(start, gssize(raw.count), contentType)
+                }
+            }
+            guard let value else { throw LibSecretClient.unexpected("secret_value_new failed") }
+            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+            var error: UnsafeMutablePointer<GError>?
+            let path = secret_service_create_item_dbus_path_sync(
+                handle.service, LibSecretClient.defaultCollectionPath, properties,
+                value, SECRET_ITEM_CREATE_REPLACE, deadline.cancellable, &error)
+            if let error {
+                g_free(path)
+                throw LibSecretClient.vaultError(consuming: error, deadline: deadline)
+            }
+            guard let path else { throw LibSecretClient.unexpected("CreateItem returned no item") }
+            defer { g_free(path) }
+            return String(cString: path)
+        }
+
+        /// Deletes one item; an item that is already gone is not an error.
+        func deleteItem(at path: String) throws(VaultError) {
+            var error: UnsafeMutablePointer<GError>?
+            let ok = secret_service_delete_item_dbus_path_sync(handle.service, path, deadline.cancellable, &error)
+            if let error {
+                let mapped = LibSecretClient.vaultError(consuming: error, deadline: deadline)
+                if mapped.isNoSuchObject { return }
+                throw mapped
+            }
+            guard ok != 0 else { throw LibSecretClient.unexpected("Delete failed without an error") }
+        }
+
+        /// The item's attributes (Properties.Get), or `nil` when the item vanished meanwhile.
+        func attributes(at path: String) throws(VaultError) -> SecretAttributes? {
+            guard let value = try property(path, interface: "org.freedesktop.Secret.Item", name: "Attributes")
+            else { return nil }
+            defer { g_variant_unref(value) }
+            var result: SecretAttributes = [:]
+            for index in 0..<g_variant_n_children(value) {
+                guard let entry = g_variant_get_child_value(value, index) else { continue }
+                defer { g_variant_unref(entry) }
+                let key = g_variant_get_child_value(entry, 0)
+                let item = g_variant_get_child_value(entry, 1)
+                defer { g_variant_unref(key); g_variant_unref(item) }
+                if let keyText = g_variant_get_string(key, nil), let valueText = g_variant_get_string(item, nil) {
+                    result[String(cString: keyText)] = String(cString: valueText)
+                }
+            }
+            return result
+        }
+
+        /// The item's creation time (seconds since the epoch), or `nil` when it vanished meanwhile.
+        func created(at path: String) throws(VaultError) -> UInt64? {
+            guard let value = try property(path, interface: "org.freedesktop.Secret.Item", name: "Created")
+            else { return nil }
+            defer { g_variant_unref(value) }
+            return UInt64(g_variant_get_uint64(value))
+        }
+
+        /// Whether the default collection is locked. No default collection is `storeUnavailable`.
+        func defaultCollectionIsLocked() throws(VaultError) -> Bool {
+            guard let value = try property(
+                LibSecretClient.defaultCollectionPath, interface: "org.freedesktop.Secret.Collection", name: "Locked")
+            else {
+                throw VaultError(.storeUnavailable, underlying: .message("the Secret Service has no default collection"))
+            }
+            defer { g_variant_unref(value) }
+            return g_variant_get_boolean(value) != 0
+        }
+
+        /// Properties.Get; `nil` when the object does not exist.
+        private func property(_ path: String, interface: String, name: String) throws(VaultError) -> OpaquePointer? {
+            let connection = g_dbus_proxy_get_connection(handle.proxy)
+            let arguments: [OpaquePointer?] = [g_variant_new_string(interface), g_variant_new_string(name)]
+            let parameters = arguments.withUnsafeBufferPointer { g_variant_new_tuple($0.baseAddress, 2) }
+            let replyType = g_variant_type_new("(v)")
+            defer { g_variant_type_free(replyType) }
+            var error: UnsafeMutablePointer<GError>?
+            let reply = g_dbus_connection_call_sync(
+                connection, LibSecretClient.secretsBusName, path, "org.freedesktop.DBus.Properties", "Get",
+                parameters, replyType, G_DBUS_CALL_FLAGS_NO_AUTO_START, LibSecretClient.milliseconds(timeout),
+                deadline.cancellable, &error)
+            if let error {
+                let mapped = LibSecretClient.vaultError(consuming: error, deadline: deadline)
+                if mapped.isNoSuchObject { return nil }
+                throw mapped
+            }
+            guard let reply else { throw LibSecretClient.unexpected("Properties.Get returned nothing") }
+            defer { g_variant_unref(reply) }
+            guard let boxed = g_variant_get_child_value(reply, 0) else {
+                throw LibSecretClient.unexpected("Properties.Get returned no value")
+            }
+            defer { g_variant_unref(boxed) }
+            return g_variant_get_variant(boxed)
+        }
+    }
+
+    // MARK: connection
+
+    private func connectedService(_ deadline: Deadline) throws(VaultError) -> ServiceHandle {
+        if let handle = service.withLock({ $0 }) { return handle }
+        let handle = try openService(deadline)
+        return service.withLock { current in
+            if let current { return current }
+            current = handle
+            return handle
+        }
+    }
+
+    private func dropService(_ handle: ServiceHandle) {
+        service.withLock { current in
+            if current === handle { current = nil }
+        }
+        // The process-wide libsecret service is cached by libsecret itself: forget it too, so the next
+        // secret_service_get_sync opens a fresh session with the new daemon.
+        secret_service_disconnect()
+    }
+
+    private func openService(_ deadline: Deadline) throws(VaultError) -> ServiceHandle {
+        // The process-wide SecretService of libsecret (it always uses the session bus of the process
+        // environment; its constructor fixes the bus type), shared with any other libsecret user here.
+        var error: UnsafeMutablePointer<GError>?
+        let service = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, deadline.cancellable, &error)
+        if let error {
+            if let service { g_object_unref(UnsafeMutableRawPointer(service)) }
+            throw Self.vaultError(consuming: error, deadline: deadline)
+        }
+        guard let service else { throw Self.unexpected("secret_service_get_sync returned nothing") }
+        return ServiceHandle(service)
+    }
+
+    // MARK: error mapping (the one place)
+
+    /// Maps a GError (and frees it). Cancellation can only come from our deadline: it is a timeout.
+    static func vaultError(consuming error: UnsafeMutablePointer<GError>, deadline: Deadline?) -> VaultError {
+        defer { g_error_free(error) }
+        let domain = error.pointee.domain
+        let code = error.pointee.code
+        let domainName = g_quark_to_string(domain).map { String(cString: $0) } ?? "unknown"
+        var message = error.pointee.message.map { String(cString: $0) } ?? ""
+        if let remote = g_dbus_error_get_remote_error(error) {
+            // Keep the D-Bus error name: it says more than GDBus's generic code.
+            message = "\(String(cString: remote)): \(message)"
+            g_free(remote)
+        }
+        let underlying = VaultError.Underlying.gError(domain: domainName, code: code, message: message)
+        if domain == g_io_error_quark() && code == Int32(G_IO_ERROR_CANCELLED.rawValue) {
+            return VaultError(.storeUnavailable, underlying: .gError(
+                domain: domainName, code: code, message: "no answer from the Secret Service in time"))
+        }
+        if domain == secret_error_get_quark() && code == Int32(SECRET_ERROR_IS_LOCKED.rawValue) {
+            return VaultError(.storeLocked, underlying: underlying)
+        }
+        // Everything else means the store cannot do the job now: no bus, no provider, lost session,
+        // protocol errors, missing collection. `isNoSuchObject` / `isStaleConnection` refine it.
+        return VaultError(.storeUnavailable, underlying: underlying)
+    }
+
+    static func unexpected(_ what: String) -> VaultError {
+        VaultError(.storeUnavailable, underlying: .message(what))
+    }
+
+    /// Errors after which a fresh connection and session may succeed (daemon restarted, bus reconnected).
+    static func isStaleConnection(_ error: VaultError) -> Bool {
+        guard error.code == .storeUnavailable, case .gError(let domain, let code, let message)? = error.underlying
+        else { return false }
+        if message.hasPrefix("org.freedesktop.Secret.Error.NoSession") { return true }
+        if domain == "g-io-error-quark" { return code == Int32(G_IO_ERROR_CLOSED.rawValue) || code == Int32(G_IO_ERROR_BROKEN_PIPE.rawValue) }
+        if domain == "g-dbus-error-quark" {
+            return [G_DBUS_ERROR_DISCONNECTED, G_DBUS_ERROR_NO_REPLY, G_DBUS_ERROR_SERVICE_UNKNOWN,
+                G_DBUS_ERROR_NAME_HAS_NO_OWNER, G_DBUS_ERROR_UNKNOWN_OBJECT, G_DBUS_ERROR_NO_SERVER]
+                .contains { code == Int32($0.rawValue) }
+        }
+        return false
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+extension VaultError {
+    /// The Secret Service reported that the object (item, collection, alias) does not exist.
+    fileprivate var isNoSuchObject: Bool {
+        guard case .gError(let domain, let code, let message)? = underlying else { return false }
+        if domain == "secret-error" && code == Int32(SECRET_ERROR_NO_SUCH_OBJECT.rawValue) { return true }
+        if message.hasPrefix("org.freedesktop.Secret.Error.NoSuchObject") { return true }
+        // gnome-keyring answers calls on a missing object path with UnknownMethod "Object does not exist".
+        return domain == "g-dbus-error-quark"
+            && (code == Int32(G_DBUS_ERROR_UNKNOWN_METHOD.rawValue) || code == Int32(G_DBUS_ERROR_UNKNOWN_OBJECT.rawValue))
+            && message.contains("does not exist")
+    }
+}
+
+// MARK: GLib helpers
+
+/// An owned reference to a `SecretService`.
+///
+/// @unchecked Sendable: the pointer is immutable; GObject reference counting is atomic, and libsecret's
+/// `SecretService` serialises its session state behind its own mutex (its sync calls each run a private
+/// main context), so calls from several threads at once are safe (64 parallel lookups were verified in
+/// the shared reference).
+final class ServiceHandle: @unchecked Sendable {
+    let service: UnsafeMutablePointer<SecretService>
+    var proxy: UnsafeMutablePointer<GDBusProxy> { UnsafeMutableRawPointer(service).assumingMemoryBound(to: GDBusProxy.self) }
+
+    init(_ service: UnsafeMutablePointer<SecretService>) { self.service = service }
+    deinit { g_object_unref(UnsafeMutableRawPointer(service)) }
+}
+
+/// A `GCancellable` that a timer cancels when the operation's time is up.
+///
+/// @unchecked Sendable: the pointer is immutable, and `g_cancellable_cancel` / `g_cancellable_is_cancelled`
+/// are documented as thread-safe; the object lives until the last holder (the call or the timer) is gone.
+final class Deadline: @unchecked Sendable {
+    let cancellable: UnsafeMutablePointer<GCancellable>
+    private let timer: DispatchWorkItem
+
+    init(after timeout: Duration) {
+        let cancellable = g_cancellable_new()!
+        self.cancellable = cancellable
+        let box = CancellableBox(cancellable)
+        timer = DispatchWorkItem { g_cancellable_cancel(box.cancellable) }
+        let nanoseconds = Int(clamping: LibSecretClient.milliseconds(timeout)) * 1_000_000
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: timer)
+    }
+
+    var isCancelled: Bool { g_cancellable_is_cancelled(cancellable) != 0 }
+
+    func finish() { timer.cancel() }
+
+    deinit {
+        timer.cancel()
+        g_object_unref(UnsafeMutableRawPointer(cancellable))
+    }
+}
+
+/// Keeps the cancellable alive for the timer, which may fire after the operation ended.
+/// @unchecked Sendable: see ``Deadline``.
+private final class CancellableBox: @unchecked Sendable {
+    let cancellable: UnsafeMutablePointer<GCancellable>
+    init(_ cancellable: UnsafeMutablePointer<GCancellable>) {
+        self.cancellable = cancellable
+        g_object_ref(UnsafeMutableRawPointer(cancellable))
+    }
+    deinit { g_object_unref(UnsafeMutableRawPointer(cancellable)) }
+}
+
+/// A `GHashTable<char*, char*>` owning copies of the strings.
+private func makeStringTable(_ attributes: SecretAttributes) -> OpaquePointer {
+    let table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)!
+    for (key, value) in attributes {
+        g_hash_table_insert(table, UnsafeMutableRawPointer(g_strdup(key)), UnsafeMutableRawPointer(g_strdup(value)))
+    }
+    return table
+}
+
+/// A floating `a{ss}` GVariant.
+private func makeStringDictionaryVariant(_ attributes: SecretAttributes) -> OpaquePointer {
+    let type = g_variant_type_new("a{ss}")
+    defer { g_variant_type_free(type) }
+    let builder = g_variant_builder_new(type)
+    defer { g_variant_builder_unref(builder) }
+    for (key, value) in attributes.sorted(by: { $0.key < $1.key }) {
+        g_variant_builder_add_value(builder, g_variant_new_dict_entry(g_variant_new_string(key), g_variant_new_string(value)))
+    }
+    return g_variant_builder_end(builder)
+}
+
+private func stringArray(_ strv: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
+    guard let strv else { return [] }
+    var result: [String] = []
+    var index = 0
+    while let string = strv[index] {
+        result.append(String(cString: string))
+        index += 1
+    }
+    return result
+}
+
+private func withCStringArray<Result>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> Result) -> Result {
+    let copies = strings.map { UnsafePointer(strdup($0)) }
+    defer { for copy in copies { free(UnsafeMutableRawPointer(mutating: copy)) } }
+    var pointers = copies
+    return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+}
+#endif

@@ -1,0 +1,161 @@
+#if os(Linux)
+import BiometricsVaultCore
+import BiometricsVaultSecretService
+import Foundation
+import Testing
+
+/// Items are shared with `secret-tool` and python `keyring` on the same session bus.
+@Suite(.enabled(if: Daemon.runSessionTests, "needs the Secret Service (scripts/setup/20-secret-service.sh)"))
+struct SecretServiceInteropTests {
+    let json = #"{"username":"alice","token":"pässwörd ✓"}"#
+
+    func secretToolLookup(service: String, username: String) throws -> Shell.Output {
+        try Shell.run("secret-tool", ["lookup", "service", service, "username", username])
+    }
+
+    func keyringGet(service: String, username: String) throws -> String? {
+        // Names on stdin too: argv is visible to every user, and the script stays fixed.
+        let script = """
+            import sys, keyring
+            service, username = sys.stdin.read().split("\\n")[:2]
+            value = keyring.get_password(service, username)
+            sys.stdout.write("NONE" if value is None else "VALUE:" + value)
+            """
+        let result = try Shell.run(try Daemon.pythonKeyring(), ["-c", script], stdin: "\(service)\n\(username)\n")
+        guard result.status == 0 else { throw TestFailure("python keyring failed: \(result.stderr)") }
+        if result.stdout == "NONE" { return nil }
+        guard result.stdout.hasPrefix("VALUE:") else { throw TestFailure("unexpected python output") }
+        return String(result.stdout.dropFirst("VALUE:".count))
+    }
+
+    @Test func plainItemIsReadBySecretToolAndPythonKeyring() throws {
+        let store = try Daemon.sessionStore()
+        let id = try SecretItemID(service: uniqueService("interop-plain"), key: "alice@example.com")
+        defer { try? store.delete(id) }
+        try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: json)), for: id, authorization: nil)
+
+        let lookup = try secretToolLookup(service: id.service, username: id.key)
+        #expect(lookup.status == 0)
+        #expect(lookup.stdout == json)
+        #expect(try keyringGet(service: id.service, username: id.key) == json)
+    }
+
+    @Test(arguments: [ProtectionPolicy.biometryCurrentSet, .biometryAny, .userPresence, .devicePasscode])
+    func protectedItemIsNotReturnedByPlainLookups(_ policy: ProtectionPolicy) throws {
+        let store = try Daemon.sessionStore()
+        let id = try SecretItemID(service: uniqueService("interop-protected"), key: "bob")
+        defer { try? store.delete(id) }
+        let header = ItemHeader(protection: .protected(policy), enrollment: EnrollmentFingerprint("abc123"))
+        try store.write(StoredItem(header: header, payload: SecretBytes(utf8: json)), for: id, authorization: nil)
+
+        #expect(try secretToolLookup(service: id.service, username: id.key).stdout.isEmpty)
+        #expect(try keyringGet(service: id.service, username: id.key) == nil)
+        // ... while the vault still reads it, header and all.
+        let item = try store.read(id, authorization: nil)
+        #expect(item?.header == header)
+        #expect(item?.payload == SecretBytes(utf8: json))
+    }
+
+    @Test func upgradeRemovesThePlainCopyAndDowngradeRestoresIt() throws {
+        let store = try Daemon.sessionStore()
+        let id = try SecretItemID(service: uniqueService("interop-transition"), key: "carol")
+        defer { try? store.delete(id) }
+        try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: json)), for: id, authorization: nil)
+        try store.write(
+            StoredItem(header: ItemHeader(protection: .protected(.biometryAny)), payload: SecretBytes(utf8: json)),
+            for: id, authorization: nil)
+        #expect(try keyringGet(service: id.service, username: id.key) == nil)
+        try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: "{}")), for: id, authorization: nil)
+        #expect(try keyringGet(service: id.service, username: id.key) == "{}")
+        #expect(try store.keys(service: id.service) == ["carol"])
+    }
+
+    @Test(arguments: [false, true])
+    func itemStoredBySecretToolIsImported(removeSource: Bool) throws {
+        let store = try Daemon.sessionStore()
+        let service = uniqueService("import-secret-tool")
+        let stored = try Shell.run(
+            "secret-tool", ["store", "--label=legacy item", "service", service, "username", "dave"], stdin: json)
+        #expect(stored.status == 0)
+        defer { _ = try? Shell.run("secret-tool", ["clear", "service", service, "username", "dave"]) }
+        let id = try SecretItemID(service: "\(service).vault", key: "dave")
+        defer { try? store.delete(id) }
+
+        try store.importItem(service: service, username: "dave", as: id, removeSource: removeSource)
+
+        let item = try store.read(id, authorization: nil)
+        #expect(item?.header == ItemHeader(protection: .none))
+        #expect(item?.payload == SecretBytes(utf8: json))
+        let source = try secretToolLookup(service: service, username: "dave")
+        #expect(source.stdout == (removeSource ? "" : json))
+    }
+
+    @Test func itemStoredByPythonKeyringIsImportedUnderTheSameName() throws {
+        let store = try Daemon.sessionStore()
+        let service = uniqueService("import-keyring")
+        let script = """
+            import sys, keyring
+            service, username, value = sys.stdin.read().split("\\n")[:3]
+            keyring.set_password(service, username, value)
+            """
+        let set = try Shell.run(try Daemon.pythonKeyring(), ["-c", script], stdin: "\(service)\nerin\n\(json)\n")
+        #expect(set.status == 0, "\(set.stderr)")
+        let id = try SecretItemID(service: service, key: "erin")
+        defer {
+            try? store.delete(id)
+            _ = try? Shell.run("secret-tool", ["clear", "service", service, "username", "erin"])
+        }
+        // A foreign item is not a vault item until it is imported.
+        #expect(try store.read(id, authorization: nil) == nil)
+
+        try store.importItem(service: service, username: "erin", as: id, removeSource: true)
+
+        #expect(try store.read(id, authorization: nil)?.payload == SecretBytes(utf8: json))
+        #expect(try keyringGet(service: service, username: "erin") == json)
+    }
+
+    @Test func importErrors() throws {
+        let store = try Daemon.sessionStore()
+        let service = uniqueService("import-errors")
+        let id = try SecretItemID(service: service, key: "frank")
+        defer { try? store.delete(id) }
+        #expect(throws: VaultError.itemNotFound) {
+            try store.importItem(service: service, username: "nobody", as: id)
+        }
+        // The target already holds a vault item: nothing is overwritten.
+        try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: "{\"keep\":1}")), for: id, authorization: nil)
+        _ = try Shell.run("secret-tool", ["store", "--label=legacy", "service", service, "username", "other"], stdin: "{}")
+        defer { _ = try? Shell.run("secret-tool", ["clear", "service", service, "username", "other"]) }
+        #expect(throws: VaultError.invalidVault) {
+            try store.importItem(service: service, username: "other", as: id)
+        }
+        #expect(try store.read(id, authorization: nil)?.payload == SecretBytes(utf8: "{\"keep\":1}"))
+    }
+
+    @Test func interruptedUpgradeIsRepairedOnReadAndPlainWins() throws {
+        let store = try Daemon.sessionStore()
+        let id = try SecretItemID(service: uniqueService("repair"), key: "gina")
+        defer { try? store.delete(id) }
+        // Simulate a crash between "create protected" and "delete plain": write the protected item
+        // through a second store, then put the plain item back by hand with secret-tool-compatible
+        // attributes exactly as the store writes them.
+        try store.write(
+            StoredItem(header: ItemHeader(protection: .protected(.biometryAny)), payload: SecretBytes(utf8: "new")),
+            for: id, authorization: nil)
+        let plainAgain = try Shell.run(
+            "secret-tool",
+            ["store", "--label=plain copy", "xdg:schema", "io.github.biometricsvault.Plain", "service", id.service,
+             "username", id.key, "bv-header", "bv1;none"],
+            stdin: "old")
+        #expect(plainAgain.status == 0)
+
+        let fresh = try SecretServiceStore()  // a fresh instance has not checked this id yet
+        let item = try fresh.read(id, authorization: nil)
+        #expect(item?.header == ItemHeader(protection: .none))
+        #expect(item?.payload == SecretBytes(utf8: "old"))
+        // The protected copy is gone: the read repaired the half-finished transition.
+        #expect(try Shell.run("secret-tool", ["search", "bv-service", id.service, "bv-key", id.key]).stdout.isEmpty)
+        #expect(try fresh.keys(service: id.service) == ["gina"])
+    }
+}
+#endif

@@ -1,0 +1,87 @@
+// Drives one SecretServiceStore from stdin, for the tests that need the store in a process of its own:
+// a private session bus (DBUS_SESSION_BUS_ADDRESS) whose gnome-keyring the test locks, restarts or
+// removes while this process, and its connection, stay alive. Not shipped in any product.
+//
+// One command per line, one answer per line:
+//   init | probe | write SERVICE KEY plain|protected VALUE | read SERVICE KEY | delete SERVICE KEY | keys SERVICE
+// Answers: "ok", "none", "item plain|protected VALUE", "keys a,b", "available", "locked",
+// "unavailable CODE", "error CODE"; `init` and `probe` append the elapsed milliseconds.
+#if os(Linux)
+import BiometricsVaultCore
+import BiometricsVaultSecretService
+import Glibc
+
+/// One answer line, written at once (unbuffered: the test waits for it).
+func emit(_ text: String) {
+    var line = text + "\n"
+    line.withUTF8 { bytes in _ = write(1, bytes.baseAddress, bytes.count) }
+}
+
+var store: SecretServiceStore?
+let clock = ContinuousClock()
+
+func milliseconds(_ duration: Duration) -> String {
+    let (seconds, attoseconds) = duration.components
+    return String(seconds * 1000 + attoseconds / 1_000_000_000_000_000) + "ms"
+}
+
+func answer(_ body: () throws -> String) -> String {
+    do { return try body() } catch let error as VaultError { return "error \(error.code)" } catch { return "error other" }
+}
+
+while let line = readLine() {
+    let words = line.split(separator: " ").map(String.init)
+    guard let command = words.first else { continue }
+    let reply: String
+    switch command {
+    case "init":
+        let start = clock.now
+        let result = answer { store = try SecretServiceStore(timeout: .seconds(1)); return "ok" }
+        reply = "\(result) \(milliseconds(clock.now - start))"
+    case "probe":
+        let start = clock.now
+        let status = SecretServiceStore.probe()
+        let text: String
+        switch status {
+        case .available: text = "available"
+        case .locked: text = "locked"
+        case .unavailable(let error): text = "unavailable \(error.code)"
+        }
+        reply = "\(text) \(milliseconds(clock.now - start))"
+    case "write" where words.count == 5:
+        reply = answer {
+            guard let store else { return "error noStore" }
+            let header = words[3] == "plain"
+                ? ItemHeader(protection: .none)
+                : ItemHeader(protection: .protected(.biometryCurrentSet), enrollment: EnrollmentFingerprint("driver"))
+            try store.write(
+                StoredItem(header: header, payload: SecretBytes(utf8: words[4])),
+                for: SecretItemID(service: words[1], key: words[2]), authorization: nil)
+            return "ok"
+        }
+    case "read" where words.count == 3:
+        reply = answer {
+            guard let store else { return "error noStore" }
+            guard let item = try store.read(SecretItemID(service: words[1], key: words[2]), authorization: nil) else { return "none" }
+            let kind = item.header.protection == .none ? "plain" : "protected"
+            return "item \(kind) " + String(decoding: item.payload?.copyBytes() ?? [], as: UTF8.self)
+        }
+    case "delete" where words.count == 3:
+        reply = answer {
+            guard let store else { return "error noStore" }
+            try store.delete(SecretItemID(service: words[1], key: words[2]))
+            return "ok"
+        }
+    case "keys" where words.count == 2:
+        reply = answer {
+            guard let store else { return "error noStore" }
+            return "keys " + (try store.keys(service: words[1])).joined(separator: ",")
+        }
+    default:
+        reply = "error badCommand"
+    }
+    emit(reply)
+}
+#else
+print("Linux only")
+#endif
