@@ -99,7 +99,17 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "BiometricsVaultSecretServiceTests",
-        dependencies: ["BiometricsVaultSecretService", "BiometricsVault", "BiometricsVaultTesting"],
+        dependencies: ["BiometricsVaultSecretService", "BiometricsVaultCore", "BiometricsVaultTesting"],
+        swiftSettings: strictSettings
+    ),
+    // Runs a SecretServiceStore in its own process on a private bus, for the locked / restart / no-daemon tests.
+    .executableTarget(
+        name: "SecretServiceTestDriver",
+        dependencies: [
+            "BiometricsVaultCore",
+            .target(name: "BiometricsVaultSecretService", condition: linux),
+        ],
+        path: "Tests/SecretServiceTestDriver",
         swiftSettings: strictSettings
     ),
     // Not a test: vault read vs raw secret_password_lookupv_sync (Benchmarks/run-secret-service.sh).
