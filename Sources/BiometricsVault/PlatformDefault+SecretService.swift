@@ -3,18 +3,43 @@ import BiometricsVaultSecretService
 import Foundation
 
 /// The one place the platform default reaches the Secret Service store.
-/// (Waiting for the Secret Service store to land: until then it reports itself unreachable.)
 enum SecretServiceAdapter {
-    private static let pending = VaultError(.storeUnavailable, underlying: .message("the Secret Service store is not built into this version"))
+    /// Connects to the provider on the session bus: the store, or the error saying why there is none
+    /// (no session bus, no provider). A locked keyring still gives a store (its calls throw `storeLocked`).
+    static func connect() -> Result<any SecretStore, VaultError> {
+        do {
+            return .success(try SecretServiceStore())
+        } catch {
+            return .failure(UnopenedStore.vaultError(error))
+        }
+    }
 
-    static func connect() -> Result<any SecretStore, VaultError> { .failure(pending) }
+    /// The store, or one that reports why it cannot be reached on every call (an explicit `--store`).
+    static func makeStore() -> any SecretStore {
+        switch connect() {
+        case .success(let store): store
+        case .failure(let error): UnopenedStore(name: "secret-service", error: error)
+        }
+    }
 
-    static func makeStore() -> any SecretStore { UnopenedStore(name: "secret-service", error: pending) }
-
-    static func probe() -> PlatformComponent { .unusable(.store, "secret-service", pending) }
+    /// The provider's state, without prompting.
+    static func probe() -> PlatformComponent {
+        switch SecretServiceStore.probe() {
+        case .available:
+            return .usable(.store, "secret-service", "a provider answers on the session bus; default collection unlocked")
+        case .locked:
+            // Still the store auto picks (see PlatformBackends.diagnose): unlock the keyring and retry.
+            return .unusable(
+                .store, "secret-service",
+                VaultError(.storeLocked, underlying: .message("the default keyring is locked: unlock it and retry")))
+        case .unavailable(let error):
+            return .unusable(.store, "secret-service", error)
+        }
+    }
 
     static func importItem(service: String, username: String, into id: SecretItemID, removeSource: Bool) throws {
-        throw pending
+        let store = try SecretServiceStore()
+        try store.importItem(service: service, username: username, as: id, removeSource: removeSource)
     }
 }
 #endif
