@@ -105,6 +105,18 @@ struct SecretServiceFailureModeTests {
         print("bus without provider: init -> \(initAnswer); probe -> \(probeAnswer)")
     }
 
+    @Test func hungProviderTimesOutAsStoreUnavailable() throws {
+        let keyring = try PrivateKeyring()
+        let driver = try StoreDriver(environment: keyring.environment)
+        #expect(status(try driver.send("init")) == "ok")  // the driver's store has a 1 s timeout
+        #expect(try driver.send("write bv-test.hung alice plain {\"v\":1}") == "ok")
+        try keyring.signalKeyring("STOP")
+        #expect(try driver.send("read bv-test.hung alice") == "error storeUnavailable")
+        #expect(try driver.send("write bv-test.hung alice plain {}") == "error storeUnavailable")
+        try keyring.signalKeyring("CONT")
+        #expect(try driver.send("read bv-test.hung alice") == "item plain {\"v\":1}")
+    }
+
     @Test func providerGoneAfterConnectIsStoreUnavailable() throws {
         let keyring = try PrivateKeyring()
         let driver = try StoreDriver(environment: keyring.environment)

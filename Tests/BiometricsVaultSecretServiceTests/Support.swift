@@ -254,6 +254,12 @@ final class PrivateKeyring {
         return result.stdout.split(whereSeparator: { !$0.isNumber }).last.map(String.init)
     }
 
+    /// Freezes (SIGSTOP) or thaws (SIGCONT) the keyring daemon: a provider that stops answering.
+    func signalKeyring(_ signal: String) throws {
+        guard let pid = try keyringPID() else { throw TestFailure("no keyring daemon on the private bus") }
+        try Shell.run("kill", ["-\(signal)", pid])
+    }
+
     /// Stops the keyring daemon (by PID) and waits until its name is gone from the bus.
     func stopKeyring() throws {
         guard let pid = try keyringPID() else { return }
@@ -262,7 +268,7 @@ final class PrivateKeyring {
     }
 
     deinit {
-        if let pid = try? keyringPID() { _ = try? Shell.run("kill", [pid]) }
+        if let pid = try? keyringPID() { _ = try? Shell.run("kill", ["-CONT", pid]); _ = try? Shell.run("kill", [pid]) }
         _ = try? Shell.run("kill", [dbusPID])
         try? FileManager.default.removeItem(atPath: directory)
     }
