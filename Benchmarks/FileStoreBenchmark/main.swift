@@ -119,7 +119,7 @@ func populate(directory: String, count: Int) throws {
     try FileManager.default.createDirectory(atPath: bare, withIntermediateDirectories: true)
     let bytes = [UInt8](repeating: 0x5A, count: size)
     for index in 0..<count {
-        FileManager.default.createFile(atPath: bare + "/\(index).bin", contents: Data(bytes))
+        guard FileManager.default.createFile(atPath: bare + "/\(index).bin", contents: Data(bytes)) else { die("cannot create bare files") }
     }
     print("populated \(count) items (\(size)-byte files) in \(ContinuousClock.now - start)")
 }
