@@ -5,7 +5,8 @@
 #   "login" keyring in a throw-away directory, unlocked with a throw-away password.
 # Also installs secret-tool and python `keyring` (from PyPI, into a venv) for the interop tests.
 # Appends DBUS_SESSION_BUS_ADDRESS, BV_SECRET_SERVICE_SANDBOX and BV_PYTHON_KEYRING to $BV_ENV_FILE.
-# Idempotent: re-running it stops the bus/daemon it started before (by recorded PID) and starts fresh.
+# Re-runnable: every run starts its own bus + keyring (PIDs in the sandbox directory); sandboxes of
+# earlier runs whose bus has gone are removed.
 # Recipe and pitfalls: shared reference "secret-service-ci.md".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -43,16 +44,18 @@ if ! "$VENV/bin/python" -c 'import keyring' >/dev/null 2>&1; then
 fi
 if [ -x "$VENV/bin/python" ]; then PYTHON_KEYRING=$VENV/bin/python; else PYTHON_KEYRING=/usr/bin/python3; fi
 
-# 3. stop what an earlier run of this script started (by PID; never by name)
-for pidfile in "$STATE/keyring.pid" "$STATE/dbus.pid"; do
-    if [ -s "$pidfile" ]; then kill "$(cat "$pidfile")" 2>/dev/null || true; rm -f "$pidfile"; fi
+# 3. tidy up after earlier runs whose bus is gone (a bus still running may serve another test run:
+#    it is never killed here; each run gets its own bus and keyring)
+for old in /tmp/bv-secret-service.*; do
+    [ -d "$old" ] || continue
+    if [ -s "$old/dbus.pid" ] && kill -0 "$(cat "$old/dbus.pid")" 2>/dev/null; then continue; fi
+    if [ -s "$old/keyring.pid" ]; then kill "$(cat "$old/keyring.pid")" 2>/dev/null || true; fi
+    rm -rf "$old"
 done
-if [ -s "$STATE/sandbox" ]; then rm -rf "$(cat "$STATE/sandbox")"; fi
 
 # 4. throw-away keyring storage + runtime dir. They are exported to the bus itself, so a daemon that
 #    D-Bus activation might start inherits them too (pitfall 6); HOME is left alone.
 SANDBOX=$(mktemp -d /tmp/bv-secret-service.XXXXXX)
-echo "$SANDBOX" > "$STATE/sandbox"
 mkdir -p "$SANDBOX/data" "$SANDBOX/run"; chmod 700 "$SANDBOX/run"
 export XDG_DATA_HOME=$SANDBOX/data XDG_RUNTIME_DIR=$SANDBOX/run
 unset DISPLAY WAYLAND_DISPLAY
@@ -61,17 +64,17 @@ unset DISPLAY WAYLAND_DISPLAY
 read -r DBUS_SESSION_BUS_ADDRESS DBUS_PID < <(dbus-daemon --session --fork --nopidfile \
     --print-address=1 --print-pid=1 2>/dev/null | paste -sd' ')
 export DBUS_SESSION_BUS_ADDRESS
-echo "$DBUS_PID" > "$STATE/dbus.pid"
+echo "$DBUS_PID" > "$SANDBOX/dbus.pid"
 
 # 6. gnome-keyring: a non-empty password without a trailing newline creates and unlocks "login"
 #    (pitfalls 1-2); --replace takes over a daemon that activation may have started (pitfall 4);
 #    wait until it owns the name (pitfall 3).
 printf %s "bv-ci-keyring-password" | gnome-keyring-daemon --replace --unlock --components=secrets \
-    >"$STATE/keyring.log" 2>&1
+    >"$SANDBOX/keyring.log" 2>&1
 gdbus wait --session --timeout 10 org.freedesktop.secrets
 KEYRING_PID=$(gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
     --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets | sed -E 's/.*uint32 ([0-9]+).*/\1/')
-echo "$KEYRING_PID" > "$STATE/keyring.pid"
+echo "$KEYRING_PID" > "$SANDBOX/keyring.pid"
 
 # 7. smoke test: store, look up, clear through secret-tool (the daemon is up, "login" is unlocked)
 printf %s smoke | secret-tool store --label=bv-smoke bv-setup smoke
