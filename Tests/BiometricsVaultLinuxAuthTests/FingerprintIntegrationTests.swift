@@ -12,7 +12,7 @@ import Testing
 /// stranger's finger.
 extension LinuxAuthIntegration {
     @Suite struct FingerprintIntegrationTests {
-        static let enrolledID = "finger-a"
+        static let enrolledID = "\(Harness.fingerIDPrefix)-finger-a"
         static let strangerID = "finger-stranger"
 
         let stateDirectory = Harness.temporaryStateDirectory()

@@ -20,6 +20,9 @@ enum Harness {
     static let testPassword = environment["BV_TEST_PASSWORD"]
     static let otherUser = environment["BV_TEST_OTHER_USER"] ?? "vaultother"
     static let isRoot = geteuid() == 0
+    /// Prefix for sensor finger ids: the storage driver keeps every user's prints on one (virtual)
+    /// sensor and refuses a duplicate id, so root's run and the test user's run use different ids.
+    static let fingerIDPrefix = FingerprintAuthenticator.currentUserName()
 
     /// Whether fprintd with the virtual sensor is reachable. Records a failure when CI requires it.
     static func fingerprintStackReady(sourceLocation: SourceLocation = #_sourceLocation) -> Bool {

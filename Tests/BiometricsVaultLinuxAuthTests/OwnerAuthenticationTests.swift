@@ -106,7 +106,12 @@ extension LinuxAuthIntegration {
             }
             let agent = try await TextAgent.start(password: password)
             defer { agent.stop() }
-            try await PolkitOwnerAuthenticator(timeout: .seconds(30)).authenticateOwner(prompt: .default)
+            do {
+                try await PolkitOwnerAuthenticator(timeout: .seconds(30)).authenticateOwner(prompt: .default)
+            } catch {
+                Issue.record("the agent printed: \(agent.output)")
+                throw error
+            }
             #expect(agent.output.contains("AUTHENTICATING FOR io.github.biometricsvault.authenticate-owner"))
         }
 
@@ -170,18 +175,40 @@ final class TextAgent: Sendable {
         let subject = "\(getpid()),\(PolkitAuthority.processStartTime())"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qfec", "exec pkttyagent --process \(subject) --notify-fd 5 5>\(readyFile.path)", "/dev/null"]
+        // pkttyagent reports its registration by closing --notify-fd: route that fd into a pipe whose
+        // reader writes the ready file at EOF (stdout goes to the terminal so only fd 5 holds the pipe).
+        process.arguments = [
+            "-qfec",
+            "{ pkttyagent --process \(subject) --notify-fd 5 5>&1 >/dev/tty & echo agent-pid $! >/dev/tty; exec >/dev/tty; wait; }"
+                + " | { cat >/dev/null; echo registered >\(readyFile.path); }",
+            "/dev/null",
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SHELL"] = "/bin/bash"
+        process.environment = environment
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output
         let agent = TextAgent(process: process, input: input, readyFile: readyFile)
-        let answered = LockedValue(false)
+        // Answers each "Password:" prompt once. pkttyagent switches echo off with TCSAFLUSH after
+        // printing the prompt, which drops input typed too early; such input is echoed, so an echoed
+        // password means "typed too early": type it again (at most three times).
+        let answers = LockedValue(0)
         output.fileHandleForReading.readabilityHandler = { handle in
             let chunk = String(decoding: handle.availableData, as: UTF8.self)
             let text = agent.collected.withLock { $0 += chunk; return $0 }
-            if let password, text.contains("Password:"), !answered.withLock({ let was = $0; $0 = true; return was }) {
+            guard let password, let prompt = text.range(of: "Password:", options: .backwards) else { return }
+            let afterPrompt = text[prompt.upperBound...]
+            let typedTooEarly = afterPrompt.contains(password)
+            let shouldType = answers.withLock { count -> Bool in
+                guard count == 0 || (typedTooEarly && count < 3) else { return false }
+                count += 1
+                return true
+            }
+            guard shouldType else { return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
                 agent.input.fileHandleForWriting.write(Data((password + "\n").utf8))
             }
         }
@@ -199,11 +226,16 @@ final class TextAgent: Sendable {
         throw VaultError(.interactionNotAllowed, underlying: .message("pkttyagent did not register: \(agent.output)"))
     }
 
+    /// Ends pkttyagent (it outlives the terminal's hang-up) and the terminal, by their process ids.
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
+        let text = output
+        if let marker = text.range(of: "agent-pid ") {
+            let digits = text[marker.upperBound...].prefix { $0.isNumber }
+            if let pid = Int32(digits), pid > 1 { kill(pid, SIGKILL) }  // it ignores SIGTERM while reading the terminal
         }
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
         try? FileManager.default.removeItem(at: readyFile)
     }
 }

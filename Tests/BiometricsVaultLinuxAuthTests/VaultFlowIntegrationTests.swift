@@ -18,7 +18,7 @@ extension LinuxAuthIntegration {
             var token: String
         }
 
-        static let enrolledID = "flow-finger-a"
+        static let enrolledID = "\(Harness.fingerIDPrefix)-flow-finger-a"
         let stateDirectory = Harness.temporaryStateDirectory()
         let device = SimulatedDevice(biometryType: .fingerprint)
 
@@ -86,7 +86,7 @@ extension LinuxAuthIntegration {
             guard case .locked = VaultFactory<Credentials>.retrieveVault(key: "current-set", configuration: currentSet)
             else { Issue.record("before the change the current-set item is locked, not invalidated"); return }
 
-            let status = try await Enrollment.enroll(finger: "left-index-finger", scanID: "flow-finger-b")
+            let status = try await Enrollment.enroll(finger: "left-index-finger", scanID: "\(Harness.fingerIDPrefix)-flow-finger-b")
             try #require(status == "enroll-completed")
 
             switch VaultFactory<Credentials>.retrieveVault(key: "current-set", configuration: currentSet) {
