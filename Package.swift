@@ -146,7 +146,11 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "BiometricsVaultLinuxAuthTests",
-        dependencies: ["BiometricsVaultLinuxAuth", "BiometricsVaultTesting"],
+        dependencies: [
+            "BiometricsVaultLinuxAuth", "BiometricsVaultTesting",
+            // the whole vault flow runs on the real Secret Service too
+            .target(name: "BiometricsVaultSecretService", condition: linux),
+        ],
         swiftSettings: strictSettings
     ),
 
@@ -212,6 +216,12 @@ var targets: [Target] = [
             .target(name: "BiometricsVaultSecretService", condition: linux),
         ],
         path: "Stress/VaultStress",
+        swiftSettings: strictSettings
+    ),
+    .executableTarget(
+        name: "ColdStartBenchmark",
+        dependencies: ["BiometricsVault"],
+        path: "Benchmarks/ColdStartBenchmark",
         swiftSettings: strictSettings
     ),
 ]

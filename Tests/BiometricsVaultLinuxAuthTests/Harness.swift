@@ -168,7 +168,7 @@ enum Enrollment {
             do throws(FprintdFailure) {
                 let device = try FprintdDevice.openDefault()
                 defer { device.release() }
-                try device.claim(user: "")
+                try device.claimWaitingBriefly(user: "")
                 try device.deleteEnrolledFingers()
             } catch { throw error.vaultError }
         }
@@ -181,7 +181,7 @@ enum Enrollment {
             do throws(FprintdFailure) {
                 let device = try FprintdDevice.openDefault()
                 defer { device.release() }
-                try device.claim(user: "")
+                try device.claimWaitingBriefly(user: "")
                 return try device.enroll(finger: finger) { try? VirtualSensor.send("SCAN \(scanID)") }
             } catch { throw error.vaultError }
         }

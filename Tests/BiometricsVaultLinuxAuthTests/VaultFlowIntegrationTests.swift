@@ -1,38 +1,62 @@
 #if os(Linux)
 @testable import BiometricsVaultLinuxAuth
 import BiometricsVaultCore
+import BiometricsVaultSecretService
 import BiometricsVaultTesting
 import Foundation
 import Testing
 
-/// The whole vault state machine with the real fingerprint authenticator (real fprintd, virtual sensor).
-///
-/// The store is the simulated keychain: `BiometricsVaultSecretService` had not landed when this was
-/// written. Its own enrollment check follows the simulated device, so the unlock flow uses
-/// `.biometryAny`; the `.biometryCurrentSet` invalidation is decided by the core from this
-/// authenticator's `currentEnrollment()` at retrieve time, before the store is asked for the secret.
 extension LinuxAuthIntegration {
+    /// The whole vault state machine with the real fingerprint authenticator (real fprintd, virtual
+    /// sensor), on the real Secret Service (gnome-keyring from scripts/setup/20-secret-service.sh) and on
+    /// the simulated keychain.
+    ///
+    /// The simulated keychain checks `.biometryCurrentSet` reads against the simulated device's own
+    /// enrollment, so there the flow uses `.biometryAny`. The invalidation by a new finger is decided by
+    /// the core from this authenticator's `currentEnrollment()` at retrieve time, on both stores.
     @Suite struct VaultFlowIntegrationTests {
+        enum StoreKind: String, CaseIterable, CustomStringConvertible {
+            case secretService, simulatedKeychain
+            var description: String { rawValue }
+        }
         struct Credentials: Codable, Sendable, Equatable {
             var username: String
             var token: String
         }
 
+        let service = "io.github.biometricsvault.linuxauth-tests.\(UUID().uuidString.prefix(8))"
         static let enrolledID = "\(Harness.fingerIDPrefix)-flow-finger-a"
         let stateDirectory = Harness.temporaryStateDirectory()
         let device = SimulatedDevice(biometryType: .fingerprint)
 
-        func configuration(_ policy: ProtectionPolicy) -> VaultConfiguration {
-            VaultConfiguration(
-                store: device.store,
-                authenticator: FingerprintAuthenticator(owner: nil, verifyTimeout: .seconds(20), stateDirectory: stateDirectory),
-                policy: policy, service: "io.github.biometricsvault.linuxauth-tests")
+        /// The store, or `nil` to skip: the Secret Service of this run belongs to the user who ran the
+        /// setup (root in CI); the non-root re-run (extra-tests/30) cannot reach that session bus.
+        func store(_ kind: StoreKind) throws -> (any SecretStore)? {
+            switch kind {
+            case .simulatedKeychain:
+                return device.store
+            case .secretService:
+                let status = SecretServiceStore.probe(timeout: .seconds(2))
+                if status == .available { return try SecretServiceStore() }
+                if Harness.daemonsRequired && Harness.isRoot {
+                    Issue.record("BV_REQUIRE_DAEMONS=1 but the Secret Service is not usable: \(status)")
+                }
+                return nil
+            }
         }
 
-        @Test func storeRetrieveUnlockLockDowngradeReset() async throws {
-            guard Harness.fingerprintStackReady() else { return }
+        func configuration(_ policy: ProtectionPolicy, store: any SecretStore) -> VaultConfiguration {
+            VaultConfiguration(
+                store: store,
+                authenticator: FingerprintAuthenticator(owner: nil, verifyTimeout: .seconds(20), stateDirectory: stateDirectory),
+                policy: policy, service: service)
+        }
+
+        @Test(arguments: StoreKind.allCases)
+        func storeRetrieveUnlockLockDowngradeReset(on kind: StoreKind) async throws {
+            guard Harness.fingerprintStackReady(), let store = try store(kind) else { return }
             try await Enrollment.reset(to: [("right-index-finger", Self.enrolledID)])
-            let configuration = configuration(.biometryAny)
+            let configuration = configuration(kind == .secretService ? .biometryCurrentSet : .biometryAny, store: store)
             let alice = Credentials(username: "alice", token: "t-1")
             let key = "whole-flow"
 
@@ -70,11 +94,12 @@ extension LinuxAuthIntegration {
             else { Issue.record("nothing is stored after reset"); return }
         }
 
-        @Test func enrollingASecondFingerInvalidatesCurrentSetItemsOnly() async throws {
-            guard Harness.fingerprintStackReady() else { return }
+        @Test(arguments: StoreKind.allCases)
+        func enrollingASecondFingerInvalidatesCurrentSetItemsOnly(on kind: StoreKind) async throws {
+            guard Harness.fingerprintStackReady(), let store = try store(kind) else { return }
             try await Enrollment.reset(to: [("right-index-finger", Self.enrolledID)])
-            let currentSet = configuration(.biometryCurrentSet)
-            let anySet = configuration(.biometryAny)
+            let currentSet = configuration(.biometryCurrentSet, store: store)
+            let anySet = configuration(.biometryAny, store: store)
             let secret = Credentials(username: "bob", token: "t-9")
 
             for (key, configuration) in [("current-set", currentSet), ("any-set", anySet)] {
@@ -100,6 +125,7 @@ extension LinuxAuthIntegration {
             VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
             let unlocked = try await locked.unlock()
             #expect(unlocked.credentials == secret)
+            for key in ["current-set", "any-set"] { try? store.delete(SecretItemID(service: service, key: key)) }
         }
     }
 }

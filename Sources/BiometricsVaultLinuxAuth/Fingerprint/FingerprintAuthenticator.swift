@@ -190,7 +190,7 @@ public struct FingerprintAuthenticator: Authenticator {
                 do throws(FprintdFailure) {
                     let device = try FprintdDevice.openDefault()
                     defer { device.release() }
-                    try device.claim(user: fprintdUser)
+                    try device.claimWaitingBriefly(user: fprintdUser)
                     let fingers = try device.enrolledFingers(user: fprintdUser)
                     if fingers.isEmpty { throw FprintdFailure(.notEnrolled, underlying: .message("no finger enrolled")) }
                     let enrollment = Self.enrollment(user: user, device: try device.name(), fingers: fingers)

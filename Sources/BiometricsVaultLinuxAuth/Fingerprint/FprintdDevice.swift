@@ -130,6 +130,20 @@ final class FprintdDevice {
         isClaimed = true
     }
 
+    /// Claims the reader, waiting up to `patience` while another client holds it: probes (ours, or
+    /// another process's `doctor`) claim it for a few milliseconds, which must not fail a prompt.
+    func claimWaitingBriefly(user: String, patience: Duration = .seconds(2)) throws(FprintdFailure) {
+        let deadline = ContinuousClock.now.advanced(by: patience)
+        while true {
+            do throws(FprintdFailure) {
+                try claim(user: user)
+                return
+            } catch where error.reason == .deviceBusy && ContinuousClock.now < deadline {
+                usleep(50_000)
+            }
+        }
+    }
+
     /// Releases the reader if claimed. Never throws: it runs on every exit path.
     func release() {
         guard isClaimed else { return }
