@@ -218,12 +218,6 @@ var targets: [Target] = [
         path: "Stress/VaultStress",
         swiftSettings: strictSettings
     ),
-    .executableTarget(
-        name: "ColdStartBenchmark",
-        dependencies: ["BiometricsVault"],
-        path: "Benchmarks/ColdStartBenchmark",
-        swiftSettings: strictSettings
-    ),
 ]
 
 // MARK: Apple Keychain + LocalAuthentication: tests and Linux-only check targets (owner: apple)
