@@ -17,7 +17,7 @@ enum Harness {
     static let daemonsRequired = environment["BV_REQUIRE_DAEMONS"] == "1"
     static let sensorSocket = environment["BV_FPRINT_SOCKET"]
     static let testUser = environment["BV_TEST_USER"] ?? "vaulttest"
-    static let testPassword = environment["BV_TEST_PASSWORD"]
+    static let testPassword = environment["BV_TEST_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
     static let otherUser = environment["BV_TEST_OTHER_USER"] ?? "vaultother"
     static let isRoot = geteuid() == 0
     /// Prefix for sensor finger ids: the storage driver keeps every user's prints on one (virtual)
