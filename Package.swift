@@ -218,6 +218,12 @@ var targets: [Target] = [
         path: "Stress/VaultStress",
         swiftSettings: strictSettings
     ),
+    .executableTarget(
+        name: "ColdStartBenchmark",
+        dependencies: ["BiometricsVault"],
+        path: "Benchmarks/ColdStartBenchmark",
+        swiftSettings: strictSettings
+    ),
 ]
 
 // MARK: Apple Keychain + LocalAuthentication: tests and Linux-only check targets (owner: apple)

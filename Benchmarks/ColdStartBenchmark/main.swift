@@ -1,0 +1,64 @@
+// retrieveVault cold start (not a test): what an app pays for its FIRST `VaultFactory.retrieveVault(key:)`
+// in a fresh process (probing the platform: session bus, Secret Service, fprintd; opening the store), next
+// to what every later call costs. Benchmarks/run-all.sh also times this whole process against
+// `secret-tool lookup` of the same item.
+//
+//   ColdStartBenchmark store <key>      stores a plain item under the default service (setup)
+//   ColdStartBenchmark retrieve <key>   one cold retrieveVault; exits 0 if it found the stored item
+//   ColdStartBenchmark measure <key> N  cold call, then N warm calls: prints both and their ratio
+//   ColdStartBenchmark reset <key>      deletes the item
+import BiometricsVault
+import Foundation
+
+struct BenchCredentials: Codable, Sendable {
+    var user: String
+    var token: String
+}
+
+/// One `retrieveVault(key:)`; true when it found the plain item `store` wrote.
+func retrieve(_ key: String) -> Bool {
+    switch VaultFactory<BenchCredentials>.retrieveVault(key: key) {
+    case .keychain, .keychainUpgradable: true
+    default: false
+    }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else {
+    FileHandle.standardError.write(Data("usage: ColdStartBenchmark store|retrieve|measure|reset <key> [N]\n".utf8))
+    exit(2)
+}
+let key = arguments[2]
+switch arguments[1] {
+case "store":
+    let vault = try VaultFactory<BenchCredentials>.retrieveVaultOrThrow(key: key)
+    let credentials = BenchCredentials(user: "bench", token: String(repeating: "0123456789abcdef", count: 4))
+    switch vault {
+    case .empty(let empty), .emptyWithBiometrics(let empty): _ = try empty.storeToKeychain(credentials: credentials)
+    case .keychain(let stored), .keychainUpgradable(let stored): _ = try stored.update(credentials: credentials)
+    default: _ = try vault.reset()
+    }
+    print("stored \(key) in the \(VaultConfiguration.platformDefault.store.name) store, service \(VaultConfiguration.defaultService)")
+case "retrieve":
+    exit(retrieve(key) ? 0 : 1)
+case "measure":
+    let warmCount = arguments.count > 3 ? Int(arguments[3]) ?? 200 : 200
+    let clock = ContinuousClock()
+    var found = false
+    let cold = clock.measure { found = retrieve(key) }
+    guard found else { FileHandle.standardError.write(Data("no plain item \(key)\n".utf8)); exit(1) }
+    var warm: [Duration] = []
+    for _ in 0..<warmCount { warm.append(clock.measure { _ = retrieve(key) }) }
+    warm.sort()
+    let median = warm[warm.count / 2]
+    func micros(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
+    }
+    print(String(format: "cold retrieveVault (first call in process): %.0f us", micros(cold)))
+    print(String(format: "warm retrieveVault (median of %d): %.0f us", warmCount, micros(median)))
+    print(String(format: "ratio cold/warm: %.2fx", micros(cold) / micros(median)))
+case "reset":
+    _ = try VaultFactory<BenchCredentials>.retrieveVaultOrThrow(key: key).reset()
+default:
+    exit(2)
+}

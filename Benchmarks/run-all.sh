@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Every benchmark of the package, in one run, and one table of ratios (Docs/Benchmarks.md).
+#
+#   bash Benchmarks/run-all.sh
+#
+# Runs, one after the other on the same machine and in the same minutes:
+#   Benchmarks/run-file-store.sh      file-store durable write vs bare fsync'd write+rename; reads at 10 and 10,000 items
+#   Benchmarks/run-secret-service.sh  vault read vs raw libsecret read (in process)
+#   Benchmarks/run-cli.sh             `biometrics-vault show` vs `secret-tool lookup` (whole process)
+#   retrieveVault cold start          (here) first retrieveVault in a fresh process vs the next ones, and the
+#                                     whole process vs `secret-tool lookup` of the same item
+# Each comparison is measured side by side (interleaved) inside its own script; absolute numbers drift
+# with the machine's load, ratios much less. Every log is kept in $BV_BENCH_DIR (default .build-bench/logs).
+#
+# All Secret Service figures use a private, unlocked gnome-keyring on a private session bus started for
+# this run (scripts/setup/20-secret-service.sh), so your own keyring is never touched and no prompt shows.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+logs="${BV_BENCH_DIR:-.build-bench/logs}"
+mkdir -p "$logs"
+command -v hyperfine >/dev/null || { apt-get update -qq && apt-get install -y -qq hyperfine >/dev/null; }
+
+machine="$(uname -srm); $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')); $(free -g | awk '/Mem:/ {print $2}') GiB; $(. /etc/os-release && echo "$PRETTY_NAME"); $(swift --version 2>/dev/null | head -1)"
+echo "== $(date -u +%FT%TZ) on $machine"
+echo "== load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# A private Secret Service for the whole run.
+export BV_ENV_FILE="$PWD/$logs/secret-service.env"
+: > "$BV_ENV_FILE"
+BV_SECRET_SERVICE_STATE="$PWD/$logs/secret-service" bash scripts/setup/20-secret-service.sh > "$logs/secret-service-setup.log" 2>&1
+set -a
+# shellcheck disable=SC1090
+source "$BV_ENV_FILE"
+set +a
+stop_bus() {
+    for pidfile in "$logs"/secret-service/*.pid; do
+        [ -s "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
+    done
+}
+trap stop_bus EXIT
+
+run() { # name command...
+    local name="$1"; shift
+    echo "== $name"
+    local start=$(date +%s)
+    if "$@" > "$logs/$name.log" 2>&1; then
+        echo "   done in $(($(date +%s) - start))s ($logs/$name.log)"
+    else
+        echo "   FAILED after $(($(date +%s) - start))s; last lines of $logs/$name.log:"
+        tail -15 "$logs/$name.log" | sed 's/^/   /'
+    fi
+}
+
+cold_start() {
+    local scratch=.build-bench-static key="bv-bench-cold-start-$$"
+    swift build -c release --static-swift-stdlib --scratch-path "$scratch" --product ColdStartBenchmark 2>&1 | tail -1
+    local bin="$scratch/release/ColdStartBenchmark"
+    "$bin" store "$key"
+    trap '"$bin" reset "'"$key"'" >/dev/null 2>&1 || true' RETURN
+    secret-tool lookup service biometrics-vault username "$key" >/dev/null
+    for round in 1 2 3; do "$bin" measure "$key" 200; done
+    # Whole process, alternating which command hyperfine runs first.
+    local ours="$bin retrieve $key" theirs="secret-tool lookup service biometrics-vault username $key"
+    for round in 1 2 3; do
+        if (( round % 2 )); then first=$ours; second=$theirs; else first=$theirs; second=$ours; fi
+        hyperfine -N --runs 30 --warmup 3 --style none --export-json "$logs/cold-start-round$round.json" "$first" "$second" >/dev/null
+        python3 - "$logs/cold-start-round$round.json" "$ours" <<'PY'
+import json, sys
+results = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
+ours = results.pop(sys.argv[2]); theirs = next(iter(results.values()))
+print(f'whole process round: retrieveVault {ours["median"]*1000:.2f} ms, secret-tool lookup {theirs["median"]*1000:.2f} ms, ratio {ours["median"]/theirs["median"]:.2f}x')
+PY
+    done
+}
+
+run file-store env BV_BENCH_SCRATCH=.build-bench bash Benchmarks/run-file-store.sh
+run secret-service env BV_SCRATCH=.build-bench bash Benchmarks/run-secret-service.sh
+run cli env SCRATCH=.build-bench-static bash Benchmarks/run-cli.sh
+run cold-start cold_start
+echo "== load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+python3 - "$logs" "$machine" <<'PY'
+import re, statistics, sys
+logs, machine = sys.argv[1], sys.argv[2]
+def read(name):
+    try:
+        return open(f"{logs}/{name}.log", encoding="utf-8", errors="replace").read()
+    except FileNotFoundError:
+        return ""
+rows = []
+def row(what, ours, base, ratio, goal):
+    rows.append((what, ours, base, ratio, goal))
+missing = "(see log)"
+
+# File store.
+fs = read("file-store")
+blocks = re.split(r"\n(?=\S)", fs)
+write = next((b for b in blocks if b.startswith("durable write")), "")
+m_store = re.search(r"EncryptedFileStore\.write\s+median\s+([\d.]+)", write)
+m_bare = re.search(r"bare write\+fsync\S*\s+median\s+([\d.]+)|bare [^\n]*?median\s+([\d.]+)", write)
+m_ratio = re.search(r"ratio store/bare \(medians\):\s*([\d.]+)x", write)
+row("file store: durable write vs bare fsync'd write+rename",
+    f"{m_store.group(1)} µs" if m_store else missing,
+    f"{(m_bare.group(1) or m_bare.group(2))} µs" if m_bare else missing,
+    f"{m_ratio.group(1)}x" if m_ratio else missing, "<= 1.30x")
+reads = {}
+for b in blocks:
+    m = re.match(r"read at (\d+) items", b)
+    if m:
+        s = re.search(r"EncryptedFileStore\.read[^\n]*?median\s+([\d.]+)", b)
+        r = re.search(r"ratio store/bare \(medians\):\s*([\d.]+)x", b)
+        reads[int(m.group(1))] = (float(s.group(1)) if s else None, r.group(1) if r else None)
+if 10 in reads and 10000 in reads and reads[10][0] and reads[10000][0]:
+    row("file store: read at 10,000 items vs at 10 items", f"{reads[10000][0]:.2f} µs", f"{reads[10][0]:.2f} µs",
+        f"{reads[10000][0] / reads[10][0]:.2f}x", "flat (~1x)")
+else:
+    row("file store: read at 10,000 items vs at 10 items", missing, missing, missing, "flat (~1x)")
+for count, (_, ratio) in sorted(reads.items()):
+    row(f"file store: read at {count:,} items vs bare open+read+close", "", "", f"{ratio}x" if ratio else missing, "info")
+
+# Secret Service.
+ss = read("secret-service")
+raw = re.search(r"raw secret_password_lookupv_sync\s*:\s*([\d.]+)", ss)
+vault = re.search(r"vault read \(retrieveVaultOrThrow\)\s*:\s*([\d.]+)[^(]*\(([\d.]+)x raw", ss)
+store = re.search(r"SecretServiceStore\.read\s*:\s*([\d.]+)[^(]*\(([\d.]+)x raw", ss)
+row("Secret Service: vault read vs raw libsecret read", f"{vault.group(1)} µs" if vault else missing,
+    f"{raw.group(1)} µs" if raw else missing, f"{vault.group(2)}x" if vault else missing, "<= 1.10x")
+if store:
+    row("Secret Service: store read vs raw libsecret read", f"{store.group(1)} µs", f"{raw.group(1)} µs" if raw else "",
+        f"{store.group(2)}x", "info")
+
+# CLI.
+cli = read("cli")
+rounds = re.findall(r"show ([\d.]+) ms, (\S+) ([\d.]+) ms, ratio ([\d.]+)x", cli)
+median = re.search(r"median ratio \(([\w-]+)\):\s*([\d.]+)x", cli)
+if rounds:
+    ours = statistics.median(float(r[0]) for r in rounds); theirs = statistics.median(float(r[2]) for r in rounds)
+    baseline = "secret-tool lookup" if median and median.group(1) == "secret-service" else rounds[0][1]
+    row(f"CLI: show vs {baseline} (whole process)", f"{ours:.2f} ms", f"{theirs:.2f} ms",
+        f"{median.group(2)}x" if median else missing, "<= 1.5x")
+else:
+    row("CLI: show vs secret-tool lookup (whole process)", missing, missing, missing, "<= 1.5x")
+
+# Cold start.
+cs = read("cold-start")
+cold = [float(x) for x in re.findall(r"cold retrieveVault \(first call in process\): ([\d.]+) us", cs)]
+warm = [float(x) for x in re.findall(r"warm retrieveVault \(median of \d+\): ([\d.]+) us", cs)]
+whole = re.findall(r"retrieveVault ([\d.]+) ms, secret-tool lookup ([\d.]+) ms, ratio ([\d.]+)x", cs)
+if cold and warm:
+    c, w = statistics.median(cold), statistics.median(warm)
+    row("retrieveVault cold start: first call vs later calls (in process)", f"{c / 1000:.2f} ms", f"{w / 1000:.2f} ms", f"{c / w:.2f}x", "info")
+else:
+    row("retrieveVault cold start: first call vs later calls (in process)", missing, missing, missing, "info")
+if whole:
+    o = statistics.median(float(r[0]) for r in whole); t = statistics.median(float(r[1]) for r in whole)
+    row("retrieveVault cold start: whole process vs secret-tool lookup", f"{o:.2f} ms", f"{t:.2f} ms",
+        f"{statistics.median(float(r[2]) for r in whole):.2f}x", "info")
+else:
+    row("retrieveVault cold start: whole process vs secret-tool lookup", missing, missing, missing, "info")
+
+print()
+print(f"machine: {machine}")
+widths = [max(len(str(r[i])) for r in rows + [("comparison", "ours", "baseline", "ratio", "goal")]) for i in range(5)]
+header = ("comparison", "ours", "baseline", "ratio", "goal")
+print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+print("  ".join("-" * w for w in widths))
+for r in rows:
+    print("  ".join(str(v).ljust(w) for v, w in zip(r, widths)))
+PY
