@@ -10,8 +10,15 @@ enum SecretServiceAdapter {
         do {
             return .success(try SecretServiceStore())
         } catch {
-            return .failure(UnopenedStore.vaultError(error))
+            return .failure(explained(UnopenedStore.vaultError(error)))
         }
+    }
+
+    /// Says "no session bus" plainly when that is the cause (libsecret's own text is about X11 autolaunch).
+    private static func explained(_ error: VaultError) -> VaultError {
+        guard ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]?.isEmpty != false else { return error }
+        let detail = error.underlying?.description ?? error.code.name
+        return VaultError(error.code, underlying: .message("no session bus (DBUS_SESSION_BUS_ADDRESS is not set): \(detail)"))
     }
 
     /// The store, or one that reports why it cannot be reached on every call (an explicit `--store`).
@@ -33,7 +40,7 @@ enum SecretServiceAdapter {
                 .store, "secret-service",
                 VaultError(.storeLocked, underlying: .message("the default keyring is locked: unlock it and retry")))
         case .unavailable(let error):
-            return .unusable(.store, "secret-service", error)
+            return .unusable(.store, "secret-service", explained(error))
         }
     }
 
