@@ -15,7 +15,11 @@ TEST_USER=vaulttest
 OTHER_USER=vaultother
 ENV_FILE=${BV_ENV_FILE:-/dev/null}
 
-[ "$(id -u)" -eq 0 ] || { echo "30-fprintd-polkit.sh must run as root (it starts system daemons)"; exit 1; }
+if [ "$(id -u)" -ne 0 ]; then
+    # It starts system daemons and creates users: as a developer, through sudo.
+    command -v sudo >/dev/null || { echo "30-fprintd-polkit.sh must run as root (it starts system daemons)"; exit 1; }
+    exec sudo --preserve-env=BV_ENV_FILE,BV_FPRINT_WORK bash "$0" "$@"
+fi
 mkdir -p "$WORK"; chmod 755 "$WORK"
 
 # 1. packages (CI machines are fresh; install only what is missing)
