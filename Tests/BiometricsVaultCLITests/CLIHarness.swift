@@ -60,8 +60,13 @@ struct CLISandbox: Sendable {
         process.waitUntilExit()
         return CLIResult(
             status: process.terminationStatus,
-            stdout: try String(contentsOf: output, encoding: .utf8),
-            stderr: try String(contentsOf: errors, encoding: .utf8))
+            stdout: Self.text(of: output),
+            stderr: Self.text(of: errors))
+    }
+
+    /// A captured file's text. (Not `String(contentsOf:)`, which LeakSanitizer flags in Foundation.)
+    static func text(of url: URL) -> String {
+        String(decoding: FileManager.default.contents(atPath: url.path) ?? Data(), as: UTF8.self)
     }
 
     /// Writes a file in the sandbox and returns its path.

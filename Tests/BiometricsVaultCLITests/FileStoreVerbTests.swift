@@ -32,7 +32,7 @@ import Testing
         if ProcessInfo.processInfo.environment["BV_UPDATE_GOLDEN"] == "1" {
             try Data(result.stdout.utf8).write(to: golden)
         }
-        let expected = try String(contentsOf: golden, encoding: .utf8)
+        let expected = CLISandbox.text(of: golden)
         #expect(result.stdout == expected)
     }
 
