@@ -22,13 +22,14 @@ status=0
 # backtracer taking the signal first.
 SWIFT_BACKTRACE=enable=no \
 ASAN_OPTIONS="log_path=$reports/asan:detect_leaks=1" \
-LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan-suppressions.txt" \
+LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan-suppressions.txt:print_suppressions=0" \
     swift test "${BV_ASAN_FLAGS[@]}" >"$BV_ASAN_SCRATCH/asan-test.log" 2>&1 || status=$?
 grep -v -E "Cannot export local symbol|prohibited flag" "$BV_ASAN_SCRATCH/asan-test.log" | grep -E "✘|error:" | head -40 || true
 tail -3 "$BV_ASAN_SCRATCH/asan-test.log"
-if compgen -G "$reports/asan*" >/dev/null; then
-    echo "!! AddressSanitizer reports:"
-    for report in "$reports"/asan*; do echo "--- $report"; head -60 "$report"; done
+found=$(grep -l -E "ERROR: (AddressSanitizer|LeakSanitizer)" "$reports"/asan* 2>/dev/null || true)
+if [ -n "$found" ]; then
+    echo "!! AddressSanitizer reports (one file per process):"
+    for report in $found; do echo "--- $report"; head -80 "$report"; done
     status=1
 fi
 echo "== 50-asan took $(($(date +%s) - start))s (exit $status)"
