@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 : "${BV_TEST_USER:?BV_TEST_USER is not set: run scripts/setup/30-fprintd-polkit.sh first}"
 : "${BV_FPRINT_SOCKET:?BV_FPRINT_SOCKET is not set: run scripts/setup/30-fprintd-polkit.sh first}"
 
-BIN_DIR=$(swift build --show-bin-path)
+BIN_DIR=$(swift build --show-bin-path ${BV_SCRATCH_PATH:+--scratch-path "$BV_SCRATCH_PATH"})
 TESTS="$BIN_DIR/BiometricsVaultPackageTests.xctest"
 [ -x "$TESTS" ] || { echo "test bundle $TESTS not built (swift build --build-tests)"; exit 1; }
 
