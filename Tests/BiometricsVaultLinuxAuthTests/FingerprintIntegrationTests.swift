@@ -5,12 +5,12 @@ import BiometricsVaultTesting
 import Foundation
 import Testing
 
-/// Fingerprint authentication against the REAL fprintd (libfprint's virtual sensor), plus PAM for the
-/// lockout recovery. One serialized suite: there is one reader, and fprintd lets one client claim it.
-///
-/// Finger ids on the sensor: `finger-a` is enrolled as the right index finger; anything else is a
-/// stranger's finger.
 extension LinuxAuthIntegration {
+    /// Fingerprint authentication against the REAL fprintd (libfprint's virtual sensor), plus PAM for the
+    /// lockout recovery. Serialized with the other suites (see ``LinuxAuthIntegration``).
+    ///
+    /// Finger ids on the sensor: `<user>-finger-a` is enrolled as the right index finger; anything else is a
+    /// stranger's finger.
     @Suite struct FingerprintIntegrationTests {
         static let enrolledID = "\(Harness.fingerIDPrefix)-finger-a"
         static let strangerID = "finger-stranger"

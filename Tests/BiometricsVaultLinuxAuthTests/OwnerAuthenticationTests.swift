@@ -6,8 +6,8 @@ import Foundation
 import Glibc
 import Testing
 
-/// PAM against the real libpam and the packaged `biometrics-vault` service (pam_unix underneath).
 extension LinuxAuthIntegration {
+    /// PAM against the real libpam and the packaged `biometrics-vault` service (pam_unix underneath).
     @Suite struct PAMOwnerAuthenticatorTests {
         static func owner(answer: @escaping @Sendable (PAMMessage) async throws -> String?) -> PAMOwnerAuthenticator {
             PAMOwnerAuthenticator(user: Harness.testUser, conversation: answer)
@@ -81,8 +81,8 @@ extension LinuxAuthIntegration {
     }
 }
 
-/// polkit against the real polkitd, with the real text agent `pkttyagent` answering in a pseudo-terminal.
 extension LinuxAuthIntegration {
+    /// polkit against the real polkitd, with the real text agent `pkttyagent` answering in a pseudo-terminal.
     @Suite struct PolkitOwnerAuthenticatorTests {
         @Test func probeSeesOurPolicyAndAMissingOne() {
             guard Harness.fingerprintStackReady() else { return }
