@@ -3,6 +3,10 @@ import BiometricsVault
 
 /// `biometrics-vault`: keeps credentials (any JSON value) in the system keychain or behind a fingerprint.
 /// Thin commands over the BiometricsVault library; one nested command per verb, in `Commands/`.
+///
+/// Every command spells its `commandName`: ArgumentParser otherwise derives it from the type name with
+/// `String(describing:)` for every command at every start, which in the static binary costs a protocol-
+/// conformance scan per command (about 1.5 ms of each run, measured with perf).
 @main
 struct BiometricsVaultCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

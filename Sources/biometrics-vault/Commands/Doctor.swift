@@ -6,6 +6,7 @@ extension BiometricsVaultCommand {
     /// `doctor`: every store and authenticator, usable or not and why, and what `auto` picks.
     struct Doctor: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "doctor",
             abstract: "Show each store and authenticator, whether it is usable here (and why not), and which one auto picks. Never prompts.")
 
         @OptionGroup var options: GlobalOptions

@@ -5,6 +5,7 @@ extension BiometricsVaultCommand {
     /// `downgrade KEY`: removes the protection of an item (after one prompt).
     struct Downgrade: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "downgrade",
             abstract: "Store the protected credentials under KEY plainly again (unlocks first: one prompt).")
 
         @OptionGroup var options: GlobalOptions

@@ -5,6 +5,7 @@ extension BiometricsVaultCommand {
     /// `import`: adopts an item written by `secret-tool` or python `keyring`.
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Adopt a Secret Service item written by secret-tool or python keyring (attributes service, username) as a plain item.",
             discussion: """
                 Only with the Secret Service store. The item's secret becomes the credentials of KEY (default: \

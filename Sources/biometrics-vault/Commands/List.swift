@@ -5,6 +5,7 @@ extension BiometricsVaultCommand {
     /// `list`: the keys stored under the service.
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the keys stored under --service, one per line. Never prompts.")
 
         @OptionGroup var options: GlobalOptions

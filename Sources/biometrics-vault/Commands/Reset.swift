@@ -5,6 +5,7 @@ extension BiometricsVaultCommand {
     /// `reset KEY`: deletes the item, whatever its state. Never prompts.
     struct Reset: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reset",
             abstract: "Delete the credentials under KEY, protected, invalidated or unreadable alike. Never prompts; exits 0 when nothing was stored.")
 
         @OptionGroup var options: GlobalOptions

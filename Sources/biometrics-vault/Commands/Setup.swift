@@ -6,6 +6,7 @@ extension BiometricsVaultCommand {
     /// `setup [--uninstall]`: installs (or removes) the PAM service file and the polkit action, as root.
     struct Setup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "setup",
             abstract: "Install the PAM service file and the polkit policy (as root), or remove them with --uninstall.",
             discussion: """
                 Installs /etc/pam.d/biometrics-vault and \

@@ -5,6 +5,7 @@ extension BiometricsVaultCommand {
     /// `show KEY [--field NAME]`: prints the credentials; unlocks a protected item (one prompt).
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Print the credentials stored under KEY as JSON (unlocks a protected item: one prompt).")
 
         @OptionGroup var options: GlobalOptions

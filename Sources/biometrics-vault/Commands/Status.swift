@@ -5,6 +5,7 @@ extension BiometricsVaultCommand {
     /// `status KEY`: the item's state. Never prompts.
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show whether KEY is stored, and how it is protected. Never prompts.",
             discussion: "States: emptyWithBiometrics, empty, keychain, keychainUpgradable, locked. Exits 0 for every state.")
 

@@ -5,6 +5,7 @@ extension BiometricsVaultCommand {
     /// `store KEY [--biometrics]`: stores new credentials from stdin.
     struct Store: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "store",
             abstract: "Store the JSON credentials on stdin under KEY (KEY must be empty; see `update`).")
 
         @OptionGroup var options: GlobalOptions

@@ -5,6 +5,7 @@ extension BiometricsVaultCommand {
     /// `update KEY`: replaces stored credentials, keeping their protection.
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "update",
             abstract: "Replace the credentials under KEY with the JSON on stdin, keeping their protection (a protected item prompts once).")
 
         @OptionGroup var options: GlobalOptions

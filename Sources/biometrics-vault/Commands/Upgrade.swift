@@ -5,6 +5,7 @@ extension BiometricsVaultCommand {
     /// `upgrade KEY`: protects a plainly stored item.
     struct Upgrade: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "upgrade",
             abstract: "Protect the plainly stored credentials under KEY with your fingerprint (one prompt).")
 
         @OptionGroup var options: GlobalOptions
