@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 import Glibc
 import Testing
@@ -137,3 +138,4 @@ struct FingerprintCLITests {
         _ = try sandbox.run(["reset", "fp", "--store", "file", "--authenticator", "none"])
     }
 }
+#endif
