@@ -174,7 +174,7 @@ var targets: [Target] = [
     // it into the products directory next to the test bundle, where the tests find it.
     .testTarget(
         name: "BiometricsVaultCLITests",
-        dependencies: ["BiometricsVaultCore", "biometrics-vault"],
+        dependencies: ["BiometricsVaultCore", "BiometricsVault", "BiometricsVaultTesting", "biometrics-vault"],
         exclude: ["Golden"],  // expected --help texts, read from the source tree by the tests
         swiftSettings: strictSettings
     ),

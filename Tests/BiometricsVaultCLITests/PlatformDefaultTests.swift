@@ -1,0 +1,97 @@
+@testable import BiometricsVault
+import BiometricsVaultTesting
+import Testing
+
+/// The platform default's own pieces, in process: the "biometrics unavailable" authenticator, the
+/// deferred choice of authenticator, and the diagnosis `doctor` prints.
+@Suite struct PlatformDefaultTests {
+    static let reason = VaultError(.biometryNotEnrolled, underlying: .message("no finger enrolled"))
+
+    static func owner(_ result: Result<Void, VaultError>, calls: LockedValue<Int> = LockedValue(0)) -> UnavailableAuthenticator.OwnerAuthentication {
+        .init(
+            name: "test-owner", availability: { .available },
+            authenticate: { _ in
+                calls.withLock { $0 += 1 }
+                try result.get()
+            })
+    }
+
+    @Test(arguments: AuthenticatorConformance.Check.allCases)
+    func withoutOwnerAuthenticationItConforms(check: AuthenticatorConformance.Check) async throws {
+        let authenticator = UnavailableAuthenticator(reason: Self.reason)
+        for policy in ProtectionPolicy.allCases {
+            try await AuthenticatorConformance(authenticator: authenticator, policy: policy, prepareMatch: {}).run(check)
+        }
+    }
+
+    @Test(arguments: AuthenticatorConformance.Check.allCases)
+    func withOwnerAuthenticationItConforms(check: AuthenticatorConformance.Check) async throws {
+        let authenticator = UnavailableAuthenticator(reason: Self.reason, owner: Self.owner(.success(())))
+        for policy in ProtectionPolicy.allCases {
+            try await AuthenticatorConformance(authenticator: authenticator, policy: policy, prepareMatch: {}).run(check)
+        }
+    }
+
+    @Test func biometricPoliciesReportTheReasonAndNeverAskTheOwner() async throws {
+        let calls = LockedValue(0)
+        let authenticator = UnavailableAuthenticator(reason: Self.reason, owner: Self.owner(.success(()), calls: calls))
+        #expect(authenticator.biometryType == .none)
+        #expect(try authenticator.currentEnrollment() == nil)
+        for policy in [ProtectionPolicy.biometryCurrentSet, .biometryAny] {
+            #expect(authenticator.availability(for: policy) == .unavailable(Self.reason))
+            await #expect(throws: VaultError.biometryNotEnrolled) {
+                _ = try await authenticator.authenticate(for: policy, prompt: .default)
+            }
+        }
+        #expect(calls.withLock { $0 } == 0)
+    }
+
+    @Test func passwordPoliciesUseTheOwnerAuthentication() async throws {
+        let calls = LockedValue(0)
+        let authenticator = UnavailableAuthenticator(reason: Self.reason, owner: Self.owner(.success(()), calls: calls))
+        let authorization = try await authenticator.authenticate(for: .devicePasscode, prompt: .default)
+        #expect(authorization.policy == .devicePasscode)
+        #expect(authorization.enrollment == nil)
+        try await authenticator.authenticateOwner(prompt: .default)
+        #expect(calls.withLock { $0 } == 2)
+
+        let failing = UnavailableAuthenticator(reason: Self.reason, owner: Self.owner(.failure(.authenticationFailed)))
+        await #expect(throws: VaultError.authenticationFailed) {
+            _ = try await failing.authenticate(for: .userPresence, prompt: .default)
+        }
+    }
+
+    @Test func withoutOwnerAuthenticationPasswordsAreNotSet() async throws {
+        let authenticator = UnavailableAuthenticator(reason: Self.reason)
+        #expect(authenticator.availability(for: .devicePasscode) == .unavailable(.passcodeNotSet))
+        await #expect(throws: VaultError.passcodeNotSet) { try await authenticator.authenticateOwner(prompt: .default) }
+    }
+
+    @Test func theDeferredAuthenticatorChoosesOnceAndOnlyWhenUsed() throws {
+        let choices = LockedValue(0)
+        let deferred = DeferredAuthenticator {
+            choices.withLock { $0 += 1 }
+            return UnavailableAuthenticator(reason: Self.reason)
+        }
+        #expect(choices.withLock { $0 } == 0, "building it must not probe")
+        #expect(deferred.availability(for: .biometryAny) == .unavailable(Self.reason))
+        #expect(deferred.biometryType == .none)
+        _ = try deferred.currentEnrollment()
+        #expect(choices.withLock { $0 } == 1)
+    }
+
+    @Test func theDiagnosisNamesEveryComponentAndPicksOneStore() {
+        let diagnosis = VaultConfiguration.platformDiagnosis(interaction: .noninteractive)
+        #expect(diagnosis.components(.store).map(\.name) == ["secret-service", "file"])
+        #expect(diagnosis.components(.authenticator).map(\.name) == ["fprintd"])
+        #expect(diagnosis.components(.ownerAuthentication).map(\.name) == ["pam", "polkit"])
+        #expect(diagnosis.components(.store).filter(\.isSelected).count == 1)
+        for component in diagnosis.components where !component.isUsable {
+            #expect(component.errorCode != nil, "\(component.name) is unusable without a reason code")
+            #expect(!component.detail.isEmpty)
+        }
+        // Without a terminal, PAM cannot ask for the password.
+        let pam = diagnosis.components(.ownerAuthentication).first { $0.name == "pam" }
+        #expect(pam?.isUsable == false)
+    }
+}
