@@ -18,6 +18,9 @@ extension CredentialsInputOptions {
         } else {
             source = "stdin"
             handle = .standardInput
+            if isatty(STDIN_FILENO) == 1 {
+                Console.err("Type or paste the credentials JSON, then press Ctrl-D:")
+            }
         }
         var data = Data()
         while data.count <= Self.readLimit {
