@@ -3,7 +3,7 @@
 # That is why the test run also carries libFuzzer's coverage instrumentation: SwiftPM keys a build folder
 # by its flags, and different flags would rebuild everything. The instrumentation only counts edges and
 # records comparisons; without libFuzzer linked in, the sanitizer runtime's no-op hooks take them.
-BV_ASAN_SCRATCH=".build-asan"
+BV_ASAN_SCRATCH="${BV_ASAN_SCRATCH:-.build-asan}"
 BV_ASAN_FLAGS=(
     --scratch-path "$BV_ASAN_SCRATCH"
     --sanitize=address
