@@ -47,8 +47,9 @@ if [ -x "$VENV/bin/python" ]; then PYTHON_KEYRING=$VENV/bin/python; else PYTHON_
 # 3. tidy up after earlier runs whose bus is gone (a bus still running may serve another test run:
 #    it is never killed here; each run gets its own bus and keyring)
 for old in /tmp/bv-secret-service.*; do
-    [ -d "$old" ] || continue
-    if [ -s "$old/dbus.pid" ] && kill -0 "$(cat "$old/dbus.pid")" 2>/dev/null; then continue; fi
+    # Only sandboxes of this script's own layout, complete (dbus.pid written) and with their bus gone.
+    [ -s "$old/dbus.pid" ] || continue
+    kill -0 "$(cat "$old/dbus.pid")" 2>/dev/null && continue
     if [ -s "$old/keyring.pid" ]; then kill "$(cat "$old/keyring.pid")" 2>/dev/null || true; fi
     rm -rf "$old"
 done
