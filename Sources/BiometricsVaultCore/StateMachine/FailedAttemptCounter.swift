@@ -27,7 +27,9 @@ public struct FailedAttemptCounter: Hashable, Sendable, Codable {
     public mutating func record(_ outcome: Outcome) {
         switch outcome {
         case .match, .ownerAuthenticated: consecutiveFailures = 0
-        case .noMatch: consecutiveFailures = min(consecutiveFailures + 1, Self.limit)
+        // Compared before adding: a count read from a persisted file may be as large as Int.max, and
+        // `+ 1` on it would trap (found by review of the lockout file parser, see HardeningRegressionTests).
+        case .noMatch: consecutiveFailures = consecutiveFailures >= Self.limit ? Self.limit : consecutiveFailures + 1
         case .cancelled: break
         }
     }
