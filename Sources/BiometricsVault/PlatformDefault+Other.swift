@@ -1,8 +1,8 @@
 #if !os(Linux)
 import Foundation
 
-/// The platform default outside Linux until a native backend is wired here: the encrypted file store,
-/// without biometrics or owner authentication.
+/// The platform default outside Linux: the native Keychain and LocalAuthentication where this package
+/// has them (``NativeBackend``), else the encrypted file store without biometrics or owner authentication.
 enum PlatformBackends {
     static func select(
         store storeChoice: PlatformStoreChoice,
@@ -10,19 +10,45 @@ enum PlatformBackends {
         service: String,
         interaction: PlatformInteraction
     ) -> PlatformSelection {
-        let store: any SecretStore =
-            storeChoice == .secretService ? UnsupportedStore() : FileStoreAdapter.makeStore()
-        let authenticator = UnavailableAuthenticator(reason: unsupported("\(authenticatorChoice.rawValue) authenticator"))
+        let store: any SecretStore
+        switch storeChoice {
+        case .auto: store = NativeBackend.store ?? FileStoreAdapter.makeStore()
+        case .file: store = FileStoreAdapter.makeStore()
+        case .secretService: store = UnsupportedStore()
+        }
+        let native = authenticatorChoice == .auto ? NativeBackend.authenticator : nil
+        let authenticator: any Authenticator =
+            native ?? UnavailableAuthenticator(reason: unsupported("\(authenticatorChoice.rawValue) authenticator"))
         return PlatformSelection(
             configuration: VaultConfiguration(store: store, authenticator: authenticator, service: service),
-            storeName: store.name, authenticatorName: "none", ownerAuthenticationName: "none",
+            storeName: store.name, authenticatorName: native == nil ? "none" : NativeBackend.authenticatorName,
+            ownerAuthenticationName: native == nil ? "none" : NativeBackend.authenticatorName,
             fingerprintTimeout: nil, notice: nil)
     }
 
     static func diagnose(interaction: PlatformInteraction) -> PlatformDiagnosis {
         var file = FileStoreAdapter.probe()
-        file.isSelected = true
-        return PlatformDiagnosis(components: [
+        var native: [PlatformComponent] = []
+        if NativeBackend.store != nil {
+            native.append(PlatformComponent(
+                role: .store, name: NativeBackend.storeName, isUsable: true, detail: "the system keychain",
+                isSelected: true))
+        } else {
+            file.isSelected = true
+        }
+        if let authenticator = NativeBackend.authenticator {
+            let availability = authenticator.availability(for: .biometryCurrentSet)
+            var component: PlatformComponent
+            switch availability {
+            case .available:
+                component = .usable(.authenticator, NativeBackend.authenticatorName, "\(authenticator.biometryType.rawValue)")
+            case .unavailable(let error):
+                component = .unusable(.authenticator, NativeBackend.authenticatorName, error)
+            }
+            component.isSelected = true
+            native.append(component)
+        }
+        return PlatformDiagnosis(components: native + [
             .unusable(.store, "secret-service", unsupported("the Secret Service")),
             file,
             .unusable(.authenticator, "fprintd", unsupported("fprintd")),

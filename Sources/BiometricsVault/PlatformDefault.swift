@@ -156,7 +156,8 @@ extension VaultConfiguration {
     /// (said once on stderr, see ``PlatformDefaultNotice``); fprintd when it has a device with enrolled
     /// fingers for the user, else an authenticator reporting biometrics unavailable (vaults are `.empty` /
     /// `.keychain`); owner authentication by PAM on a terminal, polkit where a desktop agent exists.
-    /// Other platforms: the encrypted file store without biometrics.
+    /// iOS, macOS, visionOS: the Keychain with LocalAuthentication. Other platforms: the encrypted file store
+    /// without biometrics.
     ///
     /// Probed once per process; copies share one session registry.
     public static var platformDefault: VaultConfiguration {

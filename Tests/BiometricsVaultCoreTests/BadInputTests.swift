@@ -102,3 +102,17 @@ struct ErrorDescriptionTests {
         #expect(Set(VaultError.Code.all.map(\.name)).count == VaultError.Code.all.count)
     }
 }
+
+struct PayloadFormatTests {
+    struct Unordered: Codable, Sendable { var zeta = 1; var alpha = "a"; var mid = [3, 2] }
+
+    @Test func plainPayloadIsSortedJSONOfTheCredentials() async throws {
+        let fixture = Fixture()
+        _ = try VaultFactory<Unordered>.retrieveVaultOrThrow(key: fixture.key, configuration: fixture.configuration)
+            .storeToKeychain(credentials: Unordered())
+        let item = try fixture.device.store.read(SecretItemID(service: "tests", key: fixture.key), authorization: nil)
+        let payload = try #require(item?.payload)
+        #expect(String(decoding: payload.copyBytes(), as: UTF8.self) == #"{"alpha":"a","mid":[3,2],"zeta":1}"#)
+        #expect(item?.header == ItemHeader(protection: .none))
+    }
+}

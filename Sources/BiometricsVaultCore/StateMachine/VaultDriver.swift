@@ -311,8 +311,12 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
 
     static func encode(_ credentials: Credentials) throws(VaultError) -> SecretBytes {
         let data: Data
+        let encoder = JSONEncoder()
+        // Sorted keys: the same credentials always give the same bytes (other tools reading a plain item
+        // see stable JSON). Decoding does not depend on the order, so 0.30 items still read.
+        encoder.outputFormatting = [.sortedKeys]
         do {
-            data = try JSONEncoder().encode(credentials)
+            data = try encoder.encode(credentials)
         } catch {
             throw VaultError(.encodingFailed, underlying: .message("\(Credentials.self) does not encode to JSON"))
         }
