@@ -12,6 +12,7 @@ import BiometricsVaultSecurityStubs  // SecAccessControl; deliberately not re-ex
 import Foundation
 
 /// localauthentication/lapolicy (raw values as listed by the .NET binding and tid-rs).
+// `@unchecked Sendable` copies how the SDK imports this NS_ENUM; a raw-value enum holds no state to race on.
 public enum LAPolicy: Int, @unchecked Sendable {
     case deviceOwnerAuthenticationWithBiometrics = 1
     case deviceOwnerAuthentication = 2
