@@ -80,7 +80,10 @@ if busy net.reactivated.Fprint && ! alive fprintd; then
     echo "a fprintd not started by this script owns net.reactivated.Fprint; stop it first"; exit 1
 fi
 if ! alive fprintd; then
+    # A new fprintd starts with an empty virtual sensor, so prints recorded by an earlier fprintd (a
+    # previous run on this machine) would point at nothing: start from an empty print store too.
     rm -f "$SOCK"
+    rm -rf "$WORK/fprint-state" "$WORK/fprint-run"
     mkdir -p "$WORK/fprint-state" "$WORK/fprint-run"
     ( umask 000
       FP_VIRTUAL_DEVICE_STORAGE=$SOCK FP_DRIVERS_WHITELIST=virtual_device_storage \
