@@ -283,6 +283,12 @@ public struct EncryptedFileStore: SecretStore {
             // not start a second key beside them.
             let entries = try FileSystem.directoryEntries(rootPath) ?? []
             if entries.contains(where: { !$0.hasPrefix(".") }) {
+                // Another process may have created the store between our load and the listing: its key
+                // file is in place before any item exists, so a second load after the listing finds it.
+                if let loaded = try KeyFile.load(root: rootPath, source: keySource) {
+                    cached = loaded
+                    return loaded
+                }
                 throw VaultError(.corruptedItem, underlying: .message("the store key file is missing; its items cannot be decrypted"))
             }
             guard creating else { return nil }
