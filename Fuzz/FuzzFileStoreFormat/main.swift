@@ -58,7 +58,7 @@ func checkItemPlaintext(protectionCode: UInt8, plaintext: [UInt8]) {
         return
     }
     fuzzRequire(opened.item.payload != nil, "an opened item has its payload")
-    fuzzRequire(ProtectionCode.code(for: opened.item.header.protection) == protectionCode, "header protection kept")
+    fuzzRequire(opened.item.header.protection.byteCode == protectionCode, "header protection kept")
     guard let resealed = try? ItemFile.seal(opened.item, key: opened.key, digest: Fixture.digest, using: Fixture.itemKey) else {
         // seal refuses only what cannot be written (a key longer than u16 cannot come out of open).
         fuzzRequire(false, "an opened item cannot be sealed again")

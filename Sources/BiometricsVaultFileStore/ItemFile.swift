@@ -43,7 +43,7 @@ enum ItemFile {
         envelope.withUnsafeBytes { plaintext += $0 }
         defer { zero(&plaintext) }
 
-        let header = magic + [formatVersion, ProtectionCode.code(for: item.header.protection)]
+        let header = magic + [formatVersion, item.header.protection.byteCode]
         let sealed: AES.GCM.SealedBox
         do {
             sealed = try AES.GCM.seal(plaintext, using: itemKey, authenticating: header + digest)
@@ -69,7 +69,7 @@ enum ItemFile {
         guard file.count >= headerCount + nonceCount + tagCount else { throw corrupt("item file truncated") }
         guard Array(file[0..<4]) == magic else { throw corrupt("not a BiometricsVault item file") }
         guard file[4] == formatVersion else { throw corrupt("unsupported item file format version \(file[4])") }
-        guard let protection = ProtectionCode.protection(for: file[5]) else {
+        guard let protection = ItemProtection(byteCode: file[5]) else {
             throw corrupt("unknown protection level in item file")
         }
         var plaintext: Data
@@ -104,30 +104,6 @@ enum ItemFile {
 
     private static func zero(_ bytes: inout [UInt8]) {
         for index in bytes.indices { bytes[index] = 0 }
-    }
-}
-
-/// The protection level as one byte (the same numbering as the core's envelope).
-enum ProtectionCode {
-    static func code(for protection: ItemProtection) -> UInt8 {
-        switch protection {
-        case .none: 0
-        case .protected(.biometryCurrentSet): 1
-        case .protected(.biometryAny): 2
-        case .protected(.userPresence): 3
-        case .protected(.devicePasscode): 4
-        }
-    }
-
-    static func protection(for code: UInt8) -> ItemProtection? {
-        switch code {
-        case 0: ItemProtection.none
-        case 1: .protected(.biometryCurrentSet)
-        case 2: .protected(.biometryAny)
-        case 3: .protected(.userPresence)
-        case 4: .protected(.devicePasscode)
-        default: nil
-        }
     }
 }
 

@@ -33,6 +33,30 @@ public enum ItemProtection: Hashable, Sendable {
         case .protected(let policy): policy
         }
     }
+
+    /// The protection as one byte, for binary formats (``VaultEnvelope``, the file store's item files).
+    /// Stable: these numbers are on disk.
+    public var byteCode: UInt8 {
+        switch self {
+        case .none: 0
+        case .protected(.biometryCurrentSet): 1
+        case .protected(.biometryAny): 2
+        case .protected(.userPresence): 3
+        case .protected(.devicePasscode): 4
+        }
+    }
+
+    /// Parses ``byteCode``; `nil` for an unknown byte.
+    public init?(byteCode: UInt8) {
+        switch byteCode {
+        case 0: self = .none
+        case 1: self = .protected(.biometryCurrentSet)
+        case 2: self = .protected(.biometryAny)
+        case 3: self = .protected(.userPresence)
+        case 4: self = .protected(.devicePasscode)
+        default: return nil
+        }
+    }
 }
 
 /// The non-secret part of the stored envelope: format version, protection, policy and enrollment.

@@ -20,7 +20,7 @@ public enum VaultEnvelope {
         bytes.reserveCapacity(16 + enrollment.count + payload.count)
         bytes += magic
         bytes.append(item.header.formatVersion)
-        bytes.append(protectionCode(item.header.protection))
+        bytes.append(item.header.protection.byteCode)
         bytes.append(UInt8(enrollment.count))
         bytes += enrollment
         appendUInt32(UInt32(payload.count), to: &bytes)
@@ -50,7 +50,7 @@ public enum VaultEnvelope {
         guard version == ItemHeader.currentFormatVersion else {
             throw corrupt("unsupported envelope format version \(version)")
         }
-        guard let protection = protection(forCode: bytes[4]) else { throw corrupt("unknown protection code") }
+        guard let protection = ItemProtection(byteCode: bytes[4]) else { throw corrupt("unknown protection code") }
         let enrollmentLength = Int(bytes[5])
         var offset = 6
         guard bytes.count >= offset + enrollmentLength + 8 else { throw corrupt("envelope truncated") }
@@ -68,27 +68,6 @@ public enum VaultEnvelope {
         var header = ItemHeader(protection: protection, enrollment: enrollment)
         header.formatVersion = version
         return StoredItem(header: header, payload: SecretBytes(bytes[offset..<(offset + payloadLength)]))
-    }
-
-    static func protectionCode(_ protection: ItemProtection) -> UInt8 {
-        switch protection {
-        case .none: 0
-        case .protected(.biometryCurrentSet): 1
-        case .protected(.biometryAny): 2
-        case .protected(.userPresence): 3
-        case .protected(.devicePasscode): 4
-        }
-    }
-
-    static func protection(forCode code: UInt8) -> ItemProtection? {
-        switch code {
-        case 0: ItemProtection.none
-        case 1: .protected(.biometryCurrentSet)
-        case 2: .protected(.biometryAny)
-        case 3: .protected(.userPresence)
-        case 4: .protected(.devicePasscode)
-        default: nil
-        }
     }
 
     private static func appendUInt32(_ value: UInt32, to bytes: inout [UInt8]) {

@@ -176,10 +176,12 @@ final class SystemBusConnection {
         g_main_context_unref(context)
     }
 
-    /// Calls `method` and returns its reply tuple.
+    /// Calls `method` and returns its reply tuple. The default timeout is 5 s, not GDBus's 25 s: a hung
+    /// daemon must not freeze `retrieveVault` (which probes fprintd) for long. Calls that wait for a
+    /// person (polkit's CheckAuthorization) pass their own.
     func call(
         destination: String, path: String, interface: String, method: String,
-        arguments: OpaquePointer? = nil, timeoutMilliseconds: Int32 = -1,
+        arguments: OpaquePointer? = nil, timeoutMilliseconds: Int32 = 5000,
         cancellable: UnsafeMutablePointer<GCancellable>? = nil
     ) throws(DBusFailure) -> DBusValue {
         var error: UnsafeMutablePointer<GError>?

@@ -14,4 +14,18 @@ public protocol OwnerAuthenticator: Sendable {
     /// Asks the owner to authenticate, once.
     func authenticateOwner(prompt: PromptText) async throws
 }
+
+/// An owner authenticator used directly as a vault's `Authenticator`: no biometrics, so it satisfies the
+/// password policies (`.userPresence`, `.devicePasscode`) by authenticating the owner.
+extension OwnerAuthenticator where Self: Authenticator {
+    public var biometryType: BiometryType { .none }
+
+    public func currentEnrollment() throws -> EnrollmentFingerprint? { nil }
+
+    public func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
+        if case .unavailable(let reason) = availability(for: policy) { throw reason }
+        try await authenticateOwner(prompt: prompt)
+        return Authorization(policy: policy, enrollment: nil)
+    }
+}
 #endif

@@ -50,20 +50,11 @@ public struct PAMOwnerAuthenticator: OwnerAuthenticator, Authenticator {
 
     // MARK: Authenticator
 
-    public var biometryType: BiometryType { .none }
-
     public func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability {
         policy.requiresBiometry
             ? .unavailable(VaultError(.biometryNotAvailable, underlying: .message("PAM owner authentication has no biometrics")))
             : .available
     }
 
-    public func currentEnrollment() throws -> EnrollmentFingerprint? { nil }
-
-    public func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
-        if case .unavailable(let reason) = availability(for: policy) { throw reason }
-        try await authenticateOwner(prompt: prompt)
-        return Authorization(policy: policy, enrollment: nil)
-    }
 }
 #endif

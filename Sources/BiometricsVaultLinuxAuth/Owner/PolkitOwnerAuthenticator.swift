@@ -49,8 +49,6 @@ public struct PolkitOwnerAuthenticator: OwnerAuthenticator, Authenticator {
 
     // MARK: Authenticator
 
-    public var biometryType: BiometryType { .none }
-
     public func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability {
         if policy.requiresBiometry {
             return .unavailable(VaultError(.biometryNotAvailable, underlying: .message("polkit owner authentication has no biometrics")))
@@ -59,12 +57,5 @@ public struct PolkitOwnerAuthenticator: OwnerAuthenticator, Authenticator {
         return .available
     }
 
-    public func currentEnrollment() throws -> EnrollmentFingerprint? { nil }
-
-    public func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
-        if case .unavailable(let reason) = availability(for: policy) { throw reason }
-        try await authenticateOwner(prompt: prompt)
-        return Authorization(policy: policy, enrollment: nil)
-    }
 }
 #endif
