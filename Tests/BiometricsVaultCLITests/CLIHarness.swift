@@ -110,7 +110,9 @@ final class PTYSession {
 
     init(command: String, environment: [String: String]) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-q", "-f", "-e", "-c", command, "/dev/null"]
+        // `exec`: with dash as `script`'s shell, `sh -c` stays the CLI's parent, dies of Ctrl-C itself
+        // and `script -e` reports 130, whatever the CLI did with the signal.
+        process.arguments = ["-q", "-f", "-e", "-c", "exec " + command, "/dev/null"]
         process.environment = environment
         process.standardInput = input
         process.standardOutput = output
