@@ -24,18 +24,24 @@ public enum FingerprintAvailability: Hashable, Sendable, CustomStringConvertible
 
     /// The error `authenticate` throws for this reason; `nil` when available.
     public var error: VaultError? {
-        switch self {
+        let message = VaultError.Underlying.message(summary)
+        return switch self {
         case .available: nil
-        case .noFprintd:
-            VaultError(.biometryNotAvailable, underlying: .message("fprintd is not running on the system bus"))
-        case .noDevice:
-            VaultError(.biometryNotAvailable, underlying: .message("fprintd has no fingerprint reader"))
-        case .notEnrolled:
-            VaultError(.biometryNotEnrolled, underlying: .message("no finger is enrolled for this user"))
-        case .permissionDenied:
-            VaultError(.biometryNotAvailable, underlying: .message("polkit denied access to the fingerprint reader"))
-        case .deviceBusy:
-            VaultError(.systemCancel, underlying: .message("the fingerprint reader is in use by another process"))
+        case .noFprintd, .noDevice, .permissionDenied: VaultError(.biometryNotAvailable, underlying: message)
+        case .notEnrolled: VaultError(.biometryNotEnrolled, underlying: message)
+        case .deviceBusy: VaultError(.systemCancel, underlying: message)
+        }
+    }
+
+    /// The reason in words, as `doctor` shows it.
+    public var summary: String {
+        switch self {
+        case .available: "fingerprint reader ready"
+        case .noFprintd: "fprintd is not running on the system bus"
+        case .noDevice: "fprintd has no fingerprint reader"
+        case .notEnrolled: "no finger is enrolled for this user"
+        case .permissionDenied: "polkit denied access to the fingerprint reader"
+        case .deviceBusy: "the fingerprint reader is in use by another process"
         }
     }
 
@@ -266,10 +272,11 @@ struct FprintdFailure: Error, Sendable {
         case "net.reactivated.Fprint.Error.AlreadyInUse": reason = .deviceBusy
         default: reason = failure.isServiceMissing ? .noFprintd : .noDevice
         }
-        var underlying = failure.underlying
-        if case .dbus(let name, let message) = underlying {
-            underlying = .dbus(name: name, message: "\(operation): \(message)")
-        }
+        // The reason in words first, so `doctor` says "fprintd is not running", not only a D-Bus name.
+        let message = "\(reason.summary) (\(operation): \(failure.message))"
+        let underlying: VaultError.Underlying =
+            failure.isRemote
+            ? .dbus(name: failure.name, message: message) : .gError(domain: failure.name, code: failure.code, message: message)
         self.init(reason, underlying: underlying)
     }
 

@@ -1,0 +1,108 @@
+#if os(Linux)
+import Foundation
+import Testing
+
+/// `doctor` against a real but private system bus (`DBUS_SYSTEM_BUS_ADDRESS`), so the two fprintd
+/// reasons the shared bus in CI cannot show are seen for real: nobody owns `net.reactivated.Fprint`
+/// ("no fprintd"), and a real fprintd that found no reader ("no device").
+@Suite(.serialized) struct DoctorPrivateBusTests {
+    static let dbusDaemon = "/usr/bin/dbus-daemon"
+    static let fprintd = "/usr/libexec/fprintd"
+
+    /// A `dbus-daemon` with the session configuration (anyone may own any name) listening on a socket
+    /// in a temporary directory. Stopped explicitly (`defer`), so it lives through every CLI run.
+    final class PrivateBus {
+        let process = Process()
+        let directory: URL
+        let address: String
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("bv-bus-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let socket = directory.appendingPathComponent("system_bus_socket").path
+            address = "unix:path=" + socket
+            process.executableURL = URL(fileURLWithPath: DoctorPrivateBusTests.dbusDaemon)
+            process.arguments = ["--session", "--nofork", "--nopidfile", "--address=" + address]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { usleep(50_000) }
+        }
+
+        var isListening: Bool { process.isRunning && FileManager.default.fileExists(atPath: String(address.dropFirst("unix:path=".count))) }
+
+        func stop() {
+            DoctorPrivateBusTests.stop(process)
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    /// SIGKILL: a child spawned from a test thread inherits its blocked signals, SIGTERM included.
+    static func stop(_ process: Process) {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Binaries present; a failure instead of a skip when CI requires the daemons.
+    func daemonsInstalled(_ paths: [String]) -> Bool {
+        let missing = paths.filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        if missing.isEmpty { return true }
+        if daemonsRequired { Issue.record("BV_REQUIRE_DAEMONS=1 but \(missing) are not installed") }
+        return false
+    }
+
+    func fprintdComponent(_ sandbox: CLISandbox) throws -> [String: Any] {
+        let result = try sandbox.run(["doctor", "--json", "--store", "file"])
+        let components = try #require(result.stdout.jsonObject?["components"] as? [[String: Any]], "\(result.stdout)")
+        return try #require(components.first { $0["name"] as? String == "fprintd" })
+    }
+
+    @Test func noFprintdOnTheSystemBusIsReportedInWords() throws {
+        guard daemonsInstalled([Self.dbusDaemon]) else { return }
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        try #require(bus.isListening, "the private dbus-daemon did not start")
+        var sandbox = try CLISandbox()
+        sandbox.environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+
+        let fprintd = try fprintdComponent(sandbox)
+        #expect(fprintd["isUsable"] as? Bool == false)
+        #expect(fprintd["errorCode"] as? String == "biometryNotAvailable")
+        let detail = fprintd["detail"] as? String ?? ""
+        #expect(detail.contains("fprintd is not running on the system bus"), "\(detail)")
+        // The bus itself answered: nobody owns the name (not a failed connection).
+        #expect(detail.contains("org.freedesktop.DBus.Error.ServiceUnknown"), "\(detail)")
+    }
+
+    @Test func fprintdWithoutAReaderIsReportedAsNoDevice() throws {
+        guard daemonsInstalled([Self.dbusDaemon, Self.fprintd]) else { return }
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        try #require(bus.isListening, "the private dbus-daemon did not start")
+        var sandbox = try CLISandbox()
+        sandbox.environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+
+        // A real fprintd on the private bus, without libfprint's virtual sensor: it finds no reader.
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: Self.fprintd)
+        daemon.arguments = ["-t"]
+        var environment = sandbox.environment
+        for name in environment.keys where name.hasPrefix("FP_VIRTUAL") { environment[name] = nil }
+        daemon.environment = environment
+        daemon.standardOutput = FileHandle.nullDevice
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        defer { Self.stop(daemon) }
+
+        // fprintd takes its bus name a moment after start; until then the reason is "no fprintd".
+        var detail = ""
+        for _ in 0..<100 {
+            detail = try fprintdComponent(sandbox)["detail"] as? String ?? ""
+            if !detail.contains("is not running") { break }
+            usleep(100_000)
+        }
+        #expect(detail.contains("fprintd has no fingerprint reader"), "\(detail)")
+        #expect(detail.contains("net.reactivated.Fprint.Error.NoSuchDevice"), "the D-Bus cause is kept: \(detail)")
+    }
+}
+#endif
