@@ -369,7 +369,8 @@ final class Deadline: @unchecked Sendable {
 }
 
 /// Keeps the cancellable alive for the timer, which may fire after the operation ended.
-/// @unchecked Sendable: see ``Deadline``.
+/// @unchecked Sendable: like ``Deadline``: the pointer is immutable, the box holds its own GObject reference
+/// (atomic reference counting), and the timer only calls the thread-safe `g_cancellable_cancel` on it.
 private final class CancellableBox: @unchecked Sendable {
     let cancellable: UnsafeMutablePointer<GCancellable>
     init(_ cancellable: UnsafeMutablePointer<GCancellable>) {

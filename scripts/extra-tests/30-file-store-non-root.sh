@@ -19,4 +19,7 @@ trap 'rm -rf "$SCRATCH"' EXIT
 chown nobody "$SCRATCH"
 chmod 0700 "$SCRATCH"
 runuser -u nobody -- env HOME="$SCRATCH" TMPDIR="$SCRATCH" XDG_DATA_HOME="$SCRATCH/data" \
-    "$BUNDLE" --testing-library swift-testing --filter BiometricsVaultFileStoreTests
+    "$BUNDLE" --testing-library swift-testing --filter BiometricsVaultFileStoreTests 2>&1 | tee "$SCRATCH/log"
+# The point of this run is the EACCES test, which skips as root: it must have run and passed here.
+grep -q 'permission denied is storeUnavailable.*passed' "$SCRATCH/log" \
+    || { echo "the permission-denied test did not run as an unprivileged user"; exit 1; }

@@ -4,4 +4,11 @@
 # `store --biometrics` / `show` succeed on a matching scan, exit 4 on a non-matching one, 3 on Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BV_CLI_FINGERPRINT=1 swift test --skip-build --filter 'BiometricsVaultCLITests.FingerprintCLITests' 2>&1 | tail -n 30
+LOG=$(mktemp)
+trap 'rm -f "$LOG"' EXIT
+BV_CLI_FINGERPRINT=1 swift test --skip-build --filter 'BiometricsVaultCLITests.FingerprintCLITests' > "$LOG" 2>&1 \
+    || { tail -n 30 "$LOG"; exit 1; }
+tail -n 30 "$LOG"
+# The suite is enabled only by BV_CLI_FINGERPRINT: make sure it ran rather than skipped.
+grep -q 'protectedShowMatchesAndFailsOnTheRealReader() passed' "$LOG" \
+    || { echo "the fingerprint CLI test did not run"; exit 1; }
