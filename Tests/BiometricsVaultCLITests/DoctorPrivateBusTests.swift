@@ -14,13 +14,13 @@ import Testing
     final class PrivateBus {
         let process = Process()
         let directory: URL
-        let address: String
+        let socket: String
+        var address: String { "unix:path=" + socket }
 
         init() throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("bv-bus-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let socket = directory.appendingPathComponent("system_bus_socket").path
-            address = "unix:path=" + socket
+            socket = directory.appendingPathComponent("system_bus_socket").path
             process.executableURL = URL(fileURLWithPath: DoctorPrivateBusTests.dbusDaemon)
             process.arguments = ["--session", "--nofork", "--nopidfile", "--address=" + address]
             process.standardOutput = FileHandle.nullDevice
@@ -29,7 +29,7 @@ import Testing
             for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { usleep(50_000) }
         }
 
-        var isListening: Bool { process.isRunning && FileManager.default.fileExists(atPath: String(address.dropFirst("unix:path=".count))) }
+        var isListening: Bool { process.isRunning && FileManager.default.fileExists(atPath: socket) }
 
         func stop() {
             DoctorPrivateBusTests.stop(process)
