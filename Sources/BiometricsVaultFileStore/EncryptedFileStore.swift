@@ -28,8 +28,8 @@ import Foundation
 /// A write is: temporary file in the service directory, `fsync`, `rename` over the item, `fsync` of the
 /// directory, under an exclusive `flock` of the service's lock file. Readers take no lock: a rename is
 /// atomic, so they see the complete old or the complete new file, never a torn one. A writer killed at any
-/// point leaves the old item intact. ``update(_:authorization:_:)`` is a read-modify-write under the same
-/// lock, safe across processes.
+/// point leaves the old item intact. A conditional write checks the stored header under the same lock,
+/// and ``update(_:authorization:_:)`` is a read-modify-write under it: both are safe across processes.
 ///
 /// ## Errors
 /// Damaged, truncated or foreign files: `corruptedItem`. Wrong passphrase: `authenticationFailed`.
@@ -111,18 +111,27 @@ public struct EncryptedFileStore: SecretStore {
         return try readItem(id, keys: keys, directory: serviceDirectoryPath(keys, id.service))
     }
 
-    /// Durably and atomically replaces the item (temporary file, `fsync`, `rename`, directory `fsync`,
-    /// under the service's lock). Creates the store and its key on first use.
+    /// Durably and atomically replaces the item (temporary file, `fsync`, `rename`, directory `fsync`)
+    /// if the stored item satisfies `condition`, all under the service's exclusive `flock`: no writer in
+    /// this or another process runs between the check and the rename. Creates the store and its key on
+    /// first use.
     ///
-    /// - Throws: `credentialsTooLarge` over ``VaultLimits/maximumCredentialsSize``; `storeUnavailable`
-    ///   with the `errno` for disk full, permission denied and other I/O errors (the old item stays).
-    public func write(_ item: StoredItem, for id: SecretItemID, authorization: Authorization?) throws {
+    /// - Throws: ``WriteCondition/mismatch(current:)`` when the condition does not hold;
+    ///   `credentialsTooLarge` over ``VaultLimits/maximumCredentialsSize``; `corruptedItem` when a
+    ///   condition must be checked against an item that cannot be read; `storeUnavailable` with the
+    ///   `errno` for disk full, permission denied and other I/O errors (the old item stays).
+    public func write(
+        _ item: StoredItem, for id: SecretItemID, if condition: WriteCondition, authorization: Authorization?
+    ) throws {
         let id = try SecretItemID(service: id.service, key: id.key)
         try Self.checkSize(item)
         guard let keys = try storeKeys(creating: true) else { return }
         let directory = try serviceDirectory(keys, id.service)
         let sealed = try ItemFile.seal(item, key: id.key, digest: keys.itemDigest(service: id.service, key: id.key), using: keys.itemKey)
         try FileSystem.withExclusiveLock(directory + "/" + Self.lockName) { () throws(VaultError) in
+            if condition != .anything {
+                try condition.check(readItem(id, keys: keys, directory: directory)?.header)
+            }
             try Self.replace(sealed, id: id, keys: keys, directory: directory)
         }
     }
@@ -173,9 +182,9 @@ public struct EncryptedFileStore: SecretStore {
     /// the service's exclusive lock: no other writer, in this or another process, runs in between.
     ///
     /// `transform` must not call back into this store for the same service (the lock is not re-entrant).
-    /// `authorization` is accepted for symmetry with ``write(_:for:authorization:)`` and not needed.
+    /// `authorization` is accepted for symmetry with ``write(_:for:if:authorization:)`` and not needed.
     ///
-    /// - Throws: what ``read(_:authorization:)`` or ``write(_:for:authorization:)`` throw, or what
+    /// - Throws: what ``read(_:authorization:)`` or ``write(_:for:if:authorization:)`` throw, or what
     ///   `transform` throws (then nothing is written).
     public func update(
         _ id: SecretItemID, authorization: Authorization?, _ transform: (StoredItem?) throws -> StoredItem?

@@ -114,23 +114,19 @@ public struct SecretServiceStore: SecretStore {
     // MARK: SecretStore
 
     public func read(_ id: SecretItemID, authorization: Authorization?) throws -> StoredItem? {
-        let plainHeader = ItemHeader(protection: .none)
         let needsRepairCheck = !repairedIDs.withLock { $0.contains(id) }
+        var repaired = false
         let item = try client.perform { call throws(VaultError) -> StoredItem? in
-            // Fast path, the same two round trips as a raw libsecret lookup: search, then GetSecret.
-            let fast = try call.search(["service": id.service, "username": id.key, Self.headerAttribute: plainHeader.attributeValue])
-            if let path = fast.unlocked.first, let payload = try call.secret(at: path) {
-                if needsRepairCheck { try removeProtectedCopies(of: id, call) }
-                return StoredItem(header: plainHeader, payload: payload)
-            }
-            if !fast.locked.isEmpty { throw Self.lockedError }
-            return try readSlowly(id, call)
+            try readItem(id, call, repairing: needsRepairCheck ? .ifUnlocked : .never, repaired: &repaired)
         }
-        if needsRepairCheck, item != nil { _ = repairedIDs.withLock { $0.insert(id) } }
+        if repaired { _ = repairedIDs.withLock { $0.insert(id) } }
         return item
     }
 
-    public func write(_ item: StoredItem, for id: SecretItemID, authorization: Authorization?) throws {
+    /// Writes if the stored item satisfies `condition`. Search, check, create and delete run under the
+    /// item's lock file (``ItemLockFile``), so no other BiometricsVault process writes in between; other
+    /// programs do not take that lock (say so where it matters: SECURITY.md).
+    public func write(_ item: StoredItem, for id: SecretItemID, if condition: WriteCondition, authorization: Authorization?) throws {
         guard let payload = item.payload else {
             throw VaultError(.storeUnavailable, underlying: .message("the Secret Service store needs the payload to write"))
         }
@@ -148,19 +144,28 @@ public struct SecretServiceStore: SecretStore {
             contentType = "application/octet-stream"
         }
         let protected = item.header.protection != .none
-        try client.perform { call throws(VaultError) in
-            // What exists before the new item does; only these may be deleted afterwards, so two writers
-            // racing can never delete each other's newest item.
-            let before = try call.search(Self.plainQuery(id)).merged(with: call.search(Self.protectedQuery(id)))
-            if !before.locked.isEmpty { throw Self.lockedError }
-            let newPath = try call.createItem(
-                attributes: attributes, label: Self.label(id, protected: protected), secret: secret, contentType: contentType)
-            for path in before.unlocked where path != newPath { try call.deleteItem(at: path) }
+        try ItemLockFile.withLock(id) { () throws(VaultError) in
+            try client.perform { call throws(VaultError) in
+                if condition != .anything {
+                    var repaired = false
+                    try condition.check(readItem(id, call, repairing: .lockHeld, repaired: &repaired)?.header)
+                }
+                // What exists before the new item does; only these may be deleted afterwards.
+                let before = try call.search(Self.plainQuery(id)).merged(with: call.search(Self.protectedQuery(id)))
+                if !before.locked.isEmpty { throw Self.lockedError }
+                let newPath = try call.createItem(
+                    attributes: attributes, label: Self.label(id, protected: protected), secret: secret, contentType: contentType)
+                for path in before.unlocked where path != newPath { try call.deleteItem(at: path) }
+            }
         }
         _ = repairedIDs.withLock { $0.insert(id) }
     }
 
     public func delete(_ id: SecretItemID) throws {
+        try ItemLockFile.withLock(id) { () throws(VaultError) in try deleteLocked(id) }
+    }
+
+    private func deleteLocked(_ id: SecretItemID) throws(VaultError) {
         try client.perform { call throws(VaultError) in
             let found = try call.search(Self.plainQuery(id)).merged(with: call.search(Self.protectedQuery(id)))
             if !found.locked.isEmpty { throw Self.lockedError }
@@ -206,6 +211,7 @@ public struct SecretServiceStore: SecretStore {
     ///   holds a vault item (nothing is overwritten); `credentialsTooLarge`; `storeLocked`;
     ///   `storeUnavailable`.
     public func importItem(service: String, username: String, as id: SecretItemID, removeSource: Bool = false) throws {
+        // Checked early to fail before touching the source; the write below checks again under the lock.
         guard try read(id, authorization: nil) == nil else {
             throw VaultError(.invalidVault, underlying: .message("the target key already holds a vault item"))
         }
@@ -221,7 +227,7 @@ public struct SecretServiceStore: SecretStore {
             throw VaultError(.itemNotFound, underlying: .message("no Secret Service item for that service and username"))
         }
         guard payload.count <= VaultLimits.maximumCredentialsSize else { throw VaultError.credentialsTooLarge }
-        try write(StoredItem(header: ItemHeader(protection: .none), payload: payload), for: id, authorization: nil)
+        try write(StoredItem(header: ItemHeader(protection: .none), payload: payload), for: id, if: .absent, authorization: nil)
         if removeSource {
             try client.perform { call throws(VaultError) in try call.deleteItem(at: sourcePath) }
         }
@@ -236,16 +242,59 @@ public struct SecretServiceStore: SecretStore {
             || attributes["xdg:schema"] == protectedSchema
     }
 
+    /// When a read may repair an interrupted replace (delete the copies that lost, see the type's
+    /// documentation). A repair deletes items, so it must never run beside a writer of the same item:
+    /// a reader that saw a replace half-way would delete the new copy the writer is about to keep.
+    enum Repair {
+        /// Read only.
+        case never
+        /// Repair if the item's lock is free now; skip (the writer finishes) when it is held.
+        case ifUnlocked
+        /// The caller holds the item's lock.
+        case lockHeld
+    }
+
+    /// The vault item for `id`: the common plain item in two round trips (search, GetSecret), else the
+    /// slow path. Repairs as `repairing` allows and sets `repaired` when the item was checked for copies.
+    private func readItem(
+        _ id: SecretItemID, _ call: LibSecretClient.Call, repairing: Repair, repaired: inout Bool
+    ) throws(VaultError) -> StoredItem? {
+        let plainHeader = ItemHeader(protection: .none)
+        let fast = try call.search(["service": id.service, "username": id.key, Self.headerAttribute: plainHeader.attributeValue])
+        if let path = fast.unlocked.first, let payload = try call.secret(at: path) {
+            repaired = try repair(id, repairing) { () throws(VaultError) in try removeProtectedCopies(of: id, call) }
+            return StoredItem(header: plainHeader, payload: payload)
+        }
+        if !fast.locked.isEmpty { throw Self.lockedError }
+        return try readSlowly(id, call, repairing: repairing)
+    }
+
+    /// Runs `body` as `mode` allows; whether it ran.
+    private func repair(_ id: SecretItemID, _ mode: Repair, _ body: () throws(VaultError) -> Void) throws(VaultError) -> Bool {
+        switch mode {
+        case .never: return false
+        case .lockHeld:
+            try body()
+            return true
+        case .ifUnlocked:
+            return try ItemLockFile.ifUnlocked(id, body) != nil
+        }
+    }
+
     /// Everything but the common plain item: protected items, plain items under another header, locks.
-    private func readSlowly(_ id: SecretItemID, _ call: LibSecretClient.Call) throws(VaultError) -> StoredItem? {
+    private func readSlowly(_ id: SecretItemID, _ call: LibSecretClient.Call, repairing: Repair) throws(VaultError) -> StoredItem? {
         let protected = try call.search(Self.protectedQuery(id))
         if let (path, payload) = try newest(protected.unlocked, call) {
             let item = try VaultEnvelope.decode(payload)
             guard item.header.protection != .none else {
                 throw VaultError(.corruptedItem, underlying: .message("a protected Secret Service item holds a plain header"))
             }
-            // Older copies from a crashed or concurrent write: the newest complete one is the item.
-            for other in protected.unlocked where other != path { try call.deleteItem(at: other) }
+            // Older copies from a crashed write: the newest complete one is the item.
+            if protected.unlocked.count > 1 {
+                _ = try repair(id, repairing) { () throws(VaultError) in
+                    for other in protected.unlocked where other != path { try call.deleteItem(at: other) }
+                }
+            }
             return item
         }
         if !protected.locked.isEmpty { throw Self.lockedError }
