@@ -9,8 +9,10 @@ import Foundation
 /// ```
 /// <root>/                      0700, owned by the user; default $XDG_DATA_HOME/biometrics-vault
 ///   master.key                 0600, the store's key file (see KeySource)
+///   .lock                      advisory lock taken while the key file is created (flock)
 ///   <service-id>/              0700, one per service; the name is a keyed hash of the service
 ///     <item-id>.bvi            0600, one encrypted file per item; the name is a keyed hash of service+key
+///     .check                   the key check value: proof that master.key is the key of this directory
 ///     .lock                    advisory lock taken by writers (flock)
 ///     .pending                 the temporary file of the write in progress
 /// ```
@@ -63,7 +65,8 @@ public struct EncryptedFileStore: SecretStore {
     ///   - keySource: ``KeySource/keyFile`` (default) or a passphrase.
     /// - Throws: `storeUnavailable` when the root or one of its parents can be written by other users or
     ///   is owned by another user, or is not a directory; `authenticationFailed` for a wrong passphrase;
-    ///   `storeLocked` when a passphrase store is opened without one; `corruptedItem` for a damaged key file.
+    ///   `storeLocked` when a passphrase store is opened without one; `corruptedItem` for a damaged key file
+    ///   or one that is not the key of the store's data (copied in from another store).
     public init(directory: URL? = nil, keySource: KeySource = .keyFile) throws {
         let url = (directory ?? Self.defaultDirectory()).standardizedFileURL
         if case .passphrase(let passphrase) = keySource, passphrase.isEmpty {
@@ -75,6 +78,7 @@ public struct EncryptedFileStore: SecretStore {
         self.cache = StoreCache()
         try StoreLocation.validate(rootPath)
         if let keys = try KeyFile.load(root: rootPath, source: keySource) {
+            try KeyCheck.verify(root: rootPath, keys: keys)
             cache.keys.withLock { $0 = keys }
         }
     }
@@ -107,8 +111,10 @@ public struct EncryptedFileStore: SecretStore {
     ///   for I/O errors, with the `errno`.
     public func read(_ id: SecretItemID, authorization: Authorization?) throws -> StoredItem? {
         let id = try SecretItemID(service: id.service, key: id.key)
-        guard let keys = try storeKeys(creating: false) else { return nil }
-        return try readItem(id, keys: keys, directory: serviceDirectoryPath(keys, id.service))
+        guard let keys = try storeKeys(creating: false), let directory = try existingServiceDirectory(keys, id.service) else {
+            return nil
+        }
+        return try readItem(id, keys: keys, directory: directory)
     }
 
     /// Durably and atomically replaces the item (temporary file, `fsync`, `rename`, directory `fsync`)
@@ -139,9 +145,9 @@ public struct EncryptedFileStore: SecretStore {
     /// Removes the item's file (and makes the removal durable). Succeeds when there is none.
     public func delete(_ id: SecretItemID) throws {
         let id = try SecretItemID(service: id.service, key: id.key)
-        guard let keys = try storeKeys(creating: false) else { return }
-        let directory = serviceDirectoryPath(keys, id.service)
-        guard try FileSystem.status(directory) != nil else { return }
+        guard let keys = try storeKeys(creating: false), let directory = try existingServiceDirectory(keys, id.service) else {
+            return
+        }
         try FileSystem.withExclusiveLock(directory + "/" + Self.lockName) { () throws(VaultError) in
             try Self.remove(id, keys: keys, directory: directory)
         }
@@ -153,9 +159,9 @@ public struct EncryptedFileStore: SecretStore {
     ///   name is inside the ciphertext, so it cannot be listed).
     public func keys(service: String) throws -> [String] {
         _ = try SecretItemID(service: service, key: "k")
-        guard let keys = try storeKeys(creating: false) else { return [] }
-        let directory = serviceDirectoryPath(keys, service)
-        guard let entries = try FileSystem.directoryEntries(directory) else { return [] }
+        guard let keys = try storeKeys(creating: false), let directory = try existingServiceDirectory(keys, service),
+            let entries = try FileSystem.directoryEntries(directory)
+        else { return [] }
         let itemKey = keys.itemKey
         var names: [String] = []
         for entry in entries where !entry.hasPrefix(".") && entry.hasSuffix(Self.itemSuffix) {
@@ -269,11 +275,25 @@ public struct EncryptedFileStore: SecretStore {
         return path
     }
 
-    /// The service's directory, created 0700 on first use and checked once per process.
+    /// The service's directory, created 0700 (with its key check value) on first use and checked once
+    /// per process.
     private func serviceDirectory(_ keys: StoreKeys, _ service: String) throws(VaultError) -> String {
         let path = serviceDirectoryPath(keys, service)
         if cache.checkedDirectories.withLock({ $0.contains(path) }) { return path }
         try FileSystem.makeDirectory(path, mode: 0o700)
+        try StoreLocation.checkOwnDirectory(path)
+        try KeyCheck.ensure(directory: path, keys: keys)
+        cache.checkedDirectories.withLock { _ = $0.insert(path) }
+        return path
+    }
+
+    /// The service's directory if it exists, with the same checks as for a write (a real directory of
+    /// ours, closed to others): reads, lists and deletes never follow a planted symlink or trust a
+    /// directory others can write. `nil` when the service has no directory yet.
+    private func existingServiceDirectory(_ keys: StoreKeys, _ service: String) throws(VaultError) -> String? {
+        let path = serviceDirectoryPath(keys, service)
+        if cache.checkedDirectories.withLock({ $0.contains(path) }) { return path }
+        guard try FileSystem.linkStatus(path) != nil else { return nil }
         try StoreLocation.checkOwnDirectory(path)
         cache.checkedDirectories.withLock { _ = $0.insert(path) }
         return path
@@ -285,6 +305,7 @@ public struct EncryptedFileStore: SecretStore {
         try cache.keys.withLock { cached in
             if let cached { return cached }
             if let loaded = try KeyFile.load(root: rootPath, source: keySource) {
+                try KeyCheck.verify(root: rootPath, keys: loaded)
                 cached = loaded
                 return loaded
             }
@@ -295,6 +316,7 @@ public struct EncryptedFileStore: SecretStore {
                 // Another process may have created the store between our load and the listing: its key
                 // file is in place before any item exists, so a second load after the listing finds it.
                 if let loaded = try KeyFile.load(root: rootPath, source: keySource) {
+                    try KeyCheck.verify(root: rootPath, keys: loaded)
                     cached = loaded
                     return loaded
                 }
@@ -376,8 +398,5 @@ enum StoreLocation {
         if status.permissions & 0o077 != 0 { try FileSystem.setPermissions(path, 0o700) }
     }
 
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
-        return String(path[..<slash])
-    }
+    static func parent(of path: String) -> String { FileSystem.parent(of: path) }
 }
