@@ -156,30 +156,40 @@ public struct EncryptedFileStore: SecretStore {
     /// The keys stored under `service`, sorted.
     ///
     /// - Throws: `corruptedItem` when a file in the service's directory cannot be authenticated (its key
-    ///   name is inside the ciphertext, so it cannot be listed).
+    ///   name is inside the ciphertext, so it cannot be listed); ``listing(service:)`` lists the others.
     public func keys(service: String) throws -> [String] {
+        let listing = try listing(service: service)
+        guard listing.unreadable == 0 else { throw ItemFile.corrupt("\(listing.unreadable) item file(s) cannot be authenticated") }
+        return listing.keys
+    }
+
+    /// The readable keys under `service`, and how many item files cannot be authenticated (left in place).
+    public func listing(service: String) throws -> KeyListing {
         _ = try SecretItemID(service: service, key: "k")
         guard let keys = try storeKeys(creating: false), let directory = try existingServiceDirectory(keys, service),
             let entries = try FileSystem.directoryEntries(directory)
-        else { return [] }
+        else { return KeyListing(keys: []) }
         let itemKey = keys.itemKey
         var names: [String] = []
+        var unreadable = 0
         for entry in entries where !entry.hasPrefix(".") && entry.hasSuffix(Self.itemSuffix) {
             guard let digest = Hex.decode(entry.dropLast(Self.itemSuffix.count)), digest.count == 32 else { continue }
             switch try FileSystem.readFile(directory + "/" + entry, limit: ItemFile.maximumFileSize) {
             case .missing:
                 continue  // deleted since the listing
             case .notAFile, .tooLarge:
-                throw ItemFile.corrupt("an item file is not a valid item file")
+                unreadable += 1
             case .contents(let bytes):
-                let opened = try ItemFile.open(bytes, digest: digest, using: itemKey)
-                guard keys.itemDigest(service: service, key: opened.key) == digest else {
-                    throw ItemFile.corrupt("an item file names another key")
+                guard let opened = try? ItemFile.open(bytes, digest: digest, using: itemKey),
+                    keys.itemDigest(service: service, key: opened.key) == digest
+                else {
+                    unreadable += 1
+                    continue
                 }
                 names.append(opened.key)
             }
         }
-        return names.sorted()
+        return KeyListing(keys: names.sorted(), unreadable: unreadable)
     }
 
     // MARK: read-modify-write

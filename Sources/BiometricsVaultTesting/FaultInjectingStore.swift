@@ -64,6 +64,11 @@ public final class FaultInjectingStore: SecretStore {
         return try wrapped.keys(service: service)
     }
 
+    public func listing(service: String) throws -> KeyListing {
+        try call("keys")
+        return try wrapped.listing(service: service)
+    }
+
     private func call(_ operation: String) throws {
         let fails = state.withLock { state in
             state.calls += 1

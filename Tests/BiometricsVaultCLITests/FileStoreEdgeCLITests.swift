@@ -100,6 +100,29 @@ struct FileStoreEdgeCLITests {
         }
     }
 
+    @Test("one damaged item file: list prints the readable keys and exits 11 naming how many cannot be read")
+    func listWithADamagedItem() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.remove() }
+        #expect(try sandbox.run(["store", "good"] + common, stdin: #"{"v":1}"#).status == 0)
+        let root = storeRoot(sandbox)
+        let serviceDirectory = try #require(try FileManager.default.contentsOfDirectory(atPath: root.path).first { $0.count == 64 })
+        let directory = root.appendingPathComponent(serviceDirectory).path
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: directory))
+        #expect(try sandbox.run(["store", "bad"] + common, stdin: #"{"v":2}"#).status == 0)
+        let damaged = try #require(Set(try FileManager.default.contentsOfDirectory(atPath: directory)).subtracting(before).first)
+        var bytes = try #require(FileManager.default.contents(atPath: directory + "/" + damaged))
+        bytes[bytes.count - 1] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: directory + "/" + damaged))
+
+        let listed = try sandbox.run(["list"] + common)
+        #expect(listed.status == 11, "\(listed.stderr)")
+        #expect(listed.stdout == "good\n")
+        #expect(listed.stderr.contains("1 item(s)"))
+        #expect(try sandbox.run(["show", "good"] + common).status == 0)
+        #expect(FileManager.default.fileExists(atPath: directory + "/" + damaged), "the damaged item must stay")
+    }
+
     /// The first double-quoted string of a strace line.
     func quoted(_ line: String) -> String? {
         guard let start = line.firstIndex(of: "\"") else { return nil }

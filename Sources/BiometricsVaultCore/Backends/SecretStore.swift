@@ -57,9 +57,31 @@ public protocol SecretStore: Sendable {
 
     /// The keys stored under `service`, sorted. Never prompts.
     func keys(service: String) throws -> [String]
+
+    /// The readable keys stored under `service`, sorted, and the number of items whose key cannot be
+    /// read (damaged, or written under another store key). Never prompts. A store whose listing cannot
+    /// meet unreadable items keeps the default, which is ``keys(service:)`` with none.
+    func listing(service: String) throws -> KeyListing
+}
+
+/// What ``SecretStore/listing(service:)`` found.
+public struct KeyListing: Hashable, Sendable {
+    /// The keys that could be read, sorted.
+    public var keys: [String]
+    /// Items that exist but whose key cannot be read (left in place, never deleted).
+    public var unreadable: Int
+
+    public init(keys: [String], unreadable: Int = 0) {
+        self.keys = keys
+        self.unreadable = unreadable
+    }
 }
 
 extension SecretStore {
+    public func listing(service: String) throws -> KeyListing {
+        KeyListing(keys: try keys(service: service))
+    }
+
     /// An unconditional write (last writer wins): ``write(_:for:if:authorization:)`` with
     /// ``WriteCondition/anything``.
     public func write(_ item: StoredItem, for id: SecretItemID, authorization: Authorization?) throws {
