@@ -133,6 +133,18 @@ enum KeyFile {
 
     static let temporaryPrefix = ".master.key."
 
+    /// Removes spare keys (`.master.key.<hex>`) among the root's `entries`: a creator killed after
+    /// publishing `master.key` but before removing its temporary file leaves a complete copy of the key.
+    /// Under the root's lock, so a creation in progress is never disturbed.
+    static func removeSpareKeys(root: String, among entries: [String]) throws(VaultError) {
+        guard entries.contains(where: { $0.hasPrefix(temporaryPrefix) }) else { return }
+        try FileSystem.withExclusiveLock(root + "/.lock") { () throws(VaultError) in
+            for entry in try FileSystem.directoryEntries(root) ?? [] where entry.hasPrefix(temporaryPrefix) {
+                try FileSystem.removeFile(root + "/" + entry)
+            }
+        }
+    }
+
     private static func createLocked(root: String, source: EncryptedFileStore.KeySource) throws -> StoreKeys {
         let master = SymmetricKey(size: .bits256)
         var file = magic + [formatVersion]
@@ -216,11 +228,14 @@ enum KeyCheck {
             underlying: .message("the store key does not match the data in \(directory): master.key was replaced or copied from another store"))
     }
 
-    /// Checks every service directory of the store against `keys`. A directory written before check
+    /// Checks every service directory of the store against `keys` (and removes spare keys left by a
+    /// killed creator, see ``KeyFile/removeSpareKeys(root:among:)``). A directory written before check
     /// values existed (or whose creator died before writing one) is checked by authenticating one of its
     /// item files instead; one with no items proves nothing either way and passes.
     static func verify(root: String, keys: StoreKeys) throws(VaultError) {
-        for entry in try FileSystem.directoryEntries(root) ?? [] where entry.count == 64 {
+        let entries = try FileSystem.directoryEntries(root) ?? []
+        try KeyFile.removeSpareKeys(root: root, among: entries)
+        for entry in entries where entry.count == 64 {
             guard Hex.decode(Substring(entry))?.count == 32 else { continue }
             let directory = root + "/" + entry
             guard let status = try FileSystem.linkStatus(directory), status.isDirectory else { continue }

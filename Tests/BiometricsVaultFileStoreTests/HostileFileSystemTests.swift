@@ -140,6 +140,17 @@ struct HostileFileSystemTests {
         #expect(!names.contains { $0.hasPrefix(".master.key.") })
     }
 
+    @Test("a spare key left beside a complete master.key (creator killed before removing it) is removed when the store opens")
+    func spareKeyBesideKeyFileIsRemoved() throws {
+        let directory = try TemporaryDirectory()
+        _ = try storeWithOneItem(directory)
+        let spare = directory.storeURL.appendingPathComponent(".master.key.fedcba9876543210").path
+        try FileManager.default.copyItem(atPath: directory.storeURL.appendingPathComponent("master.key").path, toPath: spare)
+        let store = try EncryptedFileStore(directory: directory.storeURL)
+        #expect(text(of: try store.read(id, authorization: nil)) == "v1")
+        #expect(!FileManager.default.fileExists(atPath: spare), "a complete spare key stayed behind")
+    }
+
     @Test("a service directory others can write is refused by read, list and delete, not only by write")
     func worldWritableServiceDirectory() throws {
         let directory = try TemporaryDirectory()
