@@ -31,9 +31,10 @@ public enum SecretServiceStatus: Sendable, Equatable {
 /// ## Replacing across protections (the atomicity rule)
 /// A write first creates the new item completely (CreateItem with replace), and only then deletes the
 /// items that existed before it (the other protection's item, and a stale copy under another header).
-/// If the process dies in between, both a plain and a protected item exist. **The plain item wins**, and
-/// the protected copy is deleted on the next read (repair): an upgrade that did not finish is undone, a
-/// downgrade that did not finish is completed, both outcomes the contract allows. Plain wins because it
+/// If the process dies in between, both a plain and a protected item exist. **The plain item wins**: reads
+/// return it, and the next write or delete removes the protected copy (repair on write, so the common read
+/// stays two round trips): an upgrade that did not finish is undone, a downgrade that did not finish is
+/// completed, both outcomes the contract allows. Plain wins because it
 /// is the only choice that can never report credentials as protected while a readable plain copy
 /// still exists: reporting "protected" would first require deleting the plain copy, and that deletion
 /// can fail. It also keeps the common read at the cost of a raw libsecret lookup (two D-Bus round trips).
@@ -54,8 +55,6 @@ public enum SecretServiceStatus: Sendable, Equatable {
 /// provider restarts, the next call reconnects by itself.
 public struct SecretServiceStore: SecretStore {
     let client: LibSecretClient
-    /// Item ids this instance has already checked for a left-over copy under the other protection.
-    private let repairedIDs = LockedValue<Set<SecretItemID>>([])
 
     public var name: String { "secret-service" }
 
@@ -114,13 +113,7 @@ public struct SecretServiceStore: SecretStore {
     // MARK: SecretStore
 
     public func read(_ id: SecretItemID, authorization: Authorization?) throws -> StoredItem? {
-        let needsRepairCheck = !repairedIDs.withLock { $0.contains(id) }
-        var repaired = false
-        let item = try client.perform { call throws(VaultError) -> StoredItem? in
-            try readItem(id, call, repairing: needsRepairCheck ? .ifUnlocked : .never, repaired: &repaired)
-        }
-        if repaired { _ = repairedIDs.withLock { $0.insert(id) } }
-        return item
+        try client.perform { call throws(VaultError) -> StoredItem? in try readItem(id, call, repairs: true) }
     }
 
     /// Writes if the stored item satisfies `condition`. Search, check, create and delete run under the
@@ -147,8 +140,7 @@ public struct SecretServiceStore: SecretStore {
         try ItemLockFile.withLock(id) { () throws(VaultError) in
             try client.perform { call throws(VaultError) in
                 if condition != .anything {
-                    var repaired = false
-                    try condition.check(readItem(id, call, repairing: .lockHeld, repaired: &repaired)?.header)
+                    try condition.check(readItem(id, call, repairs: false)?.header)
                 }
                 // What exists before the new item does; only these may be deleted afterwards.
                 let before = try call.search(Self.plainQuery(id)).merged(with: call.search(Self.protectedQuery(id)))
@@ -158,7 +150,6 @@ public struct SecretServiceStore: SecretStore {
                 for path in before.unlocked where path != newPath { try call.deleteItem(at: path) }
             }
         }
-        _ = repairedIDs.withLock { $0.insert(id) }
     }
 
     public func delete(_ id: SecretItemID) throws {
@@ -242,47 +233,26 @@ public struct SecretServiceStore: SecretStore {
             || attributes["xdg:schema"] == protectedSchema
     }
 
-    /// When a read may repair an interrupted replace (delete the copies that lost, see the type's
-    /// documentation). A repair deletes items, so it must never run beside a writer of the same item:
-    /// a reader that saw a replace half-way would delete the new copy the writer is about to keep.
-    enum Repair {
-        /// Read only.
-        case never
-        /// Repair if the item's lock is free now; skip (the writer finishes) when it is held.
-        case ifUnlocked
-        /// The caller holds the item's lock.
-        case lockHeld
-    }
-
-    /// The vault item for `id`: the common plain item in two round trips (search, GetSecret), else the
-    /// slow path. Repairs as `repairing` allows and sets `repaired` when the item was checked for copies.
-    private func readItem(
-        _ id: SecretItemID, _ call: LibSecretClient.Call, repairing: Repair, repaired: inout Bool
-    ) throws(VaultError) -> StoredItem? {
+    /// The vault item for `id`: the common plain item in two round trips (search, GetSecret), as a raw
+    /// libsecret lookup makes; else the slow path. A plain item wins over protected copies left by an
+    /// interrupted replace without a third call: the next write or delete removes them (it deletes every
+    /// copy found before it).
+    ///
+    /// `repairs`: a read may delete older protected copies, but only when the item's lock is free; a
+    /// reader that saw a replace half-way must never delete the copy a writer is about to keep. Writers
+    /// (which hold the lock and clean up themselves) pass `false`.
+    private func readItem(_ id: SecretItemID, _ call: LibSecretClient.Call, repairs: Bool) throws(VaultError) -> StoredItem? {
         let plainHeader = ItemHeader(protection: .none)
         let fast = try call.search(["service": id.service, "username": id.key, Self.headerAttribute: plainHeader.attributeValue])
         if let path = fast.unlocked.first, let payload = try call.secret(at: path) {
-            repaired = try repair(id, repairing) { () throws(VaultError) in try removeProtectedCopies(of: id, call) }
             return StoredItem(header: plainHeader, payload: payload)
         }
         if !fast.locked.isEmpty { throw Self.lockedError }
-        return try readSlowly(id, call, repairing: repairing)
-    }
-
-    /// Runs `body` as `mode` allows; whether it ran.
-    private func repair(_ id: SecretItemID, _ mode: Repair, _ body: () throws(VaultError) -> Void) throws(VaultError) -> Bool {
-        switch mode {
-        case .never: return false
-        case .lockHeld:
-            try body()
-            return true
-        case .ifUnlocked:
-            return try ItemLockFile.ifUnlocked(id, body) != nil
-        }
+        return try readSlowly(id, call, repairs: repairs)
     }
 
     /// Everything but the common plain item: protected items, plain items under another header, locks.
-    private func readSlowly(_ id: SecretItemID, _ call: LibSecretClient.Call, repairing: Repair) throws(VaultError) -> StoredItem? {
+    private func readSlowly(_ id: SecretItemID, _ call: LibSecretClient.Call, repairs: Bool) throws(VaultError) -> StoredItem? {
         let protected = try call.search(Self.protectedQuery(id))
         if let (path, payload) = try newest(protected.unlocked, call) {
             let item = try VaultEnvelope.decode(payload)
@@ -290,8 +260,8 @@ public struct SecretServiceStore: SecretStore {
                 throw VaultError(.corruptedItem, underlying: .message("a protected Secret Service item holds a plain header"))
             }
             // Older copies from a crashed write: the newest complete one is the item.
-            if protected.unlocked.count > 1 {
-                _ = try repair(id, repairing) { () throws(VaultError) in
+            if repairs, protected.unlocked.count > 1 {
+                _ = try ItemLockFile.ifUnlocked(id) { () throws(VaultError) in
                     for other in protected.unlocked where other != path { try call.deleteItem(at: other) }
                 }
             }
@@ -330,13 +300,6 @@ public struct SecretServiceStore: SecretStore {
             if let payload = try call.secret(at: candidate.path) { return (candidate.path, payload) }
         }
         return nil
-    }
-
-    /// Repair of an interrupted transition found beside a plain item: the plain item wins (see the type's
-    /// documentation), so protected copies go.
-    private func removeProtectedCopies(of id: SecretItemID, _ call: LibSecretClient.Call) throws(VaultError) {
-        let protected = try call.search(Self.protectedQuery(id))
-        for path in protected.unlocked { try call.deleteItem(at: path) }
     }
 }
 

@@ -19,8 +19,9 @@
 ///    `write` throws, or the process dies inside it, a later `read` yields either the complete old item or
 ///    the complete new item: never nothing, never a mix, never the new payload under the old header.
 ///    A backend that needs two steps (e.g. a Secret Service item under another schema, a Keychain staging
-///    item) must write the new item fully before removing the old one, and must finish or undo a
-///    half-done replace on the next `read` (repair), not report it as missing.
+///    item) must write the new item fully before removing the old one; a `read` that finds a half-done
+///    replace must return one complete item (never report it as missing), and the half-done replace is
+///    finished or undone (repair) by that read or by the next write.
 /// 3. **`read` never prompts.** With `authorization == nil` it returns the header of a protected item and,
 ///    if the payload is held behind an OS access control, `payload == nil`. With an authorization it
 ///    returns the payload or throws the authentication error the OS reports.
