@@ -87,8 +87,8 @@ public struct KeychainStore: SecretStore {
     }
 
     /// Conditional write. ``WriteCondition/absent`` is `SecItemAdd` alone: the Keychain itself refuses a
-    /// second item (`errSecDuplicateItem`), atomically across processes. ``WriteCondition/matching(_:)``
-    /// is a read of the header and then an update (or a staged replace): SecItem has no compare-and-swap,
+    /// second item (`errSecDuplicateItem`), atomically across processes. The other conditions are a
+    /// read of the header and then an update (or a staged replace): SecItem has no compare-and-swap,
     /// so that check is atomic only among the `KeychainStore` calls of this process (one lock); another
     /// process of the app (an extension sharing the access group) could write between the check and the
     /// update.
@@ -303,7 +303,7 @@ public struct KeychainStore: SecretStore {
         }
         let context = contextReference(authorization)
         let operation = Self.operation(for: item.header, context: context)
-        if case .matching = condition {
+        if condition != .anything, condition != .absent {
             // An interrupted replace may have left the item under the staging account only: it counts.
             try condition.check(readSerialised(id, authorization: nil)?.header)
         }

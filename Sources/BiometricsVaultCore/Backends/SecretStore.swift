@@ -99,8 +99,12 @@ public enum WriteCondition: Hashable, Sendable {
     case anything
     /// No item: `store` succeeds only into an empty key.
     case absent
-    /// An item whose header equals this one (protection, policy, enrollment binding and format).
+    /// An item with this header's protection (and policy) and enrollment binding. The format version is
+    /// not compared: an item of an older format is moved into the current one by the write.
     case matching(ItemHeader)
+    /// No item, or one that ``matching(_:)`` this header (an item invalidated by an enrollment change,
+    /// which a new `store` may replace).
+    case absentOr(ItemHeader)
 
     /// A plain item.
     public static let plain = WriteCondition.matching(ItemHeader(protection: .none))
@@ -113,7 +117,7 @@ public enum WriteCondition: Hashable, Sendable {
     /// An empty key, or the item whose header was seen there (for example an item invalidated by an
     /// enrollment change, which a new store may replace).
     public static func replacing(_ seen: ItemHeader?) -> WriteCondition {
-        seen.map(WriteCondition.matching) ?? .absent
+        seen.map(WriteCondition.absentOr) ?? .absent
     }
 
     /// Whether `current` (the stored header, `nil` when absent) satisfies the condition.
@@ -121,7 +125,8 @@ public enum WriteCondition: Hashable, Sendable {
         switch self {
         case .anything: true
         case .absent: current == nil
-        case .matching(let expected): current == expected
+        case .matching(let expected): current?.protection == expected.protection && current?.enrollment == expected.enrollment
+        case .absentOr(let expected): current == nil || WriteCondition.matching(expected).isSatisfied(by: current)
         }
     }
 
@@ -138,7 +143,7 @@ public enum WriteCondition: Hashable, Sendable {
         switch self {
         case .anything:
             return VaultError(.invalidVault, underlying: .message("unconditional write refused"))
-        case .absent:
+        case .absent, .absentOr:
             return VaultError(.invalidVault, underlying: .message("an item is already stored under this key"))
         case .matching(let expected):
             guard let current else {
@@ -150,10 +155,7 @@ public enum WriteCondition: Hashable, Sendable {
                     underlying: .message(
                         expected.protection == .none ? "the stored item is protected now" : "the stored item's protection changed"))
             }
-            if current.enrollment != expected.enrollment {
-                return VaultError(.biometryChanged, underlying: .message("enrolled biometrics changed since the item was stored"))
-            }
-            return VaultError(.invalidVault, underlying: .message("the stored item changed format"))
+            return VaultError(.biometryChanged, underlying: .message("enrolled biometrics changed since the item was stored"))
         }
     }
 }
