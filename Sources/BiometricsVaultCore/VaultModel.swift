@@ -14,7 +14,7 @@ import Observation
 /// }
 /// ```
 /// Every action returns whether it succeeded; a failure is also kept in ``lastError`` (show
-/// `lastError?.localizedDescription`). While an action runs (``isWorking``) other actions are refused and
+/// ``lastErrorMessage``). While an action runs (``isWorking``) other actions are refused and
 /// return `false`, so a double tap cannot start two prompts. Creating the model and ``refresh()`` never prompt.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
 @MainActor
@@ -61,6 +61,12 @@ public final class VaultModel<Credentials: Codable & Sendable> {
         case .biometrics(let unlocked): .signedIn(unlocked.credentials, biometricsEnabled: true)
         case .locked: .locked
         }
+    }
+
+    /// ``lastError`` in user words, naming this device's biometry ("Face ID is locked after too many
+    /// attempts."), for an alert.
+    public var lastErrorMessage: VaultUserMessage? {
+        lastError?.userMessage(biometryType: configuration.authenticator.biometryType)
     }
 
     /// The credentials when readable without a prompt (signed in), else `nil`.

@@ -91,6 +91,7 @@ struct VaultModelTests {
         for _ in 0..<5 { await model.unlock() }
         #expect(await model.unlock() == false)
         #expect(model.lastError == .biometryLockout)
+        #expect(model.lastErrorMessage?.description == "Face ID is locked after too many attempts.")
         #expect(screenName(model) == "locked")
         #expect(await model.reauthenticateOwner())
         #expect(screenName(model) == "locked")
