@@ -50,7 +50,9 @@ public struct VaultConfiguration: Sendable {
     /// Ends every session opened through this configuration and its copies, exactly as `lock()` does for
     /// one handle: afterwards `update` / `downgrade` through any `BiometricsSecureVault` of it throw
     /// `vaultLocked` and write nothing, `retrieveVault` gives `.locked`, and the next `unlock()` prompts.
-    /// Stored items are unchanged. Call it when the app goes to the background or the screen locks.
+    /// An operation in flight meanwhile (a prompt on screen) completes, but the vault it returns is
+    /// already locked. Stored items are unchanged. Call it when the app goes to the background or the
+    /// screen locks.
     public func lockAllSessions() {
         sessions.lockAll()
     }
@@ -133,6 +135,17 @@ final class SessionRegistry: Sendable {
 
     private let sessions = LockedValue<[SecretItemID: VaultSession]>([:])
     private let open = LockedValue<[ObjectIdentifier: OpenSession]>([:])
+    private let lockAllCount = LockedValue(0)
+
+    /// Changes with every ``lockAll()``: an operation that saw another value when it started was
+    /// running while everything was locked, and must not leave a session open (``endIfLockedAll(since:_:)``).
+    var epoch: Int { lockAllCount.withLock { $0 } }
+
+    /// Ends `session` if ``lockAll()`` ran since `epoch` (the operation that opened it was in flight then).
+    func endIfLockedAll(since epoch: Int, _ session: VaultSession?) {
+        guard let session, self.epoch != epoch else { return }
+        end(session)
+    }
 
     func register(_ session: VaultSession) {
         sessions.withLock { $0[session.id] = session }
@@ -144,6 +157,7 @@ final class SessionRegistry: Sendable {
 
     /// Locks every session registered so far, whether or not it is still the reusable one of its item.
     func lockAll() {
+        lockAllCount.withLock { $0 += 1 }
         let reusable = sessions.withLock { sessions in
             defer { sessions = [:] }
             return Array(sessions.values)

@@ -161,6 +161,27 @@ struct LockAllSessionsTests {
         #expect(fixture.device.protection(key: fixture.key, service: "tests") == .protected(.biometryCurrentSet))
     }
 
+    @Test func anUnlockInFlightReturnsALockedVault() async throws {
+        // The prompt is on screen when the app goes to the background: no session may survive.
+        let device = SimulatedDevice()
+        let plain = VaultConfiguration(store: device.store, authenticator: device.authenticator, service: "tests")
+        _ = try await VaultFactory<Login>.retrieveVaultOrThrow(key: "k", configuration: plain)
+            .storeToBiometrics(credentials: alice)
+        let gate = PromptGate(device.authenticator)
+        let configuration = VaultConfiguration(
+            store: device.store, authenticator: gate, reuse: .session(timeout: .seconds(300)), service: "tests",
+            clock: device.clock.vaultClock)
+        let locked = try VaultFactory<Login>.retrieveVaultOrThrow(key: "k", configuration: configuration)
+        let unlock = Task { try await locked.unlock() }
+        await gate.waitUntilPromptIsUp()
+        configuration.lockAllSessions()
+        gate.release()
+        guard case .biometrics(let unlocked) = try await unlock.value else { Issue.record("not biometrics"); return }
+        #expect(!unlocked.isUnlocked)
+        #expect(await code { _ = try await unlocked.update(credentials: bob) } == .vaultLocked)
+        #expect(try VaultFactory<Login>.retrieveVaultOrThrow(key: "k", configuration: configuration).caseName == "locked")
+    }
+
     @Test func leavesOtherConfigurationsAlone() async throws {
         let fixture = Fixture(reuse: .session(timeout: .seconds(300)))
         let unlocked = try await fixture.retrieve().storeToBiometrics(credentials: alice)

@@ -128,6 +128,7 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
         _ = try SecretItemID(service: id.service, key: id.key)
         var machine = VaultStateMachine(handle.kind)
         var context = try Context(driver: self, handle: handle, credentials: credentials)
+        let epoch = configuration.sessions.epoch
         if operation == .unlock { context.reuseSession(for: id) }
         var action = machine.requested(operation, session: snapshot(of: context.session))
         while true {
@@ -142,6 +143,8 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
             case .fail(let code):
                 throw context.error(for: code)
             case .finish(let kind):
+                // lockAllSessions() while this ran (e.g. during the prompt): the new session ends too.
+                configuration.sessions.endIfLockedAll(since: epoch, context.session)
                 return context.outcome(kind)
             case .write, .readProtected, .delete, .endSession:
                 action = perform(action, machine: &machine, context: &context)
