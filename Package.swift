@@ -212,7 +212,7 @@ var targets: [Target] = [
     .executableTarget(
         name: "VaultStress",
         dependencies: [
-            "BiometricsVaultCore", "BiometricsVaultFileStore",
+            "BiometricsVaultCore", "BiometricsVaultFileStore", "BiometricsVaultTesting",
             .target(name: "BiometricsVaultSecretService", condition: linux),
         ],
         path: "Stress/VaultStress",

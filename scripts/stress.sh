@@ -31,11 +31,15 @@ failed=0
 results=()
 
 run_mode() { # store mode
-    local store="$1" mode="$2" service="bv-stress-$$-$2" dir="-" pids=() worker status=0
+    local store="$1" mode="$2" service="bv-stress-$$-$2" dir="-" pids=() worker status=0 count="$operations"
     [ "$store" = file ] && dir="$work_dir/$mode-store"
+    # transitions: rounds of about 8 vault operations per worker each (see Stress/VaultStress/main.swift).
+    [ "$mode" = transitions ] && count=$(( operations / 4 > 2 ? operations / 4 : 2 ))
+    export BV_STRESS_SYNC="$work_dir/sync-$store-$mode" BV_STRESS_WORKERS="$workers"
+    mkdir -p "$BV_STRESS_SYNC"
     local start=$(date +%s%N)
     for ((worker = 0; worker < workers; worker++)); do
-        "$bin" "$store" work "$mode" "$dir" "$service" "$worker" "$operations" >"$work_dir/$store-$mode-$worker.log" 2>&1 &
+        "$bin" "$store" work "$mode" "$dir" "$service" "$worker" "$count" >"$work_dir/$store-$mode-$worker.log" 2>&1 &
         pids+=($!)
     done
     for ((worker = 0; worker < workers; worker++)); do
@@ -46,20 +50,20 @@ run_mode() { # store mode
         fi
     done
     local verdict
-    if ! verdict=$("$bin" "$store" verify "$mode" "$dir" "$service" "$workers" "$operations" 2>&1); then
+    if ! verdict=$("$bin" "$store" verify "$mode" "$dir" "$service" "$workers" "$count" 2>&1); then
         status=1
         echo "!! $store/$mode end state: $verdict" >&2
     fi
     local millis=$((($(date +%s%N) - start) / 1000000))
     [ "$status" -eq 0 ] || failed=1
-    results+=("$(printf '%-15s %-9s %3d x %-5d %7d ms  %s' "$store" "$mode" "$workers" "$operations" "$millis" \
+    results+=("$(printf '%-15s %-11s %3d x %-5d %7d ms  %s' "$store" "$mode" "$workers" "$count" "$millis" \
         "$([ "$status" -eq 0 ] && echo "ok: $verdict" || echo FAILED)")")
 }
 
 for store in "${stores[@]}"; do
     case "$store" in
     file)
-        for mode in same-key own-key counter; do run_mode file "$mode"; done
+        for mode in same-key own-key counter transitions; do run_mode file "$mode"; done
         ;;
     secret-service)
         if [ -z "${DBUS_SESSION_BUS_ADDRESS:-}" ]; then
@@ -71,7 +75,7 @@ for store in "${stores[@]}"; do
             fi
             continue
         fi
-        for mode in same-key own-key; do run_mode secret-service "$mode"; done
+        for mode in same-key own-key transitions; do run_mode secret-service "$mode"; done
         ;;
     *) echo "unknown store $store" >&2; exit 2 ;;
     esac

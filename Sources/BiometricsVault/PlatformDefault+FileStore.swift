@@ -44,7 +44,9 @@ struct UnopenedStore: SecretStore {
     }
 
     func read(_ id: SecretItemID, authorization: Authorization?) throws -> StoredItem? { throw error }
-    func write(_ item: StoredItem, for id: SecretItemID, authorization: Authorization?) throws { throw error }
+    func write(_ item: StoredItem, for id: SecretItemID, if condition: WriteCondition, authorization: Authorization?) throws {
+        throw error
+    }
     func delete(_ id: SecretItemID) throws { throw error }
     func keys(service: String) throws -> [String] { throw error }
 }

@@ -33,9 +33,11 @@ import Foundation
 /// `interactionNotAllowed = true`. A protected item's data is only ever asked for with the evaluated
 /// context of an ``Authorization`` from ``LocalAuthenticator``.
 ///
-/// ## Threads
+/// ## Threads and processes
 /// All Keychain calls of all `KeychainStore` values in the process run one at a time (one lock), so a
-/// check-then-write is never interleaved with another write in this process.
+/// check-then-write is never interleaved with another write in this process. Across processes, only
+/// `store` into an empty key (``WriteCondition/absent``, add-only) is atomic; see
+/// ``write(_:for:if:authorization:)``.
 public struct KeychainStore: SecretStore {
     public var name: String { "keychain" }
 
@@ -84,8 +86,14 @@ public struct KeychainStore: SecretStore {
         try Self.serialised { try readSerialised(id, authorization: authorization) }
     }
 
-    public func write(_ item: StoredItem, for id: SecretItemID, authorization: Authorization?) throws {
-        try Self.serialised { try writeSerialised(item, for: id, authorization: authorization) }
+    /// Conditional write. ``WriteCondition/absent`` is `SecItemAdd` alone: the Keychain itself refuses a
+    /// second item (`errSecDuplicateItem`), atomically across processes. ``WriteCondition/matching(_:)``
+    /// is a read of the header and then an update (or a staged replace): SecItem has no compare-and-swap,
+    /// so that check is atomic only among the `KeychainStore` calls of this process (one lock); another
+    /// process of the app (an extension sharing the access group) could write between the check and the
+    /// update.
+    public func write(_ item: StoredItem, for id: SecretItemID, if condition: WriteCondition, authorization: Authorization?) throws {
+        try Self.serialised { try writeSerialised(item, for: id, if: condition, authorization: authorization) }
     }
 
     public func delete(_ id: SecretItemID) throws {
@@ -287,12 +295,18 @@ public struct KeychainStore: SecretStore {
         }
     }
 
-    private func writeSerialised(_ item: StoredItem, for id: SecretItemID, authorization: Authorization?) throws {
+    private func writeSerialised(
+        _ item: StoredItem, for id: SecretItemID, if condition: WriteCondition, authorization: Authorization?
+    ) throws {
         guard let payload = item.payload else {
             throw VaultError(.invalidVault, underlying: .message("write without payload"))
         }
         let context = contextReference(authorization)
         let operation = Self.operation(for: item.header, context: context)
+        if case .matching = condition {
+            // An interrupted replace may have left the item under the staging account only: it counts.
+            try condition.check(readSerialised(id, authorization: nil)?.header)
+        }
         // Add first: a new item costs one call, and nothing is read (or prompted for) before it.
         let added = client.add(addQuery(item, payload: payload, for: id, in: .primary, context: context))
         if added == KeychainStatus.success {
@@ -303,6 +317,9 @@ public struct KeychainStore: SecretStore {
 
         let existing = try attributes(id, in: .primary)
         let existingHeader = try existing?.generic.map(Self.header(fromGeneric:))
+        if condition == .absent {
+            throw condition.mismatch(current: existingHeader ?? Self.legacyHeader(.none, enrollment: nil))
+        }
         if let existingHeader, existingHeader.protection == item.header.protection {
             let updated = client.update(
                 identityQuery(id, in: .primary, context: context), contentUpdate(item, payload: payload))

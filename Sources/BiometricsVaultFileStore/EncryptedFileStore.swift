@@ -9,8 +9,10 @@ import Foundation
 /// ```
 /// <root>/                      0700, owned by the user; default $XDG_DATA_HOME/biometrics-vault
 ///   master.key                 0600, the store's key file (see KeySource)
+///   .lock                      advisory lock taken while the key file is created (flock)
 ///   <service-id>/              0700, one per service; the name is a keyed hash of the service
 ///     <item-id>.bvi            0600, one encrypted file per item; the name is a keyed hash of service+key
+///     .check                   the key check value: proof that master.key is the key of this directory
 ///     .lock                    advisory lock taken by writers (flock)
 ///     .pending                 the temporary file of the write in progress
 /// ```
@@ -28,8 +30,8 @@ import Foundation
 /// A write is: temporary file in the service directory, `fsync`, `rename` over the item, `fsync` of the
 /// directory, under an exclusive `flock` of the service's lock file. Readers take no lock: a rename is
 /// atomic, so they see the complete old or the complete new file, never a torn one. A writer killed at any
-/// point leaves the old item intact. ``update(_:authorization:_:)`` is a read-modify-write under the same
-/// lock, safe across processes.
+/// point leaves the old item intact. A conditional write checks the stored header under the same lock,
+/// and ``update(_:authorization:_:)`` is a read-modify-write under it: both are safe across processes.
 ///
 /// ## Errors
 /// Damaged, truncated or foreign files: `corruptedItem`. Wrong passphrase: `authenticationFailed`.
@@ -63,7 +65,8 @@ public struct EncryptedFileStore: SecretStore {
     ///   - keySource: ``KeySource/keyFile`` (default) or a passphrase.
     /// - Throws: `storeUnavailable` when the root or one of its parents can be written by other users or
     ///   is owned by another user, or is not a directory; `authenticationFailed` for a wrong passphrase;
-    ///   `storeLocked` when a passphrase store is opened without one; `corruptedItem` for a damaged key file.
+    ///   `storeLocked` when a passphrase store is opened without one; `corruptedItem` for a damaged key file
+    ///   or one that is not the key of the store's data (copied in from another store).
     public init(directory: URL? = nil, keySource: KeySource = .keyFile) throws {
         let url = (directory ?? Self.defaultDirectory()).standardizedFileURL
         if case .passphrase(let passphrase) = keySource, passphrase.isEmpty {
@@ -75,6 +78,7 @@ public struct EncryptedFileStore: SecretStore {
         self.cache = StoreCache()
         try StoreLocation.validate(rootPath)
         if let keys = try KeyFile.load(root: rootPath, source: keySource) {
+            try KeyCheck.verify(root: rootPath, keys: keys)
             cache.keys.withLock { $0 = keys }
         }
     }
@@ -107,22 +111,33 @@ public struct EncryptedFileStore: SecretStore {
     ///   for I/O errors, with the `errno`.
     public func read(_ id: SecretItemID, authorization: Authorization?) throws -> StoredItem? {
         let id = try SecretItemID(service: id.service, key: id.key)
-        guard let keys = try storeKeys(creating: false) else { return nil }
-        return try readItem(id, keys: keys, directory: serviceDirectoryPath(keys, id.service))
+        guard let keys = try storeKeys(creating: false), let directory = try existingServiceDirectory(keys, id.service) else {
+            return nil
+        }
+        return try readItem(id, keys: keys, directory: directory)
     }
 
-    /// Durably and atomically replaces the item (temporary file, `fsync`, `rename`, directory `fsync`,
-    /// under the service's lock). Creates the store and its key on first use.
+    /// Durably and atomically replaces the item (temporary file, `fsync`, `rename`, directory `fsync`)
+    /// if the stored item satisfies `condition`, all under the service's exclusive `flock`: no writer in
+    /// this or another process runs between the check and the rename. Creates the store and its key on
+    /// first use.
     ///
-    /// - Throws: `credentialsTooLarge` over ``VaultLimits/maximumCredentialsSize``; `storeUnavailable`
-    ///   with the `errno` for disk full, permission denied and other I/O errors (the old item stays).
-    public func write(_ item: StoredItem, for id: SecretItemID, authorization: Authorization?) throws {
+    /// - Throws: ``WriteCondition/mismatch(current:)`` when the condition does not hold;
+    ///   `credentialsTooLarge` over ``VaultLimits/maximumCredentialsSize``; `corruptedItem` when a
+    ///   condition must be checked against an item that cannot be read; `storeUnavailable` with the
+    ///   `errno` for disk full, permission denied and other I/O errors (the old item stays).
+    public func write(
+        _ item: StoredItem, for id: SecretItemID, if condition: WriteCondition, authorization: Authorization?
+    ) throws {
         let id = try SecretItemID(service: id.service, key: id.key)
         try Self.checkSize(item)
         guard let keys = try storeKeys(creating: true) else { return }
         let directory = try serviceDirectory(keys, id.service)
         let sealed = try ItemFile.seal(item, key: id.key, digest: keys.itemDigest(service: id.service, key: id.key), using: keys.itemKey)
         try FileSystem.withExclusiveLock(directory + "/" + Self.lockName) { () throws(VaultError) in
+            if condition != .anything {
+                try condition.check(readItem(id, keys: keys, directory: directory)?.header)
+            }
             try Self.replace(sealed, id: id, keys: keys, directory: directory)
         }
     }
@@ -130,9 +145,9 @@ public struct EncryptedFileStore: SecretStore {
     /// Removes the item's file (and makes the removal durable). Succeeds when there is none.
     public func delete(_ id: SecretItemID) throws {
         let id = try SecretItemID(service: id.service, key: id.key)
-        guard let keys = try storeKeys(creating: false) else { return }
-        let directory = serviceDirectoryPath(keys, id.service)
-        guard try FileSystem.status(directory) != nil else { return }
+        guard let keys = try storeKeys(creating: false), let directory = try existingServiceDirectory(keys, id.service) else {
+            return
+        }
         try FileSystem.withExclusiveLock(directory + "/" + Self.lockName) { () throws(VaultError) in
             try Self.remove(id, keys: keys, directory: directory)
         }
@@ -141,30 +156,40 @@ public struct EncryptedFileStore: SecretStore {
     /// The keys stored under `service`, sorted.
     ///
     /// - Throws: `corruptedItem` when a file in the service's directory cannot be authenticated (its key
-    ///   name is inside the ciphertext, so it cannot be listed).
+    ///   name is inside the ciphertext, so it cannot be listed); ``listing(service:)`` lists the others.
     public func keys(service: String) throws -> [String] {
+        let listing = try listing(service: service)
+        guard listing.unreadable == 0 else { throw ItemFile.corrupt("\(listing.unreadable) item file(s) cannot be authenticated") }
+        return listing.keys
+    }
+
+    /// The readable keys under `service`, and how many item files cannot be authenticated (left in place).
+    public func listing(service: String) throws -> KeyListing {
         _ = try SecretItemID(service: service, key: "k")
-        guard let keys = try storeKeys(creating: false) else { return [] }
-        let directory = serviceDirectoryPath(keys, service)
-        guard let entries = try FileSystem.directoryEntries(directory) else { return [] }
+        guard let keys = try storeKeys(creating: false), let directory = try existingServiceDirectory(keys, service),
+            let entries = try FileSystem.directoryEntries(directory)
+        else { return KeyListing(keys: []) }
         let itemKey = keys.itemKey
         var names: [String] = []
+        var unreadable = 0
         for entry in entries where !entry.hasPrefix(".") && entry.hasSuffix(Self.itemSuffix) {
             guard let digest = Hex.decode(entry.dropLast(Self.itemSuffix.count)), digest.count == 32 else { continue }
             switch try FileSystem.readFile(directory + "/" + entry, limit: ItemFile.maximumFileSize) {
             case .missing:
                 continue  // deleted since the listing
             case .notAFile, .tooLarge:
-                throw ItemFile.corrupt("an item file is not a valid item file")
+                unreadable += 1
             case .contents(let bytes):
-                let opened = try ItemFile.open(bytes, digest: digest, using: itemKey)
-                guard keys.itemDigest(service: service, key: opened.key) == digest else {
-                    throw ItemFile.corrupt("an item file names another key")
+                guard let opened = try? ItemFile.open(bytes, digest: digest, using: itemKey),
+                    keys.itemDigest(service: service, key: opened.key) == digest
+                else {
+                    unreadable += 1
+                    continue
                 }
                 names.append(opened.key)
             }
         }
-        return names.sorted()
+        return KeyListing(keys: names.sorted(), unreadable: unreadable)
     }
 
     // MARK: read-modify-write
@@ -173,9 +198,9 @@ public struct EncryptedFileStore: SecretStore {
     /// the service's exclusive lock: no other writer, in this or another process, runs in between.
     ///
     /// `transform` must not call back into this store for the same service (the lock is not re-entrant).
-    /// `authorization` is accepted for symmetry with ``write(_:for:authorization:)`` and not needed.
+    /// `authorization` is accepted for symmetry with ``write(_:for:if:authorization:)`` and not needed.
     ///
-    /// - Throws: what ``read(_:authorization:)`` or ``write(_:for:authorization:)`` throw, or what
+    /// - Throws: what ``read(_:authorization:)`` or ``write(_:for:if:authorization:)`` throw, or what
     ///   `transform` throws (then nothing is written).
     public func update(
         _ id: SecretItemID, authorization: Authorization?, _ transform: (StoredItem?) throws -> StoredItem?
@@ -260,11 +285,25 @@ public struct EncryptedFileStore: SecretStore {
         return path
     }
 
-    /// The service's directory, created 0700 on first use and checked once per process.
+    /// The service's directory, created 0700 (with its key check value) on first use and checked once
+    /// per process.
     private func serviceDirectory(_ keys: StoreKeys, _ service: String) throws(VaultError) -> String {
         let path = serviceDirectoryPath(keys, service)
         if cache.checkedDirectories.withLock({ $0.contains(path) }) { return path }
         try FileSystem.makeDirectory(path, mode: 0o700)
+        try StoreLocation.checkOwnDirectory(path)
+        try KeyCheck.ensure(directory: path, keys: keys)
+        cache.checkedDirectories.withLock { _ = $0.insert(path) }
+        return path
+    }
+
+    /// The service's directory if it exists, with the same checks as for a write (a real directory of
+    /// ours, closed to others): reads, lists and deletes never follow a planted symlink or trust a
+    /// directory others can write. `nil` when the service has no directory yet.
+    private func existingServiceDirectory(_ keys: StoreKeys, _ service: String) throws(VaultError) -> String? {
+        let path = serviceDirectoryPath(keys, service)
+        if cache.checkedDirectories.withLock({ $0.contains(path) }) { return path }
+        guard try FileSystem.linkStatus(path) != nil else { return nil }
         try StoreLocation.checkOwnDirectory(path)
         cache.checkedDirectories.withLock { _ = $0.insert(path) }
         return path
@@ -276,6 +315,7 @@ public struct EncryptedFileStore: SecretStore {
         try cache.keys.withLock { cached in
             if let cached { return cached }
             if let loaded = try KeyFile.load(root: rootPath, source: keySource) {
+                try KeyCheck.verify(root: rootPath, keys: loaded)
                 cached = loaded
                 return loaded
             }
@@ -286,6 +326,7 @@ public struct EncryptedFileStore: SecretStore {
                 // Another process may have created the store between our load and the listing: its key
                 // file is in place before any item exists, so a second load after the listing finds it.
                 if let loaded = try KeyFile.load(root: rootPath, source: keySource) {
+                    try KeyCheck.verify(root: rootPath, keys: loaded)
                     cached = loaded
                     return loaded
                 }
@@ -367,8 +408,5 @@ enum StoreLocation {
         if status.permissions & 0o077 != 0 { try FileSystem.setPermissions(path, 0o700) }
     }
 
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
-        return String(path[..<slash])
-    }
+    static func parent(of path: String) -> String { FileSystem.parent(of: path) }
 }

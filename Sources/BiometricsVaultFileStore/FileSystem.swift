@@ -27,8 +27,9 @@ enum FileSystem {
         var isSticky: Bool { (mode & UInt32(S_ISVTX)) != 0 }
     }
 
-    static func failure(_ number: Int32) -> VaultError {
-        VaultError(.storeUnavailable, underlying: .errno(number))
+    /// `storeUnavailable` naming what was done to which path, in words, with the `errno` kept.
+    static func failure(_ operation: String, _ path: String, _ number: Int32) -> VaultError {
+        VaultError(.storeUnavailable, underlying: .file(operation: operation, path: path, errno: number))
     }
 
     static var effectiveUserID: UInt32 { UInt32(geteuid()) }
@@ -41,7 +42,7 @@ enum FileSystem {
         guard stat(path, &info) == 0 else {
             let number = errno
             if number == ENOENT { return nil }
-            throw failure(number)
+            throw failure("examine", path, number)
         }
         return Status(mode: UInt32(info.st_mode), owner: UInt32(info.st_uid), size: Int(info.st_size))
     }
@@ -52,33 +53,42 @@ enum FileSystem {
         guard lstat(path, &info) == 0 else {
             let number = errno
             if number == ENOENT { return nil }
-            throw failure(number)
+            throw failure("examine", path, number)
         }
         return Status(mode: UInt32(info.st_mode), owner: UInt32(info.st_uid), size: Int(info.st_size))
     }
 
     /// The canonical absolute path (symlinks resolved) of an existing path.
     static func canonicalPath(_ path: String) throws(VaultError) -> String {
-        guard let resolved = realpath(path, nil) else { throw failure(errno) }
+        guard let resolved = realpath(path, nil) else { throw failure("resolve", path, errno) }
         defer { free(resolved) }
         return String(cString: resolved)
     }
 
-    /// Creates a directory with `mode`; returns `false` when it already existed.
+    /// Creates a directory with exactly `mode` and makes its entry durable (`fsync` of the parent: without
+    /// it a power loss can take a new directory, and the first item written into it, away). Returns
+    /// `false` when it already existed.
     @discardableResult
     static func makeDirectory(_ path: String, mode: UInt32) throws(VaultError) -> Bool {
         if mkdir(path, mode_t(mode)) == 0 {
             // The umask may have removed bits we need, never added any; make the mode exact.
-            guard chmod(path, mode_t(mode)) == 0 else { throw failure(errno) }
+            guard chmod(path, mode_t(mode)) == 0 else { throw failure("set the mode of", path, errno) }
+            try syncDirectory(parent(of: path))
             return true
         }
         let number = errno
         if number == EEXIST { return false }
-        throw failure(number)
+        throw failure("create the directory", path, number)
     }
 
     static func setPermissions(_ path: String, _ mode: UInt32) throws(VaultError) {
-        guard chmod(path, mode_t(mode)) == 0 else { throw failure(errno) }
+        guard chmod(path, mode_t(mode)) == 0 else { throw failure("set the mode of", path, errno) }
+    }
+
+    /// The directory part of a path (`/` for a top-level entry).
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        return String(path[..<slash])
     }
 
     /// The names in a directory, without `.` and `..`; `nil` when it does not exist.
@@ -86,7 +96,7 @@ enum FileSystem {
         guard let directory = opendir(path) else {
             let number = errno
             if number == ENOENT { return nil }
-            throw failure(number)
+            throw failure("list", path, number)
         }
         defer { closedir(directory) }
         var names: [String] = []
@@ -103,26 +113,37 @@ enum FileSystem {
     static func syncDirectory(_ path: String) throws(VaultError) {
         let descriptor = try openDescriptor(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
         defer { close(descriptor) }
-        guard durableSync(descriptor) == 0 else { throw failure(errno) }
+        guard durableSync(descriptor) == 0 else { throw failure("sync the directory", path, errno) }
     }
 
     // MARK: files
 
     /// Reads a whole regular file of at most `limit` bytes. `nil` when it does not exist.
-    /// A larger file, or something that is not a regular file, is reported through `tooLarge` / `notAFile`.
+    /// A larger file, or something that is not a regular file (a FIFO, a device, a symlink, a
+    /// directory), is reported through `tooLarge` / `notAFile` without blocking: the open is
+    /// non-blocking, so a FIFO planted in the store cannot hang a read.
+    ///
+    /// The store's files are private: one owned by another user is refused (`storeUnavailable`), and
+    /// one that group or others may read is tightened to 0600 before it is read.
     static func readFile(_ path: String, limit: Int) throws(VaultError) -> ReadResult {
         let descriptor: Int32
         do {
-            descriptor = try openDescriptor(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode: 0)
-        } catch where error.underlying == .errno(ENOENT) {
+            descriptor = try openDescriptor(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode: 0)
+        } catch where error.underlying?.errnoValue == ENOENT {
             return .missing
-        } catch where error.underlying == .errno(ELOOP) {
+        } catch where error.underlying?.errnoValue == ELOOP {
             return .notAFile
         }
         defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw failure(errno) }
+        guard fstat(descriptor, &info) == 0 else { throw failure("examine", path, errno) }
         guard (UInt32(info.st_mode) & UInt32(S_IFMT)) == UInt32(S_IFREG) else { return .notAFile }
+        guard UInt32(info.st_uid) == effectiveUserID else {
+            throw VaultError(.storeUnavailable, underlying: .message("refusing \(path): it is owned by another user"))
+        }
+        if UInt32(info.st_mode) & 0o077 != 0 {
+            guard fchmod(descriptor, 0o600) == 0 else { throw failure("restrict the mode of", path, errno) }
+        }
         let size = Int(info.st_size)
         guard size <= limit else { return .tooLarge }
         // Item files are only ever replaced by rename, never changed in place: the size from fstat is the
@@ -135,7 +156,7 @@ enum FileSystem {
             }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw failure(errno)
+                throw failure("read", path, errno)
             }
             if count == 0 { break }
             filled += count
@@ -151,8 +172,9 @@ enum FileSystem {
         case contents([UInt8])
     }
 
-    /// The durable atomic replace: write `bytes` to `temporaryName` in `directory` (created 0600,
-    /// truncating a leftover from a crashed writer), `fsync` it, `rename` it over `finalName`, `fsync` the
+    /// The durable atomic replace: write `bytes` to `temporaryName` in `directory` (a fresh file: a
+    /// leftover from a crashed writer is removed first, and the new one is created with `O_EXCL` and set
+    /// to exactly 0600 whatever the umask), `fsync` it, `rename` it over `finalName`, `fsync` the
     /// directory. Nothing else touches the disk.
     ///
     /// The caller must hold the directory's exclusive lock: the temporary name is shared by all writers.
@@ -161,11 +183,11 @@ enum FileSystem {
     ) throws(VaultError) {
         let temporaryPath = directory + "/" + temporaryName
         let finalPath = directory + "/" + finalName
-        let descriptor = try openDescriptor(
-            temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+        try removeFile(temporaryPath)
+        let descriptor = try createPrivateFile(temporaryPath)
         do throws(VaultError) {
-            try writeAll(descriptor, bytes)
-            guard durableSync(descriptor) == 0 else { throw failure(errno) }
+            try writeAll(descriptor, bytes, path: temporaryPath)
+            guard durableSync(descriptor) == 0 else { throw failure("sync", temporaryPath, errno) }
         } catch {
             close(descriptor)
             unlink(temporaryPath)
@@ -174,39 +196,39 @@ enum FileSystem {
         guard close(descriptor) == 0 else {
             let number = errno
             unlink(temporaryPath)
-            throw failure(number)
+            throw failure("close", temporaryPath, number)
         }
         guard rename(temporaryPath, finalPath) == 0 else {
             let number = errno
             unlink(temporaryPath)
-            throw failure(number)
+            throw failure("rename", temporaryPath, number)
         }
         try syncDirectory(directory)
     }
 
     /// Writes a new file durably and publishes it under `finalName` only if that name is still free
     /// (`link`, not `rename`): of two processes creating the same file, the first wins and the second
-    /// gets `false` and uses the winner's file.
+    /// gets `false` and uses the winner's file. The temporary file is gone on every path but a kill;
+    /// callers that may leave one behind (a kill -9) remove stale ones under their lock.
     static func createDurablyIfAbsent(
         directory: String, temporaryName: String, finalName: String, bytes: [UInt8]
     ) throws(VaultError) -> Bool {
         let temporaryPath = directory + "/" + temporaryName
         let finalPath = directory + "/" + finalName
-        let descriptor = try openDescriptor(
-            temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+        let descriptor = try createPrivateFile(temporaryPath)
         defer { unlink(temporaryPath) }
         do throws(VaultError) {
-            try writeAll(descriptor, bytes)
-            guard durableSync(descriptor) == 0 else { throw failure(errno) }
+            try writeAll(descriptor, bytes, path: temporaryPath)
+            guard durableSync(descriptor) == 0 else { throw failure("sync", temporaryPath, errno) }
         } catch {
             close(descriptor)
             throw error
         }
-        guard close(descriptor) == 0 else { throw failure(errno) }
+        guard close(descriptor) == 0 else { throw failure("close", temporaryPath, errno) }
         guard link(temporaryPath, finalPath) == 0 else {
             let number = errno
             if number == EEXIST { return false }
-            throw failure(number)
+            throw failure("link", finalPath, number)
         }
         try syncDirectory(directory)
         return true
@@ -218,7 +240,7 @@ enum FileSystem {
         guard unlink(path) == 0 else {
             let number = errno
             if number == ENOENT { return false }
-            throw failure(number)
+            throw failure("remove", path, number)
         }
         return true
     }
@@ -233,11 +255,11 @@ enum FileSystem {
     static func withExclusiveLock<Result>(
         _ lockPath: String, _ body: () throws(VaultError) -> Result
     ) throws(VaultError) -> Result {
-        let descriptor = try openDescriptor(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+        let descriptor = try openLockFile(lockPath)
         defer { close(descriptor) }
         while flock(descriptor, LOCK_EX) != 0 {
             let number = errno
-            if number != EINTR { throw failure(number) }
+            if number != EINTR { throw failure("lock", lockPath, number) }
         }
         defer { flock(descriptor, LOCK_UN) }
         return try body()
@@ -245,22 +267,60 @@ enum FileSystem {
 
     // MARK: helpers
 
+    /// Opens (creating, exactly 0600) a lock file. `flock` needs no write access: read-only is enough.
+    private static func openLockFile(_ path: String) throws(VaultError) -> Int32 {
+        let descriptor: Int32
+        do {
+            descriptor = try openDescriptor(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+        } catch where error.underlying?.errnoValue == EACCES {
+            // A lock file of ours left at mode 000 by an older version under `umask 777`: repair it once.
+            guard let status = try linkStatus(path), status.isRegularFile, status.owner == effectiveUserID else { throw error }
+            try setPermissions(path, 0o600)
+            descriptor = try openDescriptor(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode: 0)
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let number = errno
+            close(descriptor)
+            throw failure("examine", path, number)
+        }
+        // Created under a restrictive umask (`umask 777` gives mode 000): make the mode exact, so later
+        // commands can open it again.
+        if UInt32(info.st_mode) & 0o777 != 0o600, UInt32(info.st_uid) == effectiveUserID {
+            _ = fchmod(descriptor, 0o600)
+        }
+        return descriptor
+    }
+
+    /// Creates a new file (`O_EXCL`: never an existing file or a planted symlink) with exactly 0600.
+    private static func createPrivateFile(_ path: String) throws(VaultError) -> Int32 {
+        let descriptor = try openDescriptor(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+        // The umask may have removed our own bits (`umask 777`): a file we could not read back is no store.
+        guard fchmod(descriptor, 0o600) == 0 else {
+            let number = errno
+            close(descriptor)
+            unlink(path)
+            throw failure("set the mode of", path, number)
+        }
+        return descriptor
+    }
+
     private static func openDescriptor(_ path: String, _ flags: Int32, mode: UInt32) throws(VaultError) -> Int32 {
         while true {
             let descriptor = open(path, flags, mode_t(mode))
             if descriptor >= 0 { return descriptor }
             let number = errno
-            if number != EINTR { throw failure(number) }
+            if number != EINTR { throw failure("open", path, number) }
         }
     }
 
-    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) throws(VaultError) {
+    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], path: String) throws(VaultError) {
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { raw in write(descriptor, raw.baseAddress! + written, raw.count - written) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw failure(errno)
+                throw failure("write", path, errno)
             }
             written += count
         }

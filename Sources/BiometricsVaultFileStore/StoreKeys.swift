@@ -39,6 +39,12 @@ final class StoreKeys: @unchecked Sendable {
         return mac(Array("item\0".utf8) + length + serviceBytes + Array(key.utf8))
     }
 
+    /// The key check value of a service directory: a keyed hash of its name under a label no other use
+    /// shares. Another key (a `master.key` copied from another store) gives another value.
+    func checkValue(directoryName: String) -> [UInt8] {
+        mac(Array("key check v1\0".utf8) + Array(directoryName.utf8))
+    }
+
     private func mac(_ message: [UInt8]) -> [UInt8] {
         var mac = nameMAC
         mac.update(data: message)
@@ -80,9 +86,12 @@ enum KeyFile {
     /// Loads the master key; `nil` when the store has no key file yet.
     static func load(root: String, source: EncryptedFileStore.KeySource) throws -> StoreKeys? {
         let bytes: [UInt8]
-        switch try FileSystem.readFile(root + "/" + fileName, limit: 4096) {
+        let path = root + "/" + fileName
+        switch try FileSystem.readFile(path, limit: 4096) {
         case .missing: return nil
-        case .notAFile, .tooLarge: throw corrupt("the store key file is not a key file")
+        case .notAFile:
+            throw VaultError(.storeUnavailable, underlying: .message("refusing \(path): it is not a regular file (a FIFO, device, symlink or directory)"))
+        case .tooLarge: throw corrupt("the store key file is not a key file")
         case .contents(let contents): bytes = contents
         }
         guard bytes.count >= 6, Array(bytes[0..<4]) == magic else { throw corrupt("the store key file is damaged") }
@@ -104,9 +113,39 @@ enum KeyFile {
         }
     }
 
-    /// Creates a new random master key and its key file. If another process created one meanwhile, loads
-    /// that one instead (first creator wins, see ``FileSystem/createDurablyIfAbsent``).
+    /// Creates a new random master key and its key file, under the root's lock. If another process
+    /// created one meanwhile, loads that one instead. Spare keys that a creator killed half-way left
+    /// behind (`.master.key.<hex>`, complete keys) are removed first: no key material outlives its use.
     static func create(root: String, source: EncryptedFileStore.KeySource) throws -> StoreKeys {
+        let outcome: Result<StoreKeys, any Error> = try FileSystem.withExclusiveLock(root + "/.lock") { () throws(VaultError) in
+            do {
+                if let existing = try load(root: root, source: source) { return .success(existing) }
+                for entry in try FileSystem.directoryEntries(root) ?? [] where entry.hasPrefix(temporaryPrefix) {
+                    try FileSystem.removeFile(root + "/" + entry)
+                }
+                return .success(try createLocked(root: root, source: source))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+
+    static let temporaryPrefix = ".master.key."
+
+    /// Removes spare keys (`.master.key.<hex>`) among the root's `entries`: a creator killed after
+    /// publishing `master.key` but before removing its temporary file leaves a complete copy of the key.
+    /// Under the root's lock, so a creation in progress is never disturbed.
+    static func removeSpareKeys(root: String, among entries: [String]) throws(VaultError) {
+        guard entries.contains(where: { $0.hasPrefix(temporaryPrefix) }) else { return }
+        try FileSystem.withExclusiveLock(root + "/.lock") { () throws(VaultError) in
+            for entry in try FileSystem.directoryEntries(root) ?? [] where entry.hasPrefix(temporaryPrefix) {
+                try FileSystem.removeFile(root + "/" + entry)
+            }
+        }
+    }
+
+    private static func createLocked(root: String, source: EncryptedFileStore.KeySource) throws -> StoreKeys {
         let master = SymmetricKey(size: .bits256)
         var file = magic + [formatVersion]
         switch source {
@@ -132,7 +171,7 @@ enum KeyFile {
             file += sealed.ciphertext
             file += sealed.tag
         }
-        let temporaryName = ".master.key." + Hex.encode(SymmetricKey(size: SymmetricKeySize(bitCount: 64)).withUnsafeBytes { Array($0) })
+        let temporaryName = temporaryPrefix + Hex.encode(SymmetricKey(size: SymmetricKeySize(bitCount: 64)).withUnsafeBytes { Array($0) })
         defer { for index in file.indices { file[index] = 0 } }
         let created = try FileSystem.createDurablyIfAbsent(directory: root, temporaryName: temporaryName, finalName: fileName, bytes: file)
         if created { return StoreKeys(master: master) }
@@ -172,6 +211,71 @@ enum KeyFile {
             }
         } catch {
             throw VaultError(.storeUnavailable, underlying: .message("scrypt key derivation failed"))
+        }
+    }
+}
+
+/// The key check value of each service directory (`.check`): proof, beside the data, that the store's
+/// key is the key the directory's items were written with. Without it, a `master.key` copied in from
+/// another store (a valid key, just not this store's) would hash every service name to a directory that
+/// does not exist, and the store would look empty while its items sit there orphaned.
+enum KeyCheck {
+    static let fileName = ".check"
+
+    static func mismatch(_ directory: String) -> VaultError {
+        VaultError(
+            .corruptedItem,
+            underlying: .message("the store key does not match the data in \(directory): master.key was replaced or copied from another store"))
+    }
+
+    /// Checks every service directory of the store against `keys` (and removes spare keys left by a
+    /// killed creator, see ``KeyFile/removeSpareKeys(root:among:)``). A directory written before check
+    /// values existed (or whose creator died before writing one) is checked by authenticating one of its
+    /// item files instead; one with no items proves nothing either way and passes.
+    static func verify(root: String, keys: StoreKeys) throws(VaultError) {
+        let entries = try FileSystem.directoryEntries(root) ?? []
+        try KeyFile.removeSpareKeys(root: root, among: entries)
+        for entry in entries where entry.count == 64 {
+            guard Hex.decode(Substring(entry))?.count == 32 else { continue }
+            let directory = root + "/" + entry
+            guard let status = try FileSystem.linkStatus(directory), status.isDirectory else { continue }
+            switch try FileSystem.readFile(directory + "/" + fileName, limit: 64) {
+            case .contents(let stored):
+                guard stored == keys.checkValue(directoryName: entry) else { throw mismatch(directory) }
+            case .notAFile, .tooLarge:
+                throw mismatch(directory)
+            case .missing:
+                try verifyByItem(directory: directory, keys: keys)
+            }
+        }
+    }
+
+    private static func verifyByItem(directory: String, keys: StoreKeys) throws(VaultError) {
+        let suffix = EncryptedFileStore.itemSuffix
+        for entry in try FileSystem.directoryEntries(directory) ?? [] where !entry.hasPrefix(".") && entry.hasSuffix(suffix) {
+            guard let digest = Hex.decode(entry.dropLast(suffix.count)), digest.count == 32 else { continue }
+            guard case .contents(let bytes) = try FileSystem.readFile(directory + "/" + entry, limit: ItemFile.maximumFileSize) else {
+                continue
+            }
+            do {
+                _ = try ItemFile.open(bytes, digest: digest, using: keys.itemKey)
+                return
+            } catch {
+                throw mismatch(directory)
+            }
+        }
+    }
+
+    /// Writes the directory's check value if it has none (a new directory, or one from before check
+    /// values), under the directory's lock.
+    static func ensure(directory: String, keys: StoreKeys) throws(VaultError) {
+        let name = String(directory[directory.index(after: directory.lastIndex(of: "/") ?? directory.startIndex)...])
+        guard try FileSystem.linkStatus(directory + "/" + fileName) == nil else { return }
+        try FileSystem.withExclusiveLock(directory + "/" + EncryptedFileStore.lockName) { () throws(VaultError) in
+            guard try FileSystem.linkStatus(directory + "/" + fileName) == nil else { return }
+            try FileSystem.replaceDurably(
+                directory: directory, temporaryName: EncryptedFileStore.pendingName, finalName: fileName,
+                bytes: keys.checkValue(directoryName: name))
         }
     }
 }

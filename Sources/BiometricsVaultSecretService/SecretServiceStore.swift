@@ -31,9 +31,10 @@ public enum SecretServiceStatus: Sendable, Equatable {
 /// ## Replacing across protections (the atomicity rule)
 /// A write first creates the new item completely (CreateItem with replace), and only then deletes the
 /// items that existed before it (the other protection's item, and a stale copy under another header).
-/// If the process dies in between, both a plain and a protected item exist. **The plain item wins**, and
-/// the protected copy is deleted on the next read (repair): an upgrade that did not finish is undone, a
-/// downgrade that did not finish is completed, both outcomes the contract allows. Plain wins because it
+/// If the process dies in between, both a plain and a protected item exist. **The plain item wins**: reads
+/// return it, and the next write or delete removes the protected copy (repair on write, so the common read
+/// stays two round trips): an upgrade that did not finish is undone, a downgrade that did not finish is
+/// completed, both outcomes the contract allows. Plain wins because it
 /// is the only choice that can never report credentials as protected while a readable plain copy
 /// still exists: reporting "protected" would first require deleting the plain copy, and that deletion
 /// can fail. It also keeps the common read at the cost of a raw libsecret lookup (two D-Bus round trips).
@@ -54,8 +55,6 @@ public enum SecretServiceStatus: Sendable, Equatable {
 /// provider restarts, the next call reconnects by itself.
 public struct SecretServiceStore: SecretStore {
     let client: LibSecretClient
-    /// Item ids this instance has already checked for a left-over copy under the other protection.
-    private let repairedIDs = LockedValue<Set<SecretItemID>>([])
 
     public var name: String { "secret-service" }
 
@@ -114,23 +113,13 @@ public struct SecretServiceStore: SecretStore {
     // MARK: SecretStore
 
     public func read(_ id: SecretItemID, authorization: Authorization?) throws -> StoredItem? {
-        let plainHeader = ItemHeader(protection: .none)
-        let needsRepairCheck = !repairedIDs.withLock { $0.contains(id) }
-        let item = try client.perform { call throws(VaultError) -> StoredItem? in
-            // Fast path, the same two round trips as a raw libsecret lookup: search, then GetSecret.
-            let fast = try call.search(["service": id.service, "username": id.key, Self.headerAttribute: plainHeader.attributeValue])
-            if let path = fast.unlocked.first, let payload = try call.secret(at: path) {
-                if needsRepairCheck { try removeProtectedCopies(of: id, call) }
-                return StoredItem(header: plainHeader, payload: payload)
-            }
-            if !fast.locked.isEmpty { throw Self.lockedError }
-            return try readSlowly(id, call)
-        }
-        if needsRepairCheck, item != nil { _ = repairedIDs.withLock { $0.insert(id) } }
-        return item
+        try client.perform { call throws(VaultError) -> StoredItem? in try readItem(id, call, repairs: true) }
     }
 
-    public func write(_ item: StoredItem, for id: SecretItemID, authorization: Authorization?) throws {
+    /// Writes if the stored item satisfies `condition`. Search, check, create and delete run under the
+    /// item's lock file (``ItemLockFile``), so no other BiometricsVault process writes in between; other
+    /// programs do not take that lock (say so where it matters: SECURITY.md).
+    public func write(_ item: StoredItem, for id: SecretItemID, if condition: WriteCondition, authorization: Authorization?) throws {
         guard let payload = item.payload else {
             throw VaultError(.storeUnavailable, underlying: .message("the Secret Service store needs the payload to write"))
         }
@@ -148,19 +137,26 @@ public struct SecretServiceStore: SecretStore {
             contentType = "application/octet-stream"
         }
         let protected = item.header.protection != .none
-        try client.perform { call throws(VaultError) in
-            // What exists before the new item does; only these may be deleted afterwards, so two writers
-            // racing can never delete each other's newest item.
-            let before = try call.search(Self.plainQuery(id)).merged(with: call.search(Self.protectedQuery(id)))
-            if !before.locked.isEmpty { throw Self.lockedError }
-            let newPath = try call.createItem(
-                attributes: attributes, label: Self.label(id, protected: protected), secret: secret, contentType: contentType)
-            for path in before.unlocked where path != newPath { try call.deleteItem(at: path) }
+        try ItemLockFile.withLock(id) { () throws(VaultError) in
+            try client.perform { call throws(VaultError) in
+                if condition != .anything {
+                    try condition.check(readItem(id, call, repairs: false)?.header)
+                }
+                // What exists before the new item does; only these may be deleted afterwards.
+                let before = try call.search(Self.plainQuery(id)).merged(with: call.search(Self.protectedQuery(id)))
+                if !before.locked.isEmpty { throw Self.lockedError }
+                let newPath = try call.createItem(
+                    attributes: attributes, label: Self.label(id, protected: protected), secret: secret, contentType: contentType)
+                for path in before.unlocked where path != newPath { try call.deleteItem(at: path) }
+            }
         }
-        _ = repairedIDs.withLock { $0.insert(id) }
     }
 
     public func delete(_ id: SecretItemID) throws {
+        try ItemLockFile.withLock(id) { () throws(VaultError) in try deleteLocked(id) }
+    }
+
+    private func deleteLocked(_ id: SecretItemID) throws(VaultError) {
         try client.perform { call throws(VaultError) in
             let found = try call.search(Self.plainQuery(id)).merged(with: call.search(Self.protectedQuery(id)))
             if !found.locked.isEmpty { throw Self.lockedError }
@@ -206,6 +202,7 @@ public struct SecretServiceStore: SecretStore {
     ///   holds a vault item (nothing is overwritten); `credentialsTooLarge`; `storeLocked`;
     ///   `storeUnavailable`.
     public func importItem(service: String, username: String, as id: SecretItemID, removeSource: Bool = false) throws {
+        // Checked early to fail before touching the source; the write below checks again under the lock.
         guard try read(id, authorization: nil) == nil else {
             throw VaultError(.invalidVault, underlying: .message("the target key already holds a vault item"))
         }
@@ -221,7 +218,7 @@ public struct SecretServiceStore: SecretStore {
             throw VaultError(.itemNotFound, underlying: .message("no Secret Service item for that service and username"))
         }
         guard payload.count <= VaultLimits.maximumCredentialsSize else { throw VaultError.credentialsTooLarge }
-        try write(StoredItem(header: ItemHeader(protection: .none), payload: payload), for: id, authorization: nil)
+        try write(StoredItem(header: ItemHeader(protection: .none), payload: payload), for: id, if: .absent, authorization: nil)
         if removeSource {
             try client.perform { call throws(VaultError) in try call.deleteItem(at: sourcePath) }
         }
@@ -236,16 +233,38 @@ public struct SecretServiceStore: SecretStore {
             || attributes["xdg:schema"] == protectedSchema
     }
 
+    /// The vault item for `id`: the common plain item in two round trips (search, GetSecret), as a raw
+    /// libsecret lookup makes; else the slow path. A plain item wins over protected copies left by an
+    /// interrupted replace without a third call: the next write or delete removes them (it deletes every
+    /// copy found before it).
+    ///
+    /// `repairs`: a read may delete older protected copies, but only when the item's lock is free; a
+    /// reader that saw a replace half-way must never delete the copy a writer is about to keep. Writers
+    /// (which hold the lock and clean up themselves) pass `false`.
+    private func readItem(_ id: SecretItemID, _ call: LibSecretClient.Call, repairs: Bool) throws(VaultError) -> StoredItem? {
+        let plainHeader = ItemHeader(protection: .none)
+        let fast = try call.search(["service": id.service, "username": id.key, Self.headerAttribute: plainHeader.attributeValue])
+        if let path = fast.unlocked.first, let payload = try call.secret(at: path) {
+            return StoredItem(header: plainHeader, payload: payload)
+        }
+        if !fast.locked.isEmpty { throw Self.lockedError }
+        return try readSlowly(id, call, repairs: repairs)
+    }
+
     /// Everything but the common plain item: protected items, plain items under another header, locks.
-    private func readSlowly(_ id: SecretItemID, _ call: LibSecretClient.Call) throws(VaultError) -> StoredItem? {
+    private func readSlowly(_ id: SecretItemID, _ call: LibSecretClient.Call, repairs: Bool) throws(VaultError) -> StoredItem? {
         let protected = try call.search(Self.protectedQuery(id))
         if let (path, payload) = try newest(protected.unlocked, call) {
             let item = try VaultEnvelope.decode(payload)
             guard item.header.protection != .none else {
                 throw VaultError(.corruptedItem, underlying: .message("a protected Secret Service item holds a plain header"))
             }
-            // Older copies from a crashed or concurrent write: the newest complete one is the item.
-            for other in protected.unlocked where other != path { try call.deleteItem(at: other) }
+            // Older copies from a crashed write: the newest complete one is the item.
+            if repairs, protected.unlocked.count > 1 {
+                _ = try ItemLockFile.ifUnlocked(id) { () throws(VaultError) in
+                    for other in protected.unlocked where other != path { try call.deleteItem(at: other) }
+                }
+            }
             return item
         }
         if !protected.locked.isEmpty { throw Self.lockedError }
@@ -281,13 +300,6 @@ public struct SecretServiceStore: SecretStore {
             if let payload = try call.secret(at: candidate.path) { return (candidate.path, payload) }
         }
         return nil
-    }
-
-    /// Repair of an interrupted transition found beside a plain item: the plain item wins (see the type's
-    /// documentation), so protected copies go.
-    private func removeProtectedCopies(of id: SecretItemID, _ call: LibSecretClient.Call) throws(VaultError) {
-        let protected = try call.search(Self.protectedQuery(id))
-        for path in protected.unlocked { try call.deleteItem(at: path) }
     }
 }
 

@@ -49,9 +49,9 @@ public final class FaultInjectingStore: SecretStore {
         return try wrapped.read(id, authorization: authorization)
     }
 
-    public func write(_ item: StoredItem, for id: SecretItemID, authorization: Authorization?) throws {
+    public func write(_ item: StoredItem, for id: SecretItemID, if condition: WriteCondition, authorization: Authorization?) throws {
         try call("write")
-        try wrapped.write(item, for: id, authorization: authorization)
+        try wrapped.write(item, for: id, if: condition, authorization: authorization)
     }
 
     public func delete(_ id: SecretItemID) throws {
@@ -62,6 +62,11 @@ public final class FaultInjectingStore: SecretStore {
     public func keys(service: String) throws -> [String] {
         try call("keys")
         return try wrapped.keys(service: service)
+    }
+
+    public func listing(service: String) throws -> KeyListing {
+        try call("keys")
+        return try wrapped.listing(service: service)
     }
 
     private func call(_ operation: String) throws {

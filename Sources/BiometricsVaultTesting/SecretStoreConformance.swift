@@ -34,6 +34,9 @@ public struct SecretStoreConformance: Sendable {
         case binaryPayload
         case unicodeKeys
         case concurrentWritesLeaveOneCompleteItem
+        case conditionalWriteIntoEmptyKey
+        case conditionalWriteMatchesHeader
+        case concurrentCreatesHaveOneWinner
 
         public var description: String { rawValue }
     }
@@ -181,6 +184,83 @@ public struct SecretStoreConformance: Sendable {
                 values.contains(where: { SecretBytes(utf8: $0) == payload })
             else { throw fail("concurrent writes left no complete value") }
             guard try store.keys(service: service) == ["item"] else { throw fail("concurrent writes left several items") }
+
+        case .conditionalWriteIntoEmptyKey:
+            try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "first")), for: id, if: .absent, authorization: nil)
+            do {
+                try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "second")), for: id, if: .absent, authorization: nil)
+                throw fail("a write expecting an empty key replaced an item")
+            } catch let error as VaultError {
+                guard error.code == .invalidVault else { throw fail("expected invalidVault, got \(error)") }
+            }
+            guard try store.read(id, authorization: nil)?.payload == SecretBytes(utf8: "first") else {
+                throw fail("a refused write changed the item")
+            }
+
+        case .conditionalWriteMatchesHeader:
+            let policy = ProtectionPolicy.biometryCurrentSet
+            let authorization = try await authorize(policy)
+            let expectations: [(WriteCondition, VaultError.Code)] = [
+                (.plain, .itemNotFound),
+                (.protected(policy, enrollment: authorization.enrollment), .itemNotFound),
+            ]
+            for (condition, code) in expectations {
+                try expect(code, fail) {
+                    try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "x")), for: id, if: condition, authorization: nil)
+                }
+                guard try store.read(id, authorization: nil) == nil else { throw fail("a refused write created the item") }
+            }
+            try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "plain")), for: id, if: .absent, authorization: nil)
+            try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "plain 2")), for: id, if: .plain, authorization: nil)
+            let header = ItemHeader(protection: .protected(policy), enrollment: authorization.enrollment)
+            try store.write(StoredItem(header: header, payload: SecretBytes(utf8: "secret")), for: id, if: .plain, authorization: authorization)
+            // A stale plain handle must not strip the protection.
+            try expect(.invalidVault, fail) {
+                try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "stale")), for: id, if: .plain, authorization: nil)
+            }
+            // Bound to another enrollment: the item stays invalid.
+            try expect(.biometryChanged, fail) {
+                try store.write(
+                    StoredItem(header: ItemHeader(protection: .protected(policy), enrollment: EnrollmentFingerprint("other-set")), payload: SecretBytes(utf8: "rebound")),
+                    for: id, if: .protected(policy, enrollment: EnrollmentFingerprint("other-set")), authorization: authorization)
+            }
+            guard try store.read(id, authorization: nil)?.header == header else { throw fail("a refused write changed the header") }
+            try store.write(
+                StoredItem(header: header, payload: SecretBytes(utf8: "secret 2")), for: id,
+                if: .protected(policy, enrollment: authorization.enrollment), authorization: authorization)
+            guard try store.read(id, authorization: authorization)?.payload == SecretBytes(utf8: "secret 2") else {
+                throw fail("a matching protected write did not replace the item")
+            }
+
+        case .concurrentCreatesHaveOneWinner:
+            let store = self.store
+            let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<16 {
+                    group.addTask {
+                        do {
+                            try store.write(
+                                StoredItem(header: plain, payload: SecretBytes(utf8: "writer \(index)")), for: id, if: .absent,
+                                authorization: nil)
+                            return true
+                        } catch let error as VaultError where error.code == .invalidVault {
+                            return false
+                        }
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            guard winners == 1 else { throw fail("\(winners) of 16 concurrent writes into an empty key succeeded") }
         }
+    }
+
+    /// Runs `body` and requires it to throw a `VaultError` with `code`.
+    private func expect(_ code: VaultError.Code, _ fail: (String) -> ConformanceFailure, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as VaultError {
+            guard error.code == code else { throw fail("expected \(code), got \(error)") }
+            return
+        }
+        throw fail("expected \(code), the write succeeded")
     }
 }

@@ -35,9 +35,15 @@ public struct SimulatedKeychain: SecretStore {
         }
     }
 
-    public func write(_ item: StoredItem, for id: SecretItemID, authorization: Authorization?) throws {
+    /// Checks `condition` and writes under the device's one lock: as atomic as a real store's
+    /// cross-process lock.
+    public func write(_ item: StoredItem, for id: SecretItemID, if condition: WriteCondition, authorization: Authorization?) throws {
         try device.withLock { state in
             if state.keychainLocked { throw VaultError(.storeLocked, underlying: .message("simulated keychain locked")) }
+            if condition != .anything {
+                let current = try state.items[id].map { try VaultEnvelope.decode($0.envelope).header }
+                try condition.check(current)
+            }
             if item.header.protection != .none {
                 guard state.passcodeSet else { throw VaultError(.passcodeNotSet) }
                 guard let authorization, authorization.isValid else {

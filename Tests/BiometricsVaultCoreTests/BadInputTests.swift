@@ -97,7 +97,7 @@ struct ErrorDescriptionTests {
         let error = VaultError(.storeUnavailable, underlying: .errno(28))
         #expect(error == .storeUnavailable)
         #expect(error.underlying == .errno(28))
-        #expect("\(error)" == "VaultError.storeUnavailable (errno 28)")
+        #expect("\(error)" == "VaultError.storeUnavailable (No space left on device (errno 28))")
         #expect(VaultError.Code.all.count == Set(VaultError.Code.all).count)
         #expect(Set(VaultError.Code.all.map(\.name)).count == VaultError.Code.all.count)
     }

@@ -10,7 +10,7 @@ struct StateMachineTests {
 
     /// (state, operation, session) -> first action. Every pair of state and operation appears at least once.
     static let requestTable: [(VaultStateKind, VaultOperation, SessionSnapshot, Action)] = [
-        (.empty, .storeToKeychain, locked, .write(protected: false, expecting: .anything)),
+        (.empty, .storeToKeychain, locked, .write(protected: false, expecting: .empty)),
         (.empty, .storeToBiometrics, locked, .authenticate),
         (.empty, .update, locked, .fail(.invalidVault)),
         (.empty, .upgrade, locked, .fail(.invalidVault)),
@@ -22,7 +22,7 @@ struct StateMachineTests {
 
         (.keychain, .storeToKeychain, locked, .fail(.invalidVault)),
         (.keychain, .storeToBiometrics, locked, .fail(.invalidVault)),
-        (.keychain, .update, locked, .write(protected: false, expecting: .plainOrAbsent)),
+        (.keychain, .update, locked, .write(protected: false, expecting: .plain)),
         (.keychain, .upgrade, locked, .authenticate),
         (.keychain, .downgrade, locked, .fail(.invalidVault)),
         (.keychain, .lock, locked, .fail(.invalidVault)),
@@ -131,7 +131,7 @@ struct StateMachineTests {
     @Test func failedWriteReturnsToTheStartState() {
         var machine = VaultStateMachine(.keychain)
         #expect(machine.requested(.upgrade, session: Self.locked) == .authenticate)
-        #expect(machine.authenticationCompleted(.success(())) == .write(protected: true, expecting: .plainOrAbsent))
+        #expect(machine.authenticationCompleted(.success(())) == .write(protected: true, expecting: .plain))
         #expect(machine.storeCompleted(.failure(.storeUnavailable)) == .fail(.storeUnavailable))
         #expect(machine.state == .idle(.keychain))
     }

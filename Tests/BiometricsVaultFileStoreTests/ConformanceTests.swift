@@ -64,7 +64,7 @@ struct ConformanceTests {
         for path in try allFiles(under: directory.url).map(\.path) {
             #expect(path.hasPrefix(directory.storeURL.path + "/"))
             let name = URL(fileURLWithPath: path).lastPathComponent
-            #expect(name == "master.key" || name == ".lock" || name.hasSuffix(".bvi"), "unexpected file \(name)")
+            #expect(name == "master.key" || name == ".lock" || name == ".check" || name.hasSuffix(".bvi"), "unexpected file \(name)")
         }
     }
 

@@ -147,7 +147,7 @@ struct DiskSafetyTests {
         #expect(chmod("/" + serviceDirectory, 0o500) == 0)
         defer { _ = chmod("/" + serviceDirectory, 0o700) }
         let error = expectVaultError(.storeUnavailable) { try store.write(item("new"), for: id, authorization: nil) }
-        #expect(error?.underlying == .errno(EACCES))
+        #expect(error?.underlying?.errnoValue == EACCES)
         #expect(text(of: try store.read(id, authorization: nil)) == "old")
     }
 }

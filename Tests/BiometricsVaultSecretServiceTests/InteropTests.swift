@@ -132,7 +132,7 @@ struct SecretServiceInteropTests {
         #expect(try store.read(id, authorization: nil)?.payload == SecretBytes(utf8: "{\"keep\":1}"))
     }
 
-    @Test func interruptedUpgradeIsRepairedOnReadAndPlainWins() throws {
+    @Test func interruptedUpgradeResolvesToPlainAndTheNextWriteRemovesTheCopy() throws {
         let store = try Daemon.sessionStore()
         let id = try SecretItemID(service: uniqueService("repair"), key: "gina")
         defer { try? store.delete(id) }
@@ -149,13 +149,17 @@ struct SecretServiceInteropTests {
             stdin: "old")
         #expect(plainAgain.status == 0)
 
-        let fresh = try SecretServiceStore()  // a fresh instance has not checked this id yet
+        let fresh = try SecretServiceStore()
         let item = try fresh.read(id, authorization: nil)
         #expect(item?.header == ItemHeader(protection: .none))
         #expect(item?.payload == SecretBytes(utf8: "old"))
-        // The protected copy is gone: the read repaired the half-finished transition.
-        #expect(try Shell.run("secret-tool", ["search", "bv-service", id.service, "bv-key", id.key]).stdout.isEmpty)
         #expect(try fresh.keys(service: id.service) == ["gina"])
+        // The read stays two round trips and deletes nothing; the next write removes the stale copy.
+        try fresh.write(
+            StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: "newer")), for: id, if: .plain,
+            authorization: nil)
+        #expect(try Shell.run("secret-tool", ["search", "bv-service", id.service, "bv-key", id.key]).stdout.isEmpty)
+        #expect(try fresh.read(id, authorization: nil)?.payload == SecretBytes(utf8: "newer"))
     }
 }
 #endif

@@ -57,6 +57,7 @@ func say(_ line: String) {
 
 func describe(_ error: any Error) -> String {
     guard let error = error as? VaultError else { return "\(type(of: error))" }
+    if let number = error.underlying?.errnoValue { return "\(error.code.name) errno \(number)" }
     return "\(error.code.name) \(error.underlying.map { "\($0)" } ?? "-")"
 }
 

@@ -129,8 +129,8 @@ public struct StoredItem: Sendable, Equatable {
 }
 
 /// 64-bit FNV-1a, for identifiers only (enrollment sets). Not a security primitive.
-enum FNV1a {
-    static func hex(of bytes: some Sequence<UInt8>) -> String {
+package enum FNV1a {
+    package static func hex(of bytes: some Sequence<UInt8>) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
             hash ^= UInt64(byte)

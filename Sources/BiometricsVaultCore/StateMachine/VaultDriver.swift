@@ -20,6 +20,8 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
         var session: VaultSession?
         /// The stored item's policy (protected handles).
         var policy: ProtectionPolicy?
+        /// Empty handles retrieved over an invalidated item: that item's header, which a store may replace.
+        var invalidatedHeader: ItemHeader? = nil
     }
 
     // MARK: Retrieve
@@ -47,7 +49,8 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
         switch decision {
         case .empty(let offered, let invalidation):
             let empty = EmptyVault<Credentials>(
-                driver: driver, invalidation: reinstalled ? .appReinstalled : invalidation, biometricsOffered: offered)
+                driver: driver, invalidation: reinstalled ? .appReinstalled : invalidation, biometricsOffered: offered,
+                invalidatedHeader: invalidation == nil ? nil : header)
             return offered ? .emptyWithBiometrics(empty) : .empty(empty)
         case .keychain(let upgradable):
             guard let payload = item?.payload else {
@@ -163,9 +166,11 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
         var policy: ProtectionPolicy
         var newAuthorization: Authorization?
         var lastError: VaultError?
+        let invalidatedHeader: ItemHeader?
 
         init(driver: VaultDriver, handle: Handle, credentials: Credentials?) throws(VaultError) {
             self.driver = driver
+            self.invalidatedHeader = handle.invalidatedHeader
             self.session = handle.session
             self.policy = handle.policy ?? driver.configuration.policy
             if let credentials {
@@ -255,7 +260,6 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
 
     private func write(context: Context, protected: Bool, expecting: WriteExpectation) throws(VaultError) {
         guard let payload = context.payload else { preconditionFailure("Invalid state: write without credentials") }
-        let store = configuration.store
         let header: ItemHeader
         if protected {
             let enrollment = context.policy.bindsEnrollment ? context.authorization?.enrollment : nil
@@ -263,34 +267,23 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
         } else {
             header = ItemHeader(protection: .none)
         }
-        try ItemLocks.shared.withLock(store: store.name, id: id) { () throws(VaultError) in
-            try storeCall {
-                switch expecting {
-                case .anything:
-                    break
-                case .plainOrAbsent:
-                    if let current = try store.read(id, authorization: nil), current.header.protection != .none {
-                        throw VaultError(.invalidVault, underlying: .message("the stored item is protected now"))
-                    }
-                case .protected:
-                    guard let current = try store.read(id, authorization: nil) else {
-                        throw VaultError(.itemNotFound, underlying: .message("the stored item was deleted"))
-                    }
-                    if current.header.protection == .none {
-                        throw VaultError(.invalidVault, underlying: .message("the stored item is no longer protected"))
-                    }
-                    // An item invalidated by an enrollment change stays invalid: a prompt passed with the
-                    // new enrollment must not re-bind it.
-                    if current.header.protection.policy?.bindsEnrollment == true,
-                        current.header.enrollment != context.authorization?.enrollment
-                    {
-                        throw VaultError(.biometryChanged, underlying: .message("enrolled biometrics changed since the item was stored"))
-                    }
-                }
-                try store.write(
-                    StoredItem(header: header, payload: payload), for: id,
-                    authorization: protected ? context.authorization : nil)
-            }
+        // The store checks the condition under its own cross-process lock: no other writer, in this
+        // process or another, runs between the check and the write.
+        let condition: WriteCondition
+        switch expecting {
+        case .empty:
+            condition = .replacing(context.invalidatedHeader)
+        case .plain:
+            condition = .plain
+        case .protected:
+            // An item invalidated by an enrollment change stays invalid: a prompt passed with the new
+            // enrollment must not re-bind it (the enrollment binding is part of the condition).
+            condition = .protected(context.policy, enrollment: context.authorization?.enrollment)
+        }
+        try storeCall {
+            try configuration.store.write(
+                StoredItem(header: header, payload: payload), for: id, if: condition,
+                authorization: protected ? context.authorization : nil)
         }
     }
 
@@ -387,25 +380,5 @@ extension SecretItemID {
     /// For the error path of the non-throwing retrieve only: the ID is never used for I/O unless valid.
     static func unchecked(_ service: String, _ key: String) -> SecretItemID {
         (try? SecretItemID(service: service, key: key)) ?? SecretItemID(uncheckedService: service, key: key)
-    }
-}
-
-/// In-process serialisation of the check-then-write of one item, so two handles in one process cannot
-/// interleave a protection check and a write. Across processes, each store serialises its own writes.
-final class ItemLocks: Sendable {
-    static let shared = ItemLocks()
-    private let locks = LockedValue<[String: NSLock]>([:])
-
-    func withLock<Result>(store: String, id: SecretItemID, _ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
-        let name = "\(store)\u{0}\(id.service)\u{0}\(id.key)"
-        let lock = locks.withLock { locks in
-            if let lock = locks[name] { return lock }
-            let lock = NSLock()
-            locks[name] = lock
-            return lock
-        }
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
     }
 }

@@ -18,14 +18,15 @@ struct SessionSnapshot: Hashable, Sendable {
     static let none = SessionSnapshot(isActive: false, isReusable: false)
 }
 
-/// What a write may replace. Checked against the stored header right before writing, so a handle never
-/// silently overwrites an item whose protection another handle changed.
+/// What a write may replace. The driver turns it into the store's ``WriteCondition``, which the store
+/// checks under its own cross-process lock, so a handle never silently overwrites an item that another
+/// handle or process created, deleted or (un)protected.
 enum WriteExpectation: Hashable, Sendable {
-    /// Anything (storing into an empty vault: last writer wins).
-    case anything
-    /// A plain item, or none.
-    case plainOrAbsent
-    /// A protected item.
+    /// Nothing (storing into an empty vault), or the invalidated item the empty vault was retrieved over.
+    case empty
+    /// The plain item the handle holds.
+    case plain
+    /// The protected item the handle holds (same policy and enrollment binding).
     case protected
 }
 
@@ -94,10 +95,10 @@ struct VaultStateMachine: Hashable, Sendable {
         switch operation {
         case .storeToBiometrics:
             state = .writing(from: kind, operation)
-            return .write(protected: true, expecting: .anything)
+            return .write(protected: true, expecting: .empty)
         case .upgrade:
             state = .writing(from: kind, operation)
-            return .write(protected: true, expecting: .plainOrAbsent)
+            return .write(protected: true, expecting: .plain)
         case .update:
             state = .writing(from: kind, operation)
             return .write(protected: true, expecting: .protected)
@@ -145,7 +146,7 @@ struct VaultStateMachine: Hashable, Sendable {
         -> Action
     {
         switch (operation, kind) {
-        case (.storeToKeychain, .empty): return .write(protected: false, expecting: .anything)
+        case (.storeToKeychain, .empty): return .write(protected: false, expecting: .empty)
         case (.storeToKeychain, .keychain), (.storeToKeychain, .biometrics), (.storeToKeychain, .locked):
             return .fail(.invalidVault)
 
@@ -153,7 +154,7 @@ struct VaultStateMachine: Hashable, Sendable {
         case (.storeToBiometrics, .keychain), (.storeToBiometrics, .biometrics), (.storeToBiometrics, .locked):
             return .fail(.invalidVault)
 
-        case (.update, .keychain): return .write(protected: false, expecting: .plainOrAbsent)
+        case (.update, .keychain): return .write(protected: false, expecting: .plain)
         case (.update, .biometrics):
             if !session.isActive { return .fail(.vaultLocked) }
             return session.isReusable ? .write(protected: true, expecting: .protected) : .authenticate

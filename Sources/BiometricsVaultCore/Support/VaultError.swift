@@ -97,10 +97,21 @@ extension VaultError {
         case pam(code: Int32, message: String)
         /// A POSIX `errno`.
         case errno(Int32)
+        /// A POSIX `errno` from a file operation: what was done (`"open"`, `"rename"`...) to which path.
+        /// Paths name store files, never secrets (the file store hashes key names).
+        case file(operation: String, path: String, errno: Int32)
         /// A short fixed explanation from BiometricsVault itself.
         case message(String)
         /// Another `VaultError`'s chain is not kept; a type name and a redacted summary is.
         case other(type: String, summary: String)
+
+        /// The `errno` of an ``errno(_:)`` or ``file(operation:path:errno:)`` cause.
+        public var errnoValue: Int32? {
+            switch self {
+            case .errno(let number), .file(_, _, let number): number
+            case .osStatus, .laError, .gError, .dbus, .pam, .message, .other: nil
+            }
+        }
 
         public var description: String {
             switch self {
@@ -109,7 +120,8 @@ extension VaultError {
             case .gError(let domain, let code, let message): "GError \(domain) \(code): \(message)"
             case .dbus(let name, let message): "D-Bus \(name): \(message)"
             case .pam(let code, let message): "PAM \(code): \(message)"
-            case .errno(let number): "errno \(number)"
+            case .errno(let number): "\(errnoText(number)) (errno \(number))"
+            case .file(let operation, let path, let number): "cannot \(operation) \(path): \(errnoText(number)) (errno \(number))"
             case .message(let text): text
             case .other(let type, let summary): "\(type): \(summary)"
             }

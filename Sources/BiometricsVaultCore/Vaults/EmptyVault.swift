@@ -8,10 +8,18 @@ public struct EmptyVault<Credentials: Codable & Sendable>: Sendable {
     /// Whether the configured policy can be evaluated here (`.emptyWithBiometrics`).
     public let biometricsAvailable: Bool
 
-    init(driver: VaultDriver<Credentials>, invalidation: VaultInvalidation?, biometricsOffered: Bool) {
+    /// The header of the invalidated item this vault was retrieved over: a store may replace exactly
+    /// that item, nothing another process stored since.
+    let invalidatedHeader: ItemHeader?
+
+    init(
+        driver: VaultDriver<Credentials>, invalidation: VaultInvalidation?, biometricsOffered: Bool,
+        invalidatedHeader: ItemHeader? = nil
+    ) {
         self.driver = driver
         self.invalidation = invalidation
         self.biometricsAvailable = biometricsOffered
+        self.invalidatedHeader = invalidatedHeader
     }
 
     /// The key this vault stores under.
@@ -51,5 +59,7 @@ public struct EmptyVault<Credentials: Codable & Sendable>: Sendable {
         try await storeToBiometrics(credentials: credentials)
     }
 
-    private var handle: VaultDriver<Credentials>.Handle { .init(kind: .empty, session: nil, policy: nil) }
+    private var handle: VaultDriver<Credentials>.Handle {
+        .init(kind: .empty, session: nil, policy: nil, invalidatedHeader: invalidatedHeader)
+    }
 }

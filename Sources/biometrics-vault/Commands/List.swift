@@ -6,20 +6,29 @@ extension BiometricsVaultCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list",
-            abstract: "List the keys stored under --service, one per line. Never prompts.")
+            abstract: "List the keys stored under --service, one per line. Never prompts. Items that cannot be read are counted on stderr (exit 11).")
 
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
             try await Console.run(options) {
                 let session = Session(options: options)
-                let keys = try session.configuration.store.keys(service: session.configuration.service)
+                let listing = try session.configuration.store.listing(service: session.configuration.service)
+                let keys = listing.keys
                 let json: JSONValue = .object([
                     "service": .string(session.configuration.service),
                     "store": .string(session.selection.storeName),
                     "keys": .array(keys.map { .string($0) }),
+                    "unreadable": .integer(Int64(listing.unreadable)),
                 ])
                 Console.emit(options, json: json, text: keys.isEmpty ? nil : keys.joined(separator: "\n"))
+                // The readable keys are listed first; the damaged items are reported, never hidden.
+                guard listing.unreadable == 0 else {
+                    throw VaultError(
+                        .corruptedItem,
+                        underlying: .message(
+                            "\(listing.unreadable) item(s) under '\(session.configuration.service)' cannot be read (damaged, or written with another store key); they are left in place"))
+                }
             }
         }
     }

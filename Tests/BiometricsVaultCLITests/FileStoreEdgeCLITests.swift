@@ -1,0 +1,134 @@
+#if os(Linux)
+import Foundation
+import Testing
+
+/// The CLI on the file store where the file system is odd: a hostile FIFO, a restrictive umask, and the
+/// durability of the very first write (checked in the system-call trace).
+@Suite("CLI file store edges")
+struct FileStoreEdgeCLITests {
+    let common = ["--store", "file", "--authenticator", "none"]
+
+    /// `command` under coreutils `timeout`, so a hang fails the test (exit 124) instead of stalling it.
+    func runBounded(_ sandbox: CLISandbox, _ arguments: [String], stdin: String? = nil) throws -> CLIResult {
+        try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/timeout"), ["20", CLISandbox.binary.path] + arguments, stdin: stdin)
+    }
+
+    var storeRoot: (CLISandbox) -> URL { { $0.root.appendingPathComponent("data/biometrics-vault") } }
+
+    @Test("an item file or master.key replaced by a FIFO: show and list fail at once (11 / 6) instead of hanging")
+    func fifoInTheStore() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.remove() }
+        #expect(try sandbox.run(["store", "k"] + common, stdin: #"{"v":1}"#).status == 0)
+        let root = storeRoot(sandbox)
+        let serviceDirectory = try #require(try FileManager.default.contentsOfDirectory(atPath: root.path).first { $0.count == 64 })
+        let directory = root.appendingPathComponent(serviceDirectory).path
+        let item = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".bvi") })
+        #expect(unlink(directory + "/" + item) == 0)
+        #expect(mkfifo(directory + "/" + item, 0o600) == 0)
+        let shown = try runBounded(sandbox, ["show", "k"] + common)
+        #expect(shown.status == 11, "\(shown.status): \(shown.stderr)")
+
+        let keyFile = root.appendingPathComponent("master.key").path
+        #expect(unlink(keyFile) == 0)
+        #expect(mkfifo(keyFile, 0o600) == 0)
+        let listed = try runBounded(sandbox, ["list"] + common)
+        #expect(listed.status == 6, "\(listed.status): \(listed.stderr)")
+    }
+
+    @Test("under `umask 777` store succeeds and leaves 0700 directories and 0600 files that later commands read")
+    func restrictiveUmask() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.remove() }
+        let stored = try sandbox.run(
+            executable: URL(fileURLWithPath: "/bin/sh"),
+            ["-c", #"umask 777; exec "$0" "$@""#, CLISandbox.binary.path, "store", "k"] + common, stdin: #"{"v":1}"#)
+        #expect(stored.status == 0, "\(stored.stderr)")
+        let shown = try sandbox.run(["show", "k"] + common)
+        #expect(shown.status == 0, "a file written under umask 777 could not be read back: \(shown.stderr)")
+        #expect(shown.stdout.contains(#""v":1"#))
+        #expect(try sandbox.run(["update", "k"] + common, stdin: #"{"v":2}"#).status == 0)
+
+        let root = storeRoot(sandbox)
+        let enumerator = try #require(FileManager.default.enumerator(atPath: root.path))
+        var checked = 0
+        for case let relative as String in enumerator {
+            let attributes = try FileManager.default.attributesOfItem(atPath: root.appendingPathComponent(relative).path)
+            let mode = (attributes[.posixPermissions] as? Int) ?? -1
+            let isDirectory = attributes[.type] as? FileAttributeType == .typeDirectory
+            #expect(mode == (isDirectory ? 0o700 : 0o600), "\(relative) has mode \(String(mode, radix: 8))")
+            checked += 1
+        }
+        #expect(checked >= 4)
+    }
+
+    @Test("the first store makes every new directory durable: an fsync of its parent follows each mkdir")
+    func firstWriteIsDurable() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("strace is missing (scripts/install-deps.sh installs it)") }
+            return
+        }
+        let sandbox = try CLISandbox()
+        defer { sandbox.remove() }
+        let trace = sandbox.root.appendingPathComponent("trace").path
+        let result = try sandbox.run(
+            executable: URL(fileURLWithPath: "/usr/bin/strace"),
+            ["-f", "-qq", "-e", "trace=mkdir,mkdirat,openat,open,fsync,fdatasync", "-o", trace, CLISandbox.binary.path, "store", "k"] + common,
+            stdin: #"{"v":1}"#)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = String(decoding: FileManager.default.contents(atPath: trace) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
+
+        // mkdir("/path", 0700) = 0  /  mkdirat(AT_FDCWD, "/path", 0700) = 0
+        let created = lines.enumerated().compactMap { index, line -> (Int, String)? in
+            guard line.contains("mkdir"), line.hasSuffix("= 0"), let path = quoted(line) else { return nil }
+            return (index, path)
+        }
+        let storeDirectories = created.filter { $0.1.hasPrefix(sandbox.root.path + "/data") }
+        #expect(storeDirectories.count >= 3, "expected the data home, the store root and the service directory: \(created)")
+        for (index, path) in storeDirectories {
+            let parent = (path as NSString).deletingLastPathComponent
+            // Later: openat(..., "<parent>", ...O_DIRECTORY...) = N, then fsync(N) = 0.
+            let later = lines[(index + 1)...]
+            let descriptors = later.compactMap { line -> String? in
+                guard line.contains("open"), line.contains("O_DIRECTORY"), quoted(line) == parent,
+                    let result = line.split(separator: "=").last?.trimmingCharacters(in: .whitespaces), Int(result) != nil
+                else { return nil }
+                return result
+            }
+            let synced = descriptors.contains { fd in later.contains { $0.contains("fsync(\(fd))") && $0.hasSuffix("= 0") } }
+            #expect(synced, "no fsync of \(parent) after mkdir \(path)")
+        }
+    }
+
+    @Test("one damaged item file: list prints the readable keys and exits 11 naming how many cannot be read")
+    func listWithADamagedItem() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.remove() }
+        #expect(try sandbox.run(["store", "good"] + common, stdin: #"{"v":1}"#).status == 0)
+        let root = storeRoot(sandbox)
+        let serviceDirectory = try #require(try FileManager.default.contentsOfDirectory(atPath: root.path).first { $0.count == 64 })
+        let directory = root.appendingPathComponent(serviceDirectory).path
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: directory))
+        #expect(try sandbox.run(["store", "bad"] + common, stdin: #"{"v":2}"#).status == 0)
+        let damaged = try #require(Set(try FileManager.default.contentsOfDirectory(atPath: directory)).subtracting(before).first)
+        var bytes = try #require(FileManager.default.contents(atPath: directory + "/" + damaged))
+        bytes[bytes.count - 1] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: directory + "/" + damaged))
+
+        let listed = try sandbox.run(["list"] + common)
+        #expect(listed.status == 11, "\(listed.stderr)")
+        #expect(listed.stdout == "good\n")
+        #expect(listed.stderr.contains("1 item(s)"))
+        #expect(try sandbox.run(["show", "good"] + common).status == 0)
+        #expect(FileManager.default.fileExists(atPath: directory + "/" + damaged), "the damaged item must stay")
+    }
+
+    /// The first double-quoted string of a strace line.
+    func quoted(_ line: String) -> String? {
+        guard let start = line.firstIndex(of: "\"") else { return nil }
+        let rest = line[line.index(after: start)...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return String(rest[..<end])
+    }
+}
+#endif
