@@ -15,7 +15,7 @@ struct CLISandbox: Sendable {
     var environment: [String: String]
 
     init(keepSessionBus: Bool = false) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("bv-cli-\(UUID().uuidString)")
+        root = TestScratch.directory.appendingPathComponent("bv-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
         for name in ["DISPLAY", "WAYLAND_DISPLAY"] { environment[name] = nil }
@@ -79,6 +79,17 @@ struct CLISandbox: Sendable {
     func remove() {
         try? FileManager.default.removeItem(at: root)
     }
+}
+
+/// One directory per test process for every sandbox, removed when the process exits (sandboxes hold test
+/// credentials; a test that forgets `remove()` must not leave them in /tmp).
+enum TestScratch {
+    static let directory: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bv-cli-run-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        atexit { try? FileManager.default.removeItem(at: TestScratch.directory) }
+        return url
+    }()
 }
 
 /// Whether daemon-backed tests must run (CI sets `BV_REQUIRE_DAEMONS=1`): then a missing daemon fails.

@@ -55,12 +55,20 @@ enum Harness {
     /// is always authorized). As root these tests are covered by `scripts/extra-tests/30-linux-auth-as-user.sh`.
     static var runsAsTestUser: Bool { !isRoot && FingerprintAuthenticator.currentUserName() == testUser }
 
-    /// A fresh directory for one test's lockout counter.
+    /// A fresh directory for one test's lockout counter, inside one directory per test process that is
+    /// removed when the process exits.
     static func temporaryStateDirectory() -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bv-linuxauth-\(UUID().uuidString)")
+        let url = scratch.appendingPathComponent(UUID().uuidString)
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+
+    static let scratch: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bv-linuxauth-run-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: Harness.scratch) }
+        return url
+    }()
 }
 
 /// libfprint's virtual sensor (driver `virtual_device_storage`): one plain-text command per connection
