@@ -43,8 +43,10 @@ func signIn(configuration: VaultConfiguration) async {
         show("Too many attempts: enter your passcode")  // then reauthenticateOwner()
     } catch let error as VaultError where error.code == .userCancel {
         return  // never counted as a failed attempt
+    } catch let error as VaultError where error.code == .userFallback {
+        show("Sign in with your password")  // the user tapped "Enter Password"
     } catch {
-        show("Could not sign in: \(error)")
+        show("Could not sign in: \(error.localizedDescription)")  // VaultError: plain user words
     }
 }
 // snippet.hide

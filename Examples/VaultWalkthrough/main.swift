@@ -1,4 +1,5 @@
-// Walks the whole state diagram on the simulated device and prints each state and error.
+// Walks the whole state diagram through `VaultModel` (what a SwiftUI app binds to) on the simulated
+// device, printing the screen the app would show after each action, and each error in user words.
 // Run: swift run VaultWalkthrough
 import BiometricsVault
 import BiometricsVaultTesting
@@ -8,60 +9,76 @@ struct Credentials: Codable, Sendable {
     var token: String
 }
 
-func describe(_ vault: Vault<Credentials>) -> String {
-    switch vault {
-    case .emptyWithBiometrics(let empty):
-        return "emptyWithBiometrics" + (empty.invalidation.map { " (invalidated: \($0))" } ?? "")
-    case .empty(let empty):
-        return "empty" + (empty.invalidation.map { " (invalidated: \($0))" } ?? "")
-    case .keychain(let vault): return "keychain (user \(vault.credentials.username))"
-    case .keychainUpgradable(let vault): return "keychainUpgradable (user \(vault.credentials.username))"
-    case .biometrics(let vault): return "biometrics (user \(vault.credentials.username), unlocked)"
-    case .locked: return "locked"
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)
+@MainActor
+func walkthrough() async {
+    let device = SimulatedDevice(biometryType: .faceID)
+    var configuration = VaultConfiguration(
+        store: device.store, authenticator: device.authenticator, reuse: .session(timeout: .seconds(300)),
+        service: "com.example.walkthrough", clock: device.clock.vaultClock)
+    configuration.installMarker = device.installMarker
+    let alice = Credentials(username: "alice", token: "t-1")
+
+    var model = VaultModel<Credentials>(key: "session", configuration: configuration)
+
+    func screen() -> String {
+        switch model.screen {
+        case .signIn(let biometrics, let invalidation):
+            "sign-in screen" + (biometrics ? " (Face ID offered)" : "")
+                + (invalidation.map { " — earlier sign-in gone: \($0)" } ?? "")
+        case .locked: "\"biometrics locked\" screen"
+        case .signedIn(let credentials, let protected):
+            "signed in as \(credentials.username)" + (protected ? " (behind Face ID)" : " (stored plainly)")
+        }
     }
-}
 
-func step(_ title: String, _ body: () async throws -> Vault<Credentials>) async -> Vault<Credentials>? {
-    do {
-        let vault = try await body()
-        print("\(title) -> \(describe(vault))")
-        return vault
-    } catch let error as VaultError {
-        print("\(title) -> error \(error.code)")
-        return nil
-    } catch {
-        print("\(title) -> unexpected \(type(of: error))")
-        return nil
+    func step(_ title: String, _ action: () async -> Bool) async {
+        let succeeded = await action()
+        if succeeded {
+            print("\(title) -> \(screen())")
+        } else if let error = model.lastError, let message = model.lastErrorMessage {
+            print("\(title) -> error \(error.code): \(message.description) \(message.recoverySuggestion ?? "")")
+        } else {
+            print("\(title) -> refused (another action is running)")
+        }
     }
+
+    print("launch -> \(screen())")
+    await step("sign in (stored plainly)") { await model.signIn(credentials: alice, useBiometrics: false) }
+    await step("update") { await model.update(credentials: Credentials(username: "alice", token: "t-2")) }
+    await step("upgrade (Face ID matches)") { await model.upgrade() }
+    model = VaultModel(key: "session", configuration: configuration)
+    print("relaunch inside the session -> \(screen())")
+    await step("lock") { await model.lock() }
+    device.enqueue(.userCancel)
+    await step("unlock (user cancels)") { await model.unlock() }
+    device.enqueue(.userFallback)
+    await step("unlock (user taps \"Enter Password\")") { await model.unlock() }
+    device.enqueue(.noMatch, .noMatch, .noMatch, .noMatch, .noMatch)
+    for attempt in 1...5 { await step("unlock (no match \(attempt))") { await model.unlock() } }
+    await step("unlock (locked out)") { await model.unlock() }
+    await step("reauthenticateOwner (passcode)") { await model.reauthenticateOwner() }
+    await step("unlock (Face ID matches)") { await model.unlock() }
+    configuration.lockAllSessions()
+    print("(app went to the background: lockAllSessions)")
+    await step("refresh") { model.refresh() }
+    await step("unlock (Face ID matches)") { await model.unlock() }
+    await step("downgrade") { await model.downgrade() }
+    await step("reset (sign out)") { await model.reset() }
+    await step("sign in (behind Face ID)") { await model.signIn(credentials: alice) }
+    device.changeEnrollment()
+    print("(enrollment changed on the device)")
+    await step("refresh") { model.refresh() }
+    await step("sign in again") { await model.signIn(credentials: alice) }
+    device.reinstallApp()
+    print("(app deleted and reinstalled: the keychain item survived)")
+    model = VaultModel(key: "session", configuration: configuration)
+    print("first launch -> \(screen())")
+    print("prompts shown: \(device.promptCount)")
 }
 
-let device = SimulatedDevice(biometryType: .faceID)
-let configuration = VaultConfiguration(
-    store: device.store, authenticator: device.authenticator, service: "com.example.walkthrough")
-let key = "session"
-let alice = Credentials(username: "alice", token: "t-1")
-
-var vault = VaultFactory<Credentials>.retrieveVault(key: key, configuration: configuration)
-print("retrieveVault -> \(describe(vault))")
-vault = await step("storeToKeychain") { try vault.storeToKeychain(credentials: alice) } ?? vault
-vault = await step("update") { try await vault.update(credentials: Credentials(username: "alice", token: "t-2")) } ?? vault
-vault = await step("upgrade (Face ID matches)") { try await vault.upgrade() } ?? vault
-vault = await step("lock") { try vault.lock() } ?? vault
-device.enqueue(.userCancel)
-_ = await step("unlock (user cancels)") { try await vault.unlock() }
-device.enqueue(.noMatch, .noMatch, .noMatch, .noMatch, .noMatch)
-for attempt in 1...5 { _ = await step("unlock (no match \(attempt))") { try await vault.unlock() } }
-_ = await step("unlock (locked out)") { try await vault.unlock() }
-_ = await step("reauthenticateOwner (passcode)") { try await vault.reauthenticateOwner(); return vault }
-vault = await step("unlock (Face ID matches)") { try await vault.unlock() } ?? vault
-vault = await step("downgrade") { try vault.downgrade() } ?? vault
-vault = await step("reset") { try vault.reset() } ?? vault
-vault = await step("storeToBiometrics") { try await vault.storeToBiometrics(credentials: alice) } ?? vault
-device.changeEnrollment()
-print("(enrollment changed on the device)")
-vault = VaultFactory<Credentials>.retrieveVault(key: key, configuration: configuration)
-print("retrieveVault -> \(describe(vault))")
-_ = await step("storeToKeychain with an empty key") {
-    try VaultFactory<Credentials>.retrieveVaultOrThrow(key: "", configuration: configuration)
+if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *) {
+    await walkthrough()
+} else {
+    print("VaultModel needs Observation (macOS 14 / iOS 17)")
 }
-print("prompts shown: \(device.promptCount)")

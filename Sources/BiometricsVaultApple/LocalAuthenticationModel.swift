@@ -99,9 +99,9 @@ package enum LocalAuthenticationMapping {
     package static let codes: [Int: VaultError.Code] = [
         LAErrorCode.authenticationFailed: .authenticationFailed,
         LAErrorCode.userCancel: .userCancel,
-        // The fallback button: the app asked for biometrics and the user declined them. The app can offer
-        // `reauthenticateOwner()`; nothing failed.
-        LAErrorCode.userFallback: .userCancel,
+        // The fallback button ("Enter Password"): the user declined biometrics and wants the app's own
+        // sign-in (or `reauthenticateOwner()`). Its own code, so the app can tell it from a cancel.
+        LAErrorCode.userFallback: .userFallback,
         LAErrorCode.systemCancel: .systemCancel,
         LAErrorCode.passcodeNotSet: .passcodeNotSet,
         LAErrorCode.biometryNotAvailable: .biometryNotAvailable,

@@ -71,6 +71,9 @@ public enum VaultInvalidation: Hashable, Sendable {
     /// The stored item could not be read (only from the non-throwing `retrieveVault`, which cannot throw;
     /// `retrieveVaultOrThrow` throws this error instead). The item is left in place.
     case unreadable(VaultError)
+    /// The app was reinstalled: the item outlived the app in the store, and the configuration's
+    /// ``VaultConfiguration/installMarker`` (opt-in) had it deleted on the first retrieve of this install.
+    case appReinstalled
 }
 
 /// Limits that apply to every backend.

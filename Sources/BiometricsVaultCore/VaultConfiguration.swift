@@ -20,6 +20,12 @@ public struct VaultConfiguration: Sendable {
     public var prompt: PromptText
     /// The time source for the reuse window. Tests inject a manual clock.
     public var clock: VaultClock
+    /// Opt-in reset after a reinstall (`nil`, the default: off). Keychain items survive deleting the
+    /// app; with a marker kept outside the store (``InstallMarker/userDefaults(suiteName:)``), the first
+    /// retrieve of a key in a new install finds the key unmarked, deletes the stored item and returns an
+    /// empty vault whose `invalidation` is `.appReinstalled`. Keep the marker where the items are shared
+    /// (an app group suite for items shared with extensions).
+    public var installMarker: InstallMarker?
 
     let sessions = SessionRegistry()
 
@@ -39,6 +45,16 @@ public struct VaultConfiguration: Sendable {
         self.service = service
         self.prompt = prompt
         self.clock = clock
+    }
+
+    /// Ends every session opened through this configuration and its copies, exactly as `lock()` does for
+    /// one handle: afterwards `update` / `downgrade` through any `BiometricsSecureVault` of it throw
+    /// `vaultLocked` and write nothing, `retrieveVault` gives `.locked`, and the next `unlock()` prompts.
+    /// An operation in flight meanwhile (a prompt on screen) completes, but the vault it returns is
+    /// already locked. Stored items are unchanged. Call it when the app goes to the background or the
+    /// screen locks.
+    public func lockAllSessions() {
+        sessions.lockAll()
     }
 
     /// The app's bundle identifier where there is one (what BiometricsVault 0.30 used), else
@@ -109,12 +125,48 @@ final class VaultSession: Sendable {
     }
 }
 
-/// The sessions that may be reused by `unlock()` under `.session(timeout:)`, one per item.
+/// The sessions that may be reused by `unlock()` under `.session(timeout:)`, one per item, and every
+/// session still open (for ``VaultConfiguration/lockAllSessions()``).
 final class SessionRegistry: Sendable {
+    private struct OpenSession: Sendable {
+        // Weak: a session nobody holds any more cannot be used, so it need not be remembered.
+        weak var session: VaultSession?
+    }
+
     private let sessions = LockedValue<[SecretItemID: VaultSession]>([:])
+    private let open = LockedValue<[ObjectIdentifier: OpenSession]>([:])
+    private let lockAllCount = LockedValue(0)
+
+    /// Changes with every ``lockAll()``: an operation that saw another value when it started was
+    /// running while everything was locked, and must not leave a session open (``endIfLockedAll(since:_:)``).
+    var epoch: Int { lockAllCount.withLock { $0 } }
+
+    /// Ends `session` if ``lockAll()`` ran since `epoch` (the operation that opened it was in flight then).
+    func endIfLockedAll(since epoch: Int, _ session: VaultSession?) {
+        guard let session, self.epoch != epoch else { return }
+        end(session)
+    }
 
     func register(_ session: VaultSession) {
         sessions.withLock { $0[session.id] = session }
+        open.withLock { open in
+            open = open.filter { $0.value.session != nil }
+            open[ObjectIdentifier(session)] = OpenSession(session: session)
+        }
+    }
+
+    /// Locks every session registered so far, whether or not it is still the reusable one of its item.
+    func lockAll() {
+        lockAllCount.withLock { $0 += 1 }
+        let reusable = sessions.withLock { sessions in
+            defer { sessions = [:] }
+            return Array(sessions.values)
+        }
+        let others = open.withLock { open in
+            defer { open = [:] }
+            return open.values.compactMap(\.session)
+        }
+        for session in reusable + others { session.lock() }
     }
 
     func reusableSession(for id: SecretItemID, now: Duration, reuse: AuthenticationReuse) -> VaultSession? {

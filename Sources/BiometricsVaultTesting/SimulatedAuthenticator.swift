@@ -45,6 +45,9 @@ public struct SimulatedAuthenticator: Authenticator {
                 case .systemCancel:
                     state.failures.record(.cancelled)
                     throw VaultError(.systemCancel)
+                case .userFallback:
+                    state.failures.record(.cancelled)
+                    throw VaultError(.userFallback)
                 }
             }
         }
@@ -92,7 +95,8 @@ public struct SimulatedAuthenticator: Authenticator {
         switch result {
         case .match: state.failures.record(.ownerAuthenticated)
         case .noMatch: throw VaultError(.authenticationFailed, underlying: .message("simulated wrong passcode"))
-        case .userCancel: throw VaultError(.userCancel)
+        // The passcode sheet has no fallback button; dismissing it is a cancel.
+        case .userCancel, .userFallback: throw VaultError(.userCancel)
         case .systemCancel: throw VaultError(.systemCancel)
         }
     }

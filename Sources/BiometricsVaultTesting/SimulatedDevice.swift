@@ -10,6 +10,9 @@ public enum SimulatedPromptResult: Hashable, Sendable {
     case userCancel
     /// The system cancelled the prompt (app went to background, another prompt). Never counts.
     case systemCancel
+    /// The user tapped the fallback button ("Enter Password"): `userFallback`, so the app shows its own
+    /// sign-in. Never counts. For an owner (passcode) prompt, which has no fallback button: `userCancel`.
+    case userFallback
 }
 
 /// A deterministic device for unit tests: a keychain with Apple's semantics and a scripted authenticator.
@@ -39,6 +42,8 @@ public final class SimulatedDevice: Sendable {
         var items: [SecretItemID: SimulatedKeychain.Entry] = [:]
         var keychainLocked = false
         var shownPrompts: [PromptText] = []
+        /// The app's `UserDefaults` install markers (service, key); a reinstall clears them.
+        var installMarkers: Set<[String]> = []
     }
 
     let state: LockedValue<State>
@@ -101,6 +106,20 @@ public final class SimulatedDevice: Sendable {
     /// Simulates a keychain that cannot be read now (e.g. before first unlock): reads fail with `storeLocked`.
     public func setKeychainLocked(_ locked: Bool) {
         state.withLock { $0.keychainLocked = locked }
+    }
+
+    /// Deletes and reinstalls the app: its defaults (and so ``installMarker``'s marks) are gone, its
+    /// keychain items survive, as on iOS. Use a new `VaultConfiguration` afterwards, as the new process would.
+    public func reinstallApp() {
+        state.withLock { $0.installMarkers = [] }
+    }
+
+    /// The app's install marker, kept in the simulated defaults (``reinstallApp()`` clears it): set it as
+    /// `configuration.installMarker` to opt in to the reset after a reinstall.
+    public var installMarker: InstallMarker {
+        InstallMarker(
+            contains: { [state] service, key in state.withLock { $0.installMarkers.contains([service, key]) } },
+            insert: { [state] service, key in _ = state.withLock { $0.installMarkers.insert([service, key]) } })
     }
 
     /// Damages the stored bytes of an item (for `corruptedItem` tests). Returns whether an item was there.

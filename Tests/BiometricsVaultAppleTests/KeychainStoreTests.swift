@@ -207,6 +207,28 @@ struct KeychainStoreTests {
         #expect(device.evaluations.count == 1)  // one unlock, one prompt: the update reused the session
     }
 
+    @Test func insideAReusableSessionRetrieveIsUnlockedWithoutASecondEvaluation() async throws {
+        let device = FakeLADevice()
+        let keychain = FakeKeychain(enrollment: EnrollmentFingerprint("ab01"))
+        let configuration = VaultConfiguration(
+            store: KeychainStore(platform: .iOSFamily, client: keychain), authenticator: device.authenticator,
+            reuse: .session(timeout: .seconds(300)), service: service)
+        let alice = Login(user: "alice", token: "t1")
+        _ = try await VaultFactory<Login>.retrieveVaultOrThrow(key: key, configuration: configuration)
+            .storeToBiometrics(credentials: alice)
+        // The Keychain read uses the session's evaluated LAContext (interaction forbidden): no new prompt.
+        guard case .biometrics(let unlocked) = try VaultFactory<Login>.retrieveVaultOrThrow(key: key, configuration: configuration)
+        else { Issue.record("not unlocked inside the session"); return }
+        #expect(unlocked.credentials == alice)
+        #expect(device.evaluations.count == 1)
+        // lockAllSessions (the app went to the background) invalidates the LAContext, as lock() does.
+        configuration.lockAllSessions()
+        #expect(device.contexts.withLock { $0.allSatisfy(\.isInvalidated) })
+        guard case .locked = try VaultFactory<Login>.retrieveVaultOrThrow(key: key, configuration: configuration)
+        else { Issue.record("not locked after lockAllSessions"); return }
+        #expect(device.evaluations.count == 1)
+    }
+
     @Test func onMacOSA030ItemIsFoundInTheFileBasedKeychainAndMovedOut() throws {
         let keychain = FakeKeychain(macOS: true)
         keychain.seed(Self.legacyPlain(fileBased: true))

@@ -13,7 +13,7 @@ import BiometricsVaultApple
 @Suite("LocalAuthentication mapping")
 struct LocalAuthenticationMappingTests {
     static let laErrors: [(Int, VaultError.Code)] = [
-        (-1, .authenticationFailed), (-2, .userCancel), (-3, .userCancel), (-4, .systemCancel), (-5, .passcodeNotSet),
+        (-1, .authenticationFailed), (-2, .userCancel), (-3, .userFallback), (-4, .systemCancel), (-5, .passcodeNotSet),
         (-6, .biometryNotAvailable), (-7, .biometryNotEnrolled), (-8, .biometryLockout), (-9, .systemCancel),
         (-10, .systemCancel), (-11, .biometryNotAvailable), (-12, .biometryNotAvailable), (-13, .biometryNotAvailable),
         (-14, .biometryNotAvailable), (-1004, .interactionNotAllowed), (-4242, .authenticationFailed),
@@ -138,7 +138,7 @@ struct LocalAuthenticatorTests {
         #expect(context.isInvalidated)
     }
 
-    @Test(arguments: [(-2, VaultError.Code.userCancel), (-1, .authenticationFailed), (-8, .biometryLockout), (-4, .systemCancel)])
+    @Test(arguments: [(-2, VaultError.Code.userCancel), (-3, .userFallback), (-1, .authenticationFailed), (-8, .biometryLockout), (-4, .systemCancel)])
     func failedPromptsMapAndInvalidateTheContext(code: Int, expected: VaultError.Code) async {
         let device = FakeLADevice()
         device.state.withLock { $0.outcomes = [.failure(code: code)] }

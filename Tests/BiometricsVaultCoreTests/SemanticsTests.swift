@@ -48,18 +48,18 @@ struct SessionReuseTests {
         #expect(fixture.device.promptCount == 1)
         let updated = try await vault.update(credentials: bob)
         #expect(fixture.device.promptCount == 1, "update inside the window must not prompt")
-        guard case .locked(let locked) = try fixture.retrieve() else { Issue.record("not locked"); return }
-        #expect(try await locked.unlock().credentials == bob)
-        guard case .locked(let lockedAgain) = try fixture.retrieve() else { Issue.record("not locked"); return }
-        _ = try await lockedAgain.unlock()
-        #expect(fixture.device.promptCount == 1, "repeated unlocks inside the window must not prompt")
+        // Inside the window retrieve itself gives the unlocked vault (the seed's "log in right away").
+        guard case .biometrics(let reused) = try fixture.retrieve() else { Issue.record("not biometrics"); return }
+        #expect(reused.credentials == bob)
+        guard case .biometrics = try fixture.retrieve() else { Issue.record("not biometrics"); return }
+        #expect(fixture.device.promptCount == 1, "repeated retrieves inside the window must not prompt")
 
         fixture.device.clock.advance(by: .seconds(61))
         _ = try await updated.update(credentials: alice)
         #expect(fixture.device.promptCount == 2, "after the window, update prompts again")
         fixture.device.clock.advance(by: .seconds(30))
-        guard case .locked(let third) = try fixture.retrieve() else { Issue.record("not locked"); return }
-        #expect(try await third.unlock().credentials == alice)
+        guard case .biometrics(let third) = try fixture.retrieve() else { Issue.record("not biometrics"); return }
+        #expect(third.credentials == alice)
         #expect(fixture.device.promptCount == 2, "the renewed session is reused")
     }
 

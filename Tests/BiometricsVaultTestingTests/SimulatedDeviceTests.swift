@@ -89,7 +89,7 @@ struct ReachableCodesTests {
     static let reachable: [VaultError.Code] = [
         .biometryNotAvailable, .biometryNotEnrolled, .biometryLockout, .biometryChanged, .userCancel, .systemCancel,
         .authenticationFailed, .passcodeNotSet, .interactionNotAllowed, .storeUnavailable, .storeLocked, .corruptedItem,
-        .invalidKey, .credentialsTooLarge, .invalidVault, .vaultLocked, .itemNotFound, .encodingFailed,
+        .invalidKey, .credentialsTooLarge, .invalidVault, .vaultLocked, .itemNotFound, .encodingFailed, .userFallback,
     ]
 
     @Test func everyCodeIsListed() {
@@ -125,6 +125,9 @@ struct ReachableCodesTests {
             reached = await code { _ = try await retrieve().storeToBiometrics(credentials: token) }
         case .systemCancel:
             device.enqueue(.systemCancel)
+            reached = await code { _ = try await retrieve().storeToBiometrics(credentials: token) }
+        case .userFallback:
+            device.enqueue(.userFallback)
             reached = await code { _ = try await retrieve().storeToBiometrics(credentials: token) }
         case .authenticationFailed:
             device.enqueue(.noMatch)

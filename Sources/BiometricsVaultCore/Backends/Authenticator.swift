@@ -11,10 +11,11 @@
 /// 2. **One call, at most one prompt.** ``authenticate(for:prompt:)`` shows one prompt (which may allow
 ///    several scans inside it) and returns an ``Authorization`` or throws a `VaultError`:
 ///    `userCancel` / `systemCancel` for a cancel (including Swift task cancellation, which must end the
-///    prompt promptly and release any device), `authenticationFailed` for a non-match, `biometryLockout`
+///    prompt promptly and release any device), `userFallback` when the user chose the prompt's fallback
+///    button instead of biometrics, `authenticationFailed` for a non-match, `biometryLockout`
 ///    after five consecutive failures, `biometryNotAvailable`, `biometryNotEnrolled`, `passcodeNotSet`.
 /// 3. **Lockout is counted by the authenticator** (the OS on Apple, our own persisted counter on Linux,
-///    see ``FailedAttemptCounter``): a cancel never counts as a failed attempt, a match resets the count,
+///    see ``FailedAttemptCounter``): a cancel or a fallback never counts as a failed attempt, a match resets the count,
 ///    and a successful ``authenticateOwner(prompt:)`` clears a lockout.
 /// 4. **Policies map as documented**: `.biometryCurrentSet` / `.biometryAny` accept biometrics only;
 ///    `.userPresence` accepts biometrics, else the owner's passcode/password; `.devicePasscode` accepts

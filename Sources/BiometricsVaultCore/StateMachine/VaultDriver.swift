@@ -29,7 +29,9 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
     static func retrieve(key: String, configuration: VaultConfiguration) throws(VaultError) -> Vault<Credentials> {
         let id = try SecretItemID(service: configuration.service, key: key)
         let driver = VaultDriver(configuration: configuration, id: id)
-        let item = try driver.storeCall { try configuration.store.read(id, authorization: nil) }
+        var item = try driver.storeCall { try configuration.store.read(id, authorization: nil) }
+        let reinstalled = try driver.resetIfReinstalled(found: item != nil)
+        if reinstalled { item = nil }
         let header = item?.header
         var enrollmentNow = header?.enrollment
         var invalidated = false
@@ -47,7 +49,7 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
         switch decision {
         case .empty(let offered, let invalidation):
             let empty = EmptyVault<Credentials>(
-                driver: driver, invalidation: invalidation, biometricsOffered: offered,
+                driver: driver, invalidation: reinstalled ? .appReinstalled : invalidation, biometricsOffered: offered,
                 invalidatedHeader: invalidation == nil ? nil : header)
             return offered ? .emptyWithBiometrics(empty) : .empty(empty)
         case .keychain(let upgradable):
@@ -58,8 +60,34 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
             let vault = KeychainSecureVault(driver: driver, credentials: credentials, upgradable: upgradable)
             return upgradable ? .keychainUpgradable(vault) : .keychain(vault)
         case .locked(let policy):
+            if let unlocked = driver.unlockedBySession(policy: policy) { return .biometrics(unlocked) }
             return .locked(LockedBiometricsSecureVault(driver: driver, policy: policy))
         }
+    }
+
+    /// With an ``InstallMarker``: a key this install has not marked yet whose item exists was stored by an
+    /// earlier install, so the item is deleted (and any session of it ended). Marks the key either way;
+    /// returns whether it deleted. A failed delete throws and marks nothing, so the next retrieve retries.
+    private func resetIfReinstalled(found: Bool) throws(VaultError) -> Bool {
+        guard let marker = configuration.installMarker, !marker.contains(id) else { return false }
+        if found {
+            try storeCall { try configuration.store.delete(id) }
+            configuration.sessions.endAll(for: id)
+        }
+        marker.insert(id)
+        return found
+    }
+
+    /// Inside a reusable session (`.session(timeout:)`, not locked, not timed out) of this configuration,
+    /// the item read with the session's authorization, without a prompt. `nil` when there is no such
+    /// session or the read fails: then retrieve reports `.locked` and `unlock()` says what is wrong.
+    private func unlockedBySession(policy: ProtectionPolicy) -> BiometricsSecureVault<Credentials>? {
+        let now = configuration.clock.now()
+        guard let session = configuration.sessions.reusableSession(for: id, now: now, reuse: configuration.reuse),
+            let credentials = try? readProtected(authorization: session.authorization)
+        else { return nil }
+        let outcome = Outcome(kind: .biometrics, credentials: credentials, session: session, policy: policy)
+        return BiometricsSecureVault(outcome: outcome, driver: self)
     }
 
     /// The non-throwing form keeps the original API: errors become an empty vault that says why.
@@ -103,6 +131,7 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
         _ = try SecretItemID(service: id.service, key: id.key)
         var machine = VaultStateMachine(handle.kind)
         var context = try Context(driver: self, handle: handle, credentials: credentials)
+        let epoch = configuration.sessions.epoch
         if operation == .unlock { context.reuseSession(for: id) }
         var action = machine.requested(operation, session: snapshot(of: context.session))
         while true {
@@ -117,6 +146,8 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
             case .fail(let code):
                 throw context.error(for: code)
             case .finish(let kind):
+                // lockAllSessions() while this ran (e.g. during the prompt): the new session ends too.
+                configuration.sessions.endIfLockedAll(since: epoch, context.session)
                 return context.outcome(kind)
             case .write, .readProtected, .delete, .endSession:
                 action = perform(action, machine: &machine, context: &context)
@@ -257,7 +288,11 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
     }
 
     private func readProtected(context: Context) throws(VaultError) -> Credentials {
-        guard let authorization = context.authorization, authorization.isValid else {
+        try readProtected(authorization: context.authorization)
+    }
+
+    private func readProtected(authorization: Authorization?) throws(VaultError) -> Credentials {
+        guard let authorization, authorization.isValid else {
             throw VaultError(.vaultLocked, underlying: .message("the authorization was invalidated"))
         }
         let item = try storeCall { try configuration.store.read(id, authorization: authorization) }

@@ -36,7 +36,7 @@ extension VaultError {
             .biometryNotAvailable, .biometryNotEnrolled, .biometryLockout, .biometryChanged, .userCancel,
             .systemCancel, .authenticationFailed, .passcodeNotSet, .interactionNotAllowed, .storeUnavailable,
             .storeLocked, .corruptedItem, .invalidKey, .credentialsTooLarge, .invalidVault, .vaultLocked,
-            .itemNotFound, .encodingFailed,
+            .itemNotFound, .encodingFailed, .userFallback,
         ]
 
         /// The device has no biometric hardware, or it cannot be reached (no fprintd, no reader).
@@ -51,6 +51,9 @@ extension VaultError {
         public static let biometryChanged = Code("biometryChanged")
         /// The user cancelled the prompt. Never counted as a failed attempt.
         public static let userCancel = Code("userCancel")
+        /// The user chose the prompt's fallback button ("Enter Password", LAError `userFallback`) instead of
+        /// biometrics: show the app's own sign-in (or `reauthenticateOwner()`). Never a failed attempt.
+        public static let userFallback = Code("userFallback")
         /// The system (or the calling task) cancelled the prompt. Never counted as a failed attempt.
         public static let systemCancel = Code("systemCancel")
         /// The biometric scan or the password did not match.
@@ -142,6 +145,7 @@ extension VaultError {
     public static let biometryLockout = VaultError(.biometryLockout)
     public static let biometryChanged = VaultError(.biometryChanged)
     public static let userCancel = VaultError(.userCancel)
+    public static let userFallback = VaultError(.userFallback)
     public static let systemCancel = VaultError(.systemCancel)
     public static let authenticationFailed = VaultError(.authenticationFailed)
     public static let passcodeNotSet = VaultError(.passcodeNotSet)

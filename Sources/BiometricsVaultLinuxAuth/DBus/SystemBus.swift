@@ -4,8 +4,8 @@ import CGio
 
 // The package's one D-Bus binding: GIO's GDBus (libgio-2.0), which libsecret already links, so the
 // Linux build gains no new system library and no hand-written wire code. Only the fprintd and polkit
-// choke points (`FprintdDevice.swift`, `PolkitAuthority.swift`) use this file; they map its failures
-// to `VaultError`.
+// choke points (`FprintdDevice.swift`, `PolkitAuthority.swift`) and the screen-lock watcher
+// (`ScreenLockWatcher.swift`) use this file; they map its failures to `VaultError`.
 
 /// A D-Bus or GIO failure as GDBus reported it: the remote error name when the peer sent one
 /// (`net.reactivated.Fprint.Error.PermissionDenied`), else the GError domain (`g-io-error-quark`).
@@ -138,7 +138,18 @@ enum DBusArgument {
     }
 }
 
-/// One private connection to the system bus, with its own GLib main context for signal delivery.
+/// Which bus a ``SystemBusConnection`` connects to.
+enum DBusBus: Sendable {
+    /// The system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else the well-known socket).
+    case system
+    /// The user's session bus (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`).
+    case session
+    /// A bus at an explicit address (`unix:path=...`), e.g. a private test bus.
+    case address(String)
+}
+
+/// One private connection to the system bus (or another bus, see ``DBusBus``), with its own GLib main
+/// context for signal delivery.
 ///
 /// Not thread-safe: create, use and close it on one thread (the choke points run it on a dedicated
 /// thread). A private connection (not GIO's shared singleton) means closing it drops every fprintd claim
@@ -149,11 +160,15 @@ final class SystemBusConnection {
     let context: OpaquePointer
     private var subscriptions: [UInt32] = []
 
-    init() throws(DBusFailure) {
+    init(_ bus: DBusBus = .system) throws(DBusFailure) {
         var error: UnsafeMutablePointer<GError>?
-        guard let address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SYSTEM, nil, &error) else {
-            throw DBusFailure(taking: error)
+        let resolved: UnsafeMutablePointer<gchar>?
+        switch bus {
+        case .system: resolved = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SYSTEM, nil, &error)
+        case .session: resolved = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, nil, &error)
+        case .address(let explicit): resolved = g_strdup(explicit)
         }
+        guard let address = resolved else { throw DBusFailure(taking: error) }
         defer { g_free(address) }
         let flags = GDBusConnectionFlags(
             rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
@@ -204,10 +219,17 @@ final class SystemBusConnection {
         return value
     }
 
+    /// Waits until the bus has processed everything this connection sent before (signal subscriptions
+    /// add their match rules asynchronously): a round trip to the bus itself.
+    func sync() throws(DBusFailure) {
+        _ = try call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                     interface: "org.freedesktop.DBus", method: "GetId")
+    }
+
     /// Subscribes to a signal; `handler` runs on this connection's thread while ``iterate()`` runs.
     /// Returns the subscription id for ``unsubscribe(_:)``.
     @discardableResult
-    func subscribe(sender: String, path: String, interface: String, member: String,
+    func subscribe(sender: String?, path: String?, interface: String, member: String,
                    handler: @escaping (DBusValue) -> Void) -> UInt32 {
         let box = Unmanaged.passRetained(SignalHandlerBox(handler)).toOpaque()
         let id = g_dbus_connection_signal_subscribe(

@@ -47,6 +47,7 @@ struct VaultReport {
         case nil: nil
         case .biometryChanged: "biometryChanged"
         case .unreadable(let error): "unreadable: \(error.code.name)"
+        case .appReinstalled: "appReinstalled"
         }
     }
 

@@ -50,6 +50,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         .biometryLockout: .lockedOut,
         .biometryChanged: .invalidated,
         .userCancel: .cancelled,
+        .userFallback: .cancelled,
         .systemCancel: .cancelled,
         .authenticationFailed: .authenticationFailed,
         .storeUnavailable: .storeUnavailable,
