@@ -162,10 +162,13 @@ var targets: [Target] = [
     ),
 
     // MARK: CLI (owner: cli)
+    // prctl(PR_SET_DUMPABLE) for the CLI: prctl is variadic, which Swift cannot call.
+    .target(name: "CProcessControl"),
     .executableTarget(
         name: "biometrics-vault",
         dependencies: [
             "BiometricsVault",
+            "CProcessControl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: strictSettings
