@@ -38,7 +38,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         case .corruptedItem: "stored item corrupted (left in place)"
         case .invalidated: "invalidated: the enrolled fingers changed"
         case .permissionDenied: "not permitted (e.g. `setup` without root)"
-        case .outputFailed: "stdout could not be written (closed, full, broken pipe); the command itself completed"
+        case .outputFailed: "stdout not writable (closed, full, broken pipe); the command completed"
         case .usage: "invalid command line"
         }
     }
