@@ -19,7 +19,8 @@ enum JSONValue: Sendable, Equatable {
     case object([JSONMember])
 
     /// The most nested arrays and objects a value may have (one level per `[` or `{`). Credentials the
-    /// previous versions stored (JSONEncoder, which failed at 512 levels) are all within it.
+    /// previous versions stored (JSONEncoder, which failed at 512 levels) are all within it. The message
+    /// of ``JSONSyntaxError/Reason/tooDeep`` repeats the number.
     static let maximumDepth = 512
 
     // MARK: building reports
@@ -91,7 +92,7 @@ enum JSONValue: Sendable, Equatable {
         do {
             return try parser.parseDocument()
         } catch {
-            throw .badInput("\(source) is not valid JSON: \(error.reason) at byte \(error.offset)")
+            throw .badInput("\(source) is not valid JSON: \(error.description)")
         }
     }
 }
@@ -142,10 +143,43 @@ struct JSONMember: Sendable, Equatable {
     let value: JSONValue
 }
 
-/// Where and why a JSON text is invalid. Never holds the input.
+/// Where and why a JSON text is invalid: fixed words and a byte offset, never the input; only a
+/// duplicated member's name is quoted (a name is structure; the issue asks to say which one).
 struct JSONSyntaxError: Error {
-    let reason: String
+    enum Reason: String, CaseIterable {
+        case trailingData = "unexpected data after the value"
+        case unexpectedEnd = "unexpected end of input"
+        case unexpectedNonASCII = "unexpected non-ASCII byte"
+        case unexpectedCharacter = "unexpected character"
+        case expectedCommaOrBracket = "expected ',' or ']'"
+        case expectedMemberName = "expected a member name"
+        case expectedColon = "expected ':'"
+        case expectedCommaOrBrace = "expected ',' or '}'"
+        case leadingZero = "leading zero in a number"
+        case expectedDigit = "expected a digit"
+        case expectedFractionDigit = "expected a digit after '.'"
+        case expectedExponentDigit = "expected a digit in the exponent"
+        case unterminatedString = "unterminated string"
+        case controlCharacterInString = "control character in a string (must be escaped)"
+        case loneLowSurrogate = "lone low surrogate in a \\u escape"
+        case loneHighSurrogate = "lone high surrogate in a \\u escape"
+        case invalidUnicodeEscape = "invalid \\u escape"
+        case invalidEscape = "invalid escape in a string"
+        case expectedHexDigits = "expected four hex digits after \\u"
+        case invalidUTF8 = "invalid UTF-8"
+        case tooDeep = "nested deeper than 512 levels (the limit)"
+        case duplicateMemberName = "duplicate member name"
+    }
+
+    let reason: Reason
     let offset: Int
+    var memberName: String? = nil
+
+    /// E.g. `duplicate member name "user" at byte 27`; the name JSON-escaped, at most 64 characters.
+    var description: String {
+        let name = memberName.map { " \"" + JSONString($0).literal.prefix(64) + "\"" } ?? ""
+        return "\(reason.rawValue)\(name) at byte \(offset)"
+    }
 }
 
 /// A recursive-descent RFC 8259 parser over UTF-8 bytes (recursion bounded by the depth limit).
@@ -162,11 +196,11 @@ struct JSONParser {
         skipWhitespace()
         let value = try parseValue()
         skipWhitespace()
-        guard position == bytes.count else { throw fail("unexpected data after the value") }
+        guard position == bytes.count else { throw fail(.trailingData) }
         return value
     }
 
-    private func fail(_ reason: String, at offset: Int? = nil) -> JSONSyntaxError {
+    private func fail(_ reason: JSONSyntaxError.Reason, at offset: Int? = nil) -> JSONSyntaxError {
         JSONSyntaxError(reason: reason, offset: offset ?? position)
     }
 
@@ -177,7 +211,7 @@ struct JSONParser {
     }
 
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
-        guard let byte = current else { throw fail("unexpected end of input") }
+        guard let byte = current else { throw fail(.unexpectedEnd) }
         switch byte {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
@@ -186,13 +220,13 @@ struct JSONParser {
         case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
         case UInt8(ascii: "n"): try expectWord("null"); return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
-        default: throw fail(byte >= 0x80 ? "unexpected non-ASCII byte" : "unexpected character")
+        default: throw fail(byte >= 0x80 ? .unexpectedNonASCII : .unexpectedCharacter)
         }
     }
 
     private mutating func expectWord(_ word: String) throws(JSONSyntaxError) {
         for expected in word.utf8 {
-            guard current == expected else { throw fail(current == nil ? "unexpected end of input" : "unexpected character") }
+            guard current == expected else { throw fail(current == nil ? .unexpectedEnd : .unexpectedCharacter) }
             position += 1
         }
     }
@@ -200,7 +234,7 @@ struct JSONParser {
     private mutating func enter() throws(JSONSyntaxError) {
         depth += 1
         if depth > JSONValue.maximumDepth {
-            throw fail("nested deeper than \(JSONValue.maximumDepth) levels (the limit)")
+            throw fail(.tooDeep)
         }
     }
 
@@ -224,8 +258,8 @@ struct JSONParser {
                 position += 1
                 depth -= 1
                 return .array(elements)
-            case nil: throw fail("unexpected end of input")
-            default: throw fail("expected ',' or ']'")
+            case nil: throw fail(.unexpectedEnd)
+            default: throw fail(.expectedCommaOrBracket)
             }
         }
     }
@@ -244,17 +278,17 @@ struct JSONParser {
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else {
-                throw fail(current == nil ? "unexpected end of input" : "expected a member name")
+                throw fail(current == nil ? .unexpectedEnd : .expectedMemberName)
             }
             let nameOffset = position
             let name = try parseString()
             // Duplicates compare decoded code points, so "a" and "\u0061" are the same name (RFC 8259
             // leaves duplicates undefined; keeping one silently is how credentials got lost).
             guard names.insert(Array(name.value.utf8)).inserted else {
-                throw fail("duplicate member name \"\(JSONString(name.value).literal.prefix(64))\"", at: nameOffset)
+                throw JSONSyntaxError(reason: .duplicateMemberName, offset: nameOffset, memberName: name.value)
             }
             skipWhitespace()
-            guard current == UInt8(ascii: ":") else { throw fail(current == nil ? "unexpected end of input" : "expected ':'") }
+            guard current == UInt8(ascii: ":") else { throw fail(current == nil ? .unexpectedEnd : .expectedColon) }
             position += 1
             skipWhitespace()
             members.append(JSONMember(name: name, value: try parseValue()))
@@ -265,8 +299,8 @@ struct JSONParser {
                 position += 1
                 depth -= 1
                 return .object(members)
-            case nil: throw fail("unexpected end of input")
-            default: throw fail("expected ',' or '}'")
+            case nil: throw fail(.unexpectedEnd)
+            default: throw fail(.expectedCommaOrBrace)
             }
         }
     }
@@ -281,20 +315,20 @@ struct JSONParser {
         if current == UInt8(ascii: "-") { position += 1 }
         if current == UInt8(ascii: "0") {
             position += 1
-            if Self.isDigit(current) { throw fail("leading zero in a number") }
+            if Self.isDigit(current) { throw fail(.leadingZero) }
         } else {
-            guard Self.isDigit(current) else { throw fail("expected a digit") }
+            guard Self.isDigit(current) else { throw fail(.expectedDigit) }
             while Self.isDigit(current) { position += 1 }
         }
         if current == UInt8(ascii: ".") {
             position += 1
-            guard Self.isDigit(current) else { throw fail("expected a digit after '.'") }
+            guard Self.isDigit(current) else { throw fail(.expectedFractionDigit) }
             while Self.isDigit(current) { position += 1 }
         }
         if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
             position += 1
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
-            guard Self.isDigit(current) else { throw fail("expected a digit in the exponent") }
+            guard Self.isDigit(current) else { throw fail(.expectedExponentDigit) }
             while Self.isDigit(current) { position += 1 }
         }
         return JSONNumber(validLiteral: String(decoding: bytes[start..<position], as: UTF8.self))
@@ -306,7 +340,7 @@ struct JSONParser {
         let start = position
         var decoded: [UInt8] = []
         while true {
-            guard let byte = current else { throw fail("unterminated string") }
+            guard let byte = current else { throw fail(.unterminatedString) }
             switch byte {
             case UInt8(ascii: "\""):
                 let literal = String(decoding: bytes[start..<position], as: UTF8.self)
@@ -315,7 +349,7 @@ struct JSONParser {
             case UInt8(ascii: "\\"):
                 try parseEscape(into: &decoded)
             case 0x00..<0x20:
-                throw fail("control character in a string (must be escaped)")
+                throw fail(.controlCharacterInString)
             case 0x20..<0x80:
                 decoded.append(byte)
                 position += 1
@@ -328,7 +362,7 @@ struct JSONParser {
     private mutating func parseEscape(into decoded: inout [UInt8]) throws(JSONSyntaxError) {
         let escapeOffset = position
         position += 1  // backslash
-        guard let byte = current else { throw fail("unterminated string") }
+        guard let byte = current else { throw fail(.unterminatedString) }
         position += 1
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(byte)
@@ -340,36 +374,36 @@ struct JSONParser {
         case UInt8(ascii: "u"):
             var scalar = try parseHex4()
             if (0xDC00...0xDFFF).contains(scalar) {
-                throw fail("lone low surrogate in a \\u escape", at: escapeOffset)
+                throw fail(.loneLowSurrogate, at: escapeOffset)
             }
             if (0xD800...0xDBFF).contains(scalar) {
                 guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
-                    throw fail("lone high surrogate in a \\u escape", at: escapeOffset)
+                    throw fail(.loneHighSurrogate, at: escapeOffset)
                 }
                 position += 2
                 let low = try parseHex4()
                 guard (0xDC00...0xDFFF).contains(low) else {
-                    throw fail("lone high surrogate in a \\u escape", at: escapeOffset)
+                    throw fail(.loneHighSurrogate, at: escapeOffset)
                 }
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             }
-            guard let unicode = Unicode.Scalar(scalar) else { throw fail("invalid \\u escape", at: escapeOffset) }
+            guard let unicode = Unicode.Scalar(scalar) else { throw fail(.invalidUnicodeEscape, at: escapeOffset) }
             decoded.append(contentsOf: Array(String(unicode).utf8))
         default:
-            throw fail("invalid escape in a string", at: escapeOffset)
+            throw fail(.invalidEscape, at: escapeOffset)
         }
     }
 
     private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard let byte = current else { throw fail("unterminated string") }
+            guard let byte = current else { throw fail(.unterminatedString) }
             let digit: UInt32
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
             case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
             case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-            default: throw fail("expected four hex digits after \\u")
+            default: throw fail(.expectedHexDigits)
             }
             value = value << 4 | digit
             position += 1
@@ -391,13 +425,13 @@ struct JSONParser {
         case 0xF0: length = 4; lowest = 0x90
         case 0xF1...0xF3: length = 4
         case 0xF4: length = 4; highest = 0x8F  // nothing above U+10FFFF
-        default: throw fail("invalid UTF-8")
+        default: throw fail(.invalidUTF8)
         }
-        guard position + length <= bytes.count else { throw fail("invalid UTF-8") }
+        guard position + length <= bytes.count else { throw fail(.invalidUTF8) }
         let second = bytes[position + 1]
-        guard second >= lowest && second <= highest else { throw fail("invalid UTF-8") }
+        guard second >= lowest && second <= highest else { throw fail(.invalidUTF8) }
         for offset in 2..<max(2, length) where bytes[position + offset] & 0xC0 != 0x80 {
-            throw fail("invalid UTF-8")
+            throw fail(.invalidUTF8)
         }
         decoded.append(contentsOf: bytes[position..<(position + length)])
         position += length
