@@ -177,7 +177,8 @@ var targets: [Target] = [
     // it into the products directory next to the test bundle, where the tests find it.
     .testTarget(
         name: "BiometricsVaultCLITests",
-        dependencies: ["BiometricsVaultCore", "BiometricsVault", "BiometricsVaultTesting", "biometrics-vault"],
+        // BiometricsVaultFileStore: to write a protected item the CLI then reads (no password typed).
+        dependencies: ["BiometricsVaultCore", "BiometricsVault", "BiometricsVaultTesting", "BiometricsVaultFileStore", "biometrics-vault"],
         exclude: ["Golden"],  // expected --help texts, read from the source tree by the tests
         swiftSettings: strictSettings
     ),

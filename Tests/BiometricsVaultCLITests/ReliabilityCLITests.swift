@@ -1,3 +1,6 @@
+import BiometricsVault
+import BiometricsVaultFileStore
+import BiometricsVaultTesting
 import Foundation
 import Testing
 
@@ -310,15 +313,26 @@ import Testing
 
     // MARK: defect 11: exit codes
 
-    @Test func showOfAProtectedItemWithPAMAndNoTerminalIsInteractionNotAllowed() throws {
+    /// A password-protected item (written here through the library, with a simulated passcode, into the
+    /// sandbox's file store), then `show` with `--authenticator pam` and no terminal, as cron would.
+    @Test func showOfAProtectedItemWithPAMAndNoTerminalIsInteractionNotAllowed() async throws {
         defer { sandbox.remove() }
-        // The item is protected on a terminal first (PAM asks for the password there), which needs the
-        // PAM test user; without it, the code path is the same one `store --biometrics` takes.
-        let result = try sandbox.run(
-            ["store", "p", "--biometrics", "--store", "file", "--authenticator", "pam"], stdin: "1")
-        #expect(result.status == Exit.biometricsUnavailable, "\(result.stderr)")
-        #expect(result.stderr.contains("interactionNotAllowed"), "\(result.stderr)")
-        #expect(!result.stderr.contains("userCancel"))
+        let store = try EncryptedFileStore(directory: sandbox.root.appendingPathComponent("data/biometrics-vault"))
+        let device = SimulatedDevice()
+        let configuration = VaultConfiguration(
+            store: store, authenticator: device.authenticator, policy: .devicePasscode,
+            service: VaultConfiguration.defaultService)
+        let empty = try VaultFactory<[String: String]>.retrieveVaultOrThrow(key: "p", configuration: configuration)
+        _ = try await empty.storeToBiometrics(credentials: ["token": "t"])
+        #expect(try run("status", ["p", "--json"]).stdout.jsonObject?["state"] as? String == "locked")
+
+        for arguments in [["show", "p"], ["show", "p", "--field", "token"], ["store", "q", "--biometrics"]] {
+            let result = try sandbox.run(arguments + ["--store", "file", "--authenticator", "pam"], stdin: "1")
+            #expect(result.status == Exit.biometricsUnavailable, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("interactionNotAllowed"), "\(result.stderr)")
+            #expect(!result.stderr.contains("userCancel"))
+            #expect(!result.stdout.contains("\"t\""))
+        }
     }
 
     @Test func statusOfACorruptedItemExits11() throws {
