@@ -27,7 +27,7 @@ extension BiometricsVaultCommand {
                     let printed: String
                     if let field {
                         guard let value = credentials.member(named: field) else {
-                            throw CLIFailure.notFound("the credentials under '\(vault.key)' have no field '\(field)'")
+                            throw CLIFailure.notFound("the credentials under '\(vault.key)' have no field '\(Console.terminalSafe(field))'")
                         }
                         printed = value.rawText
                     } else {
