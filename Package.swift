@@ -162,10 +162,13 @@ var targets: [Target] = [
     ),
 
     // MARK: CLI (owner: cli)
+    // prctl(PR_SET_DUMPABLE) for the CLI: prctl is variadic, which Swift cannot call.
+    .target(name: "CProcessControl"),
     .executableTarget(
         name: "biometrics-vault",
         dependencies: [
             "BiometricsVault",
+            "CProcessControl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: strictSettings
@@ -174,7 +177,8 @@ var targets: [Target] = [
     // it into the products directory next to the test bundle, where the tests find it.
     .testTarget(
         name: "BiometricsVaultCLITests",
-        dependencies: ["BiometricsVaultCore", "BiometricsVault", "BiometricsVaultTesting", "biometrics-vault"],
+        // BiometricsVaultFileStore: to write a protected item the CLI then reads (no password typed).
+        dependencies: ["BiometricsVaultCore", "BiometricsVault", "BiometricsVaultTesting", "BiometricsVaultFileStore", "biometrics-vault"],
         exclude: ["Golden"],  // expected --help texts, read from the source tree by the tests
         swiftSettings: strictSettings
     ),

@@ -60,7 +60,14 @@ enum LinuxAuthAdapter {
                 }
                 return .available
             },
-            authenticate: { prompt in try await pam.authenticateOwner(prompt: prompt) })
+            authenticate: { prompt in
+                // Without a terminal the conversation could only decline, which PAM reports as a cancel:
+                // say what it is, as `doctor` does (a cron job must not read it as a user's cancel).
+                guard interaction.hasTerminal else {
+                    throw VaultError(.interactionNotAllowed, underlying: .message("no terminal for the PAM password prompt"))
+                }
+                try await pam.authenticateOwner(prompt: prompt)
+            })
     }
 
     /// polkit: polkitd running, our action installed, and an authentication agent likely (a graphical

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BiometricsVault
+import Foundation
 
 /// `biometrics-vault`: keeps credentials (any JSON value) in the system keychain or behind a fingerprint.
 /// Thin commands over the BiometricsVault library; one nested command per verb, in `Commands/`.
@@ -29,4 +30,39 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
             Import.self, Doctor.self, Setup.self, PasswordPromptCheck.self,
         ]
     )
+
+    /// ArgumentParser's `main`, with what must happen before any parsing: the process hardening, and the
+    /// refusal of argv bytes that are not UTF-8 (ArgumentParser would decode them lossily, so `a\xffb` and
+    /// `a\xfeb` would name one item). Help and usage texts go through ``Console`` too.
+    static func main() async {
+        StandardDescriptors.occupyClosed()
+        ProcessHardening.apply()
+        if let index = RawArguments.firstNonUTF8Index() {
+            Console.report(
+                status: .badInput, code: "badInput",
+                message: "command-line argument \(index) is not valid UTF-8; keys and options must be UTF-8 text",
+                json: RawArguments.requestsJSON)
+            Foundation.exit(ExitStatus.badInput.rawValue)
+        }
+        var status: Int32
+        do {
+            var command = try await asyncParseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            status = ExitStatus.ok.rawValue
+        } catch {
+            status = exitCode(for: error).rawValue
+            let text = fullMessage(for: error)
+            if !text.isEmpty {
+                if status == ExitStatus.ok.rawValue { Console.out(text) } else { Console.err(text) }
+            }
+        }
+        if status == ExitStatus.ok.rawValue, let failed = Console.finishOutput(json: RawArguments.requestsJSON) {
+            status = failed.rawValue
+        }
+        Foundation.exit(status)
+    }
 }

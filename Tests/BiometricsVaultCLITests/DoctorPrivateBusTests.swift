@@ -63,6 +63,7 @@ import Testing
         defer { bus.stop() }
         try #require(bus.isListening, "the private dbus-daemon did not start")
         var sandbox = try CLISandbox()
+        defer { sandbox.remove() }
         sandbox.environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
 
         let fprintd = try fprintdComponent(sandbox)
@@ -80,6 +81,7 @@ import Testing
         defer { bus.stop() }
         try #require(bus.isListening, "the private dbus-daemon did not start")
         var sandbox = try CLISandbox()
+        defer { sandbox.remove() }
         sandbox.environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
 
         // A real fprintd on the private bus, without libfprint's virtual sensor: it finds no reader.

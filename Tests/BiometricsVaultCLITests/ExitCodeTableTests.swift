@@ -1,5 +1,6 @@
 @testable import biometrics_vault
 import BiometricsVaultCore
+import Foundation
 import Testing
 
 /// The one table from library error codes to exit statuses covers every code.
@@ -19,5 +20,17 @@ import Testing
         #expect(ExitStatus.forCode[.storeUnavailable] == .storeUnavailable)
         #expect(ExitStatus.forCode[.storeLocked] == .storeLocked)
         #expect(ExitStatus.forCode[.invalidKey] == .badInput)
+    }
+}
+
+/// A bare errno cause is printed in words first (issue 11: "errno 13" alone told nobody what was wrong).
+@Suite struct ErrorMessageTests {
+    @Test(arguments: [(EACCES, "Permission denied"), (ELOOP, "Too many levels of symbolic links"), (ENOSPC, "No space left on device")])
+    func errnoCausesAreDescribedInWords(number: Int32, words: String) {
+        let (status, code, message) = Console.describe(VaultError(.storeUnavailable, underlying: .errno(number)))
+        #expect(status == .storeUnavailable)
+        #expect(code == "storeUnavailable")
+        #expect(message.contains("\(words) (errno \(number))"), "\(message)")
+        #expect(message.hasPrefix("store unavailable"), "\(message)")
     }
 }

@@ -3,7 +3,7 @@ import Testing
 
 /// Golden end-to-end tests of the built binary on the embedded default store (the encrypted file store
 /// in a temporary `XDG_DATA_HOME`), with biometrics switched off so nothing waits for a finger.
-@Suite struct FileStoreVerbTests {
+@Suite final class FileStoreVerbTests {
     /// The documented exit codes (`--help`, Docs/CLI.md). Literal on purpose: they are a contract.
     enum Exit {
         static let ok: Int32 = 0
@@ -19,6 +19,7 @@ import Testing
     let sandbox: CLISandbox
 
     init() throws { sandbox = try CLISandbox() }
+    deinit { sandbox.remove() }
 
     func run(_ verb: String, _ arguments: [String] = [], stdin: String? = nil) throws -> CLIResult {
         try sandbox.run([verb] + arguments + Self.file, stdin: stdin)
@@ -50,7 +51,8 @@ import Testing
 
         let shown = try run("show", ["api"])
         #expect(shown.status == Exit.ok)
-        #expect(shown.stdout == #"{"nested":{"a":[1,true,null]},"port":8443,"token":"s3cr3t","user":"ci"}"# + "\n")
+        // The input exactly (member order kept), without insignificant whitespace.
+        #expect(shown.stdout == #"{"user":"ci","token":"s3cr3t","port":8443,"nested":{"a":[1,true,null]}}"# + "\n")
 
         #expect(try run("show", ["api", "--field", "token"]).stdout == "s3cr3t\n")
         #expect(try run("show", ["api", "--field", "port"]).stdout == "8443\n")

@@ -9,12 +9,13 @@ import Testing
 /// `scripts/extra-tests/40-cli-fingerprint.sh` (which sets `BV_CLI_FINGERPRINT=1`), not in the
 /// whole-suite run where the Linux-auth tests use the reader at the same time.
 @Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["BV_CLI_FINGERPRINT"] == "1"))
-struct FingerprintCLITests {
+final class FingerprintCLITests {
     static let finger = "cli-finger"
     let sandbox: CLISandbox
     let socketPath = ProcessInfo.processInfo.environment["BV_FPRINT_SOCKET"]
 
     init() throws { sandbox = try CLISandbox() }
+    deinit { sandbox.remove() }
 
     /// Whether fprintd and the virtual sensor are there; a failure when CI requires them.
     func stackReady() throws -> Bool {

@@ -3,11 +3,12 @@ import Testing
 
 /// The CLI against the real Secret Service (gnome-keyring on the session bus that CI's
 /// `scripts/setup/20-secret-service.sh` starts), checked from the outside with `secret-tool`.
-@Suite struct SecretServiceCLITests {
+@Suite final class SecretServiceCLITests {
     let sandbox: CLISandbox
     let service = "bv-cli-test-\(UUID().uuidString.prefix(8))"
 
     init() throws { sandbox = try CLISandbox(keepSessionBus: true) }
+    deinit { sandbox.remove() }
 
     /// Whether gnome-keyring answers; records why not, and fails when daemons are required.
     func secretServiceReady() throws -> Bool {

@@ -4,10 +4,11 @@ import Testing
 /// Drives the password prompt in a real terminal: `script` gives the CLI a pty as its controlling
 /// terminal; the test types only after the prompt appeared (type-ahead would be echoed by the pty
 /// before the prompt turns echo off) and checks that what it typed never comes back.
-@Suite struct TerminalPromptTests {
+@Suite final class TerminalPromptTests {
     let sandbox: CLISandbox
 
     init() throws { sandbox = try CLISandbox() }
+    deinit { sandbox.remove() }
 
     @Test func passwordPromptDoesNotEchoWhatIsTyped() throws {
         let command = shellQuoted([CLISandbox.binary.path, "check-password-prompt"])

@@ -340,12 +340,17 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
 
     static func encode(_ credentials: Credentials) throws(VaultError) -> SecretBytes {
         let data: Data
-        let encoder = JSONEncoder()
-        // Sorted keys: the same credentials always give the same bytes (other tools reading a plain item
-        // see stable JSON). Decoding does not depend on the order, so 0.30 items still read.
-        encoder.outputFormatting = [.sortedKeys]
         do {
-            data = try encoder.encode(credentials)
+            if let text = credentials as? any JSONTextCredentials {
+                // JSON already: stored exactly as the type spells it (no re-encoding, nothing converted).
+                data = try text.jsonTextForStorage()
+            } else {
+                let encoder = JSONEncoder()
+                // Sorted keys: the same credentials always give the same bytes (other tools reading a plain
+                // item see stable JSON). Decoding does not depend on the order, so 0.30 items still read.
+                encoder.outputFormatting = [.sortedKeys]
+                data = try encoder.encode(credentials)
+            }
         } catch {
             throw VaultError(.encodingFailed, underlying: .message("\(Credentials.self) does not encode to JSON"))
         }
@@ -360,7 +365,13 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
     static func decode(_ payload: SecretBytes) throws(VaultError) -> Credentials {
         do {
             return try payload.withUnsafeBytes { raw in
-                try JSONDecoder().decode(Credentials.self, from: Data(raw))
+                if let textType = Credentials.self as? any JSONTextCredentials.Type {
+                    guard let credentials = try textType.init(storedJSONText: Data(raw)) as? Credentials else {
+                        throw VaultError(.corruptedItem)
+                    }
+                    return credentials
+                }
+                return try JSONDecoder().decode(Credentials.self, from: Data(raw))
             }
         } catch {
             throw VaultError(.corruptedItem, underlying: .message("the stored bytes do not decode as \(Credentials.self)"))

@@ -11,7 +11,7 @@ extension BiometricsVaultCommand {
         @OptionGroup var options: GlobalOptions
         @OptionGroup var item: KeyArgument
 
-        @Option(help: ArgumentHelp("Print only this top-level field, raw (strings without quotes).", valueName: "name"))
+        @Option(help: ArgumentHelp("Print only this top-level field, raw (strings without quotes). On a terminal, control characters are shown escaped.", valueName: "name"))
         var field: String?
 
         func run() async throws {
@@ -22,11 +22,18 @@ extension BiometricsVaultCommand {
                 try await Interrupts.cancellingOnInterrupt {
                     let readable = vault.kind == .locked ? try await vault.unlock() : vault
                     let credentials = try readable.credentials
-                    guard let field else { return Console.out(credentials.jsonText) }
-                    guard case .object(let fields) = credentials, let value = fields[field] else {
-                        throw CLIFailure.notFound("the credentials under '\(vault.key)' have no field '\(field)'")
+                    // On a terminal, characters that could rewrite the screen are shown escaped; a pipe
+                    // or file gets the exact bytes. (For the JSON text the escapes are JSON's own.)
+                    let printed: String
+                    if let field {
+                        guard let value = credentials.member(named: field) else {
+                            throw CLIFailure.notFound("the credentials under '\(vault.key)' have no field '\(Console.terminalSafe(field))'")
+                        }
+                        printed = value.rawText
+                    } else {
+                        printed = credentials.jsonText
                     }
-                    Console.out(value.rawText)
+                    Console.out(Console.stdoutIsTerminal ? Console.terminalSafe(printed) : printed)
                 }
             }
         }

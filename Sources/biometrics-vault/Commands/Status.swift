@@ -7,7 +7,11 @@ extension BiometricsVaultCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
             abstract: "Show whether KEY is stored, and how it is protected. Never prompts.",
-            discussion: "States: emptyWithBiometrics, empty, keychain, keychainUpgradable, locked. Exits 0 for every state.")
+            discussion: """
+                States: emptyWithBiometrics, empty, keychain, keychainUpgradable, locked. Exits 0 for every state; \
+                an item that cannot be read is not a state: a corrupted one exits 11 (`reset` deletes it), an \
+                unreachable store 6.
+                """)
 
         @OptionGroup var options: GlobalOptions
         @OptionGroup var item: KeyArgument

@@ -17,12 +17,13 @@ extension BiometricsVaultCommand {
 
         func run() async throws {
             try await Console.run(options) {
-                let credentials = try input.readCredentials()
+                // The key and the item's state first: a bad command fails at once, before stdin is read.
                 let session = Session(options: options)
                 let vault = try session.retrieve(item.key)
                 guard vault.kind == .empty else {
                     throw CLIFailure.wrongState("'\(item.key)' is already stored (\(vault.stateName)); use update, or reset first")
                 }
+                let credentials = try input.readCredentials()
                 let biometrics = biometrics
                 try await Interrupts.cancellingOnInterrupt {
                     let stored =

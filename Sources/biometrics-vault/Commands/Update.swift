@@ -14,9 +14,10 @@ extension BiometricsVaultCommand {
 
         func run() async throws {
             try await Console.run(options) {
-                let credentials = try input.readCredentials()
+                // The key and the item's state first: a bad command fails at once, before stdin is read.
                 let session = Session(options: options)
                 let vault = try session.retrieveStored(item.key)
+                let credentials = try input.readCredentials()
                 try await Interrupts.cancellingOnInterrupt {
                     let writable = vault.kind == .locked ? try await vault.unlock() : vault
                     let updated = try await writable.update(credentials: credentials)

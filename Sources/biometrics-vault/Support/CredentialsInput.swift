@@ -5,36 +5,50 @@ extension CredentialsInputOptions {
     /// `credentialsTooLarge` for anything between, and nothing unbounded is buffered.
     static let readLimit = 1 << 20
 
-    /// Reads and parses the credentials JSON.
+    /// Reads and parses the credentials JSON. Commands call it only after the key and the item's state
+    /// were checked, so a bad command line never waits on a stdin that does not close.
     func readCredentials() throws(CLIFailure) -> JSONValue {
         let source: String
-        let handle: FileHandle
+        let fd: Int32
         if let path = fromFile, path != "-" {
             source = "--from-file"
-            guard let file = FileHandle(forReadingAtPath: path) else {
-                throw .badInput("cannot read --from-file \(path)")
-            }
-            handle = file
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw .badInput("cannot read --from-file \(path): \(FileDescriptorOutput.words(errno))") }
         } else {
             source = "stdin"
-            handle = .standardInput
-            if isatty(STDIN_FILENO) == 1 {
-                Console.err("Type or paste the credentials JSON, then press Ctrl-D:")
-            }
+            fd = STDIN_FILENO
         }
-        var data = Data()
-        while data.count <= Self.readLimit {
-            let chunk: Data
-            do {
-                guard let read = try handle.read(upToCount: 64 * 1024), !read.isEmpty else { break }
-                chunk = read
-            } catch {
-                throw .badInput("cannot read \(source)")
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        var data: [UInt8]
+        if fd == STDIN_FILENO, isatty(fd) == 1 {
+            Console.err("Type or paste the credentials JSON (not shown), then press Ctrl-D:")
+            // The secret is typed: no echo (TerminalEcho restores the terminal on every path, Ctrl-C too).
+            guard let typed = TerminalEcho.withEchoOff(fd, { readAll(fd) }) else {
+                throw .badInput("cannot switch the terminal's echo off; pipe the credentials in instead")
             }
-            data.append(chunk)
+            data = try typed.get()
+        } else {
+            data = try readAll(fd).get()
         }
-        defer { data.resetBytes(in: data.startIndex..<data.endIndex) }
+        defer { for index in data.indices { data[index] = 0 } }
         guard data.count <= Self.readLimit else { throw .badInput("\(source) is larger than 1 MiB") }
-        return try JSONValue.parse(data, source: source)
+        return try JSONValue.parse(Data(data), source: source)
+    }
+
+    /// Every byte up to EOF (or one past the limit), with `read(2)`.
+    private func readAll(_ fd: Int32) -> Result<[UInt8], CLIFailure> {
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        defer { for index in chunk.indices { chunk[index] = 0 } }
+        while data.count <= Self.readLimit {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(.badInput("cannot read \(fd == STDIN_FILENO ? "stdin" : "--from-file"): \(FileDescriptorOutput.words(errno))"))
+            }
+            if count == 0 { break }
+            data.append(contentsOf: chunk[0..<count])
+        }
+        return .success(data)
     }
 }

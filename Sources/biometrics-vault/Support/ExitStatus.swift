@@ -18,6 +18,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     case corruptedItem = 11
     case invalidated = 12
     case permissionDenied = 13
+    case outputFailed = 14
     case usage = 64
 
     /// One line for `--help`.
@@ -31,12 +32,13 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         case .lockedOut: "locked out after 5 failed fingerprint attempts"
         case .storeUnavailable: "store unavailable (no session bus, no daemon, I/O error)"
         case .storeLocked: "the store is locked (e.g. a locked login keyring)"
-        case .badInput: "bad input (invalid JSON, empty stdin, invalid key, too large)"
+        case .badInput: "bad input (invalid JSON, empty stdin, invalid key or argument, too large)"
         case .biometricsUnavailable: "no usable biometrics / owner authentication for this"
         case .wrongState: "not in this state (see `status`)"
         case .corruptedItem: "stored item corrupted (left in place)"
         case .invalidated: "invalidated: the enrolled fingers changed"
         case .permissionDenied: "not permitted (e.g. `setup` without root)"
+        case .outputFailed: "stdout not writable (closed, full, broken pipe); the command completed"
         case .usage: "invalid command line"
         }
     }

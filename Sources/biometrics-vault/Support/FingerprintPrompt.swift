@@ -99,6 +99,6 @@ struct FingerprintPromptLine: Sendable {
     }
 
     private func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        Console.errRaw(text)
     }
 }
