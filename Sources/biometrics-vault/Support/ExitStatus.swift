@@ -19,6 +19,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     case invalidated = 12
     case permissionDenied = 13
     case usage = 64
+    case commandNotExecutable = 126
+    case commandNotFound = 127
 
     /// One line for `--help`.
     var summary: String {
@@ -38,6 +40,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         case .invalidated: "invalidated: the enrolled fingers changed"
         case .permissionDenied: "not permitted (e.g. `setup` without root)"
         case .usage: "invalid command line"
+        case .commandNotExecutable: "exec: COMMAND cannot be run"
+        case .commandNotFound: "exec: COMMAND not found"
         }
     }
 
