@@ -137,5 +137,50 @@ struct FingerprintCLITests {
 
         _ = try sandbox.run(["reset", "fp", "--store", "file", "--authenticator", "none"])
     }
+
+    /// git's own `credential approve` / `fill` with the helper installed as git users write it
+    /// (`credential.helper 'biometrics-vault --biometrics'`, through the `git-credential-biometrics-vault`
+    /// link): the approved password goes behind the finger, and `fill` is answered by a touch on the real
+    /// reader, on the terminal git runs from.
+    @Test func gitCredentialFillIsAnsweredByAFinger() throws {
+        guard try stackReady() else { return }
+        try enrollOneFinger()
+        var environment = sandbox.environment
+        let bin = sandbox.root.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: bin.appendingPathComponent("git-credential-biometrics-vault").path, withDestinationPath: CLISandbox.binary.path)
+        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment["HOME"] = sandbox.root.path
+        environment["GIT_CONFIG_NOSYSTEM"] = "1"
+        environment["GIT_CONFIG_GLOBAL"] = sandbox.root.appendingPathComponent("gitconfig").path
+        environment["GIT_TERMINAL_PROMPT"] = "0"
+        let helper = "credential.helper=biometrics-vault --biometrics --store file --authenticator fprintd"
+
+        /// `git credential ACTION` on a pty (its stdin is the terminal: the attributes are typed), with a
+        /// finger on the reader when the helper asks for one.
+        func git(_ action: String, _ attributes: String) throws -> (status: Int32, text: String) {
+            let session = try PTYSession(
+                command: shellQuoted(["/usr/bin/git", "-c", "credential.helper=", "-c", helper, "credential", action]),
+                environment: environment)
+            session.type(attributes + "\n")
+            #expect(session.waitFor("Touch the fingerprint reader"), "no fingerprint prompt: \(session.text)")
+            try waitForFingerNeeded()
+            try scan(Self.finger)
+            return (session.finish(), session.text)
+        }
+
+        let approved = try git("approve", "protocol=https\nhost=git.example.com\nusername=alice\npassword=pushed-by-a-finger\n")
+        #expect(approved.status == 0, "\(approved.text)")
+        let status = try sandbox.run(["status", "git:https:alice@git.example.com", "--store", "file", "--authenticator", "fprintd", "--json"])
+        #expect(status.stdout.jsonObject?["state"] as? String == "locked", "\(status.stdout)\(status.stderr)")
+
+        let filled = try git("fill", "protocol=https\nhost=git.example.com\n")
+        #expect(filled.status == 0, "\(filled.text)")
+        #expect(filled.text.contains("username=alice\r\npassword=pushed-by-a-finger\r\n"), "\(filled.text)")
+
+        _ = try sandbox.run(["reset", "git:https:alice@git.example.com", "--store", "file", "--authenticator", "none"])
+        sandbox.remove()
+    }
 }
 #endif
