@@ -137,7 +137,7 @@ import Testing
         #expect(filled.stderr.contains("terminal prompts disabled"))
     }
 
-    @Test("help texts match their golden files", arguments: ["git-credential", "exec"])
+    @Test("help texts match their golden files", arguments: ["git-credential", "exec", "clear-lockout"])
     func helpText(verb: String) throws {
         defer { sandbox.remove() }
         let result = try sandbox.run([verb, "--help"])
