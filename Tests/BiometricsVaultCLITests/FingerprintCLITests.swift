@@ -11,6 +11,8 @@ import Testing
 @Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["BV_CLI_FINGERPRINT"] == "1"))
 struct FingerprintCLITests {
     static let finger = "cli-finger"
+    /// The test user's finger (lockout test).
+    static let userFinger = "cli-user-finger"
     let sandbox: CLISandbox
     let socketPath = ProcessInfo.processInfo.environment["BV_FPRINT_SOCKET"]
 
@@ -75,7 +77,8 @@ struct FingerprintCLITests {
     }
 
     /// `user` (default: the calling user, root in CI) with exactly one finger enrolled, whose sensor id is `finger`.
-    func enrollOneFinger(user: String? = nil) throws {
+    /// (fprintd refuses to enroll a print another user already enrolled: give each user its own `finger`.)
+    func enrollOneFinger(user: String? = nil, finger: String = Self.finger) throws {
         _ = try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user ?? NSUserName()])
         let enroll = try PTYSession(
             command: shellQuoted(["/usr/bin/fprintd-enroll", "-f", "right-index-finger"] + (user.map { [$0] } ?? [])),
@@ -83,7 +86,7 @@ struct FingerprintCLITests {
         var stages = 0
         while !enroll.text.contains("enroll-completed") && enroll.process.isRunning && stages < 12 {
             try waitForFingerNeeded()
-            try scan(Self.finger)
+            try scan(finger)
             stages += 1
             _ = enroll.waitFor("Enroll result", count: stages, seconds: 20)
         }
@@ -200,7 +203,7 @@ struct FingerprintCLITests {
             _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
             sandbox.remove()
         }
-        try enrollOneFinger(user: user)
+        try enrollOneFinger(user: user, finger: Self.userFinger)
         _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", user, sandbox.root.path])
         let credentials = try sandbox.file("creds.json", #"{"token":"after-the-lockout"}"#)
         _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
@@ -226,7 +229,7 @@ struct FingerprintCLITests {
             return true
         }
 
-        let stored = try scanned(["store", "fp", "--biometrics", "--from-file", credentials], finger: Self.finger)
+        let stored = try scanned(["store", "fp", "--biometrics", "--from-file", credentials], finger: Self.userFinger)
         #expect(stored.status == 0, "\(stored.text)")
 
         // Over SSH a fingerprint-only item fails at once (exit 9), without waiting for a finger.
@@ -258,7 +261,7 @@ struct FingerprintCLITests {
         let notLocked = try session(["clear-lockout"])
         #expect(notLocked.finish() == 0)
         #expect(notLocked.text.contains("not locked out"))
-        let shown = try scanned(["show", "fp", "--field", "token"], finger: Self.finger)
+        let shown = try scanned(["show", "fp", "--field", "token"], finger: Self.userFinger)
         #expect(shown.status == 0, "\(shown.text)")
         #expect(shown.text.contains("after-the-lockout"))
 
@@ -276,7 +279,7 @@ struct FingerprintCLITests {
         #expect(typingPassword(recovering), "no password prompt: \(recovering.text)")
         #expect(recovering.waitFor("Touch the fingerprint reader", count: 2), "no second finger prompt: \(recovering.text)")
         try waitForFingerNeeded()
-        try scan(Self.finger)
+        try scan(Self.userFinger)
         #expect(recovering.finish() == 0, "\(recovering.text)")
         #expect(recovering.text.contains("after-the-lockout"))
         #expect(!recovering.text.contains(password), "the password was echoed")
