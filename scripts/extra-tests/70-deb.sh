@@ -19,15 +19,16 @@ restore() {
     rm -rf "$KEEP" "$WORK"
 }
 trap restore EXIT
-for file in "${SHARED[@]}"; do
-    if [ -e "$file" ]; then install -D -m 644 "$file" "$KEEP$file"; rm -f "$file"; fi
-done
 
 start=$(date +%s)
 DEB=$(bash scripts/package-deb.sh | tail -n 1)
 echo "package-deb.sh: $DEB in $(( $(date +%s) - start )) s"
 dpkg-deb --info "$DEB" | sed -n 's/^ \(Depends\|Version\|Installed-Size\):/  \1:/p'
-dpkg-deb --contents "$DEB" | awk '{print $6}' | sed 's|^\./|/|; s| ->.*||' | grep -v '/$' > "$WORK/files"
+dpkg-deb --contents "$DEB" | awk '{print $6}' | sed 's|^\./|/|' | grep -v '/$' > "$WORK/files"
+
+for file in "${SHARED[@]}"; do
+    if [ -e "$file" ]; then install -D -m 644 "$file" "$KEEP$file"; rm -f "$file"; fi
+done
 
 DEBIAN_FRONTEND=noninteractive dpkg -i "$DEB"
 BIN=/usr/bin/$PACKAGE
