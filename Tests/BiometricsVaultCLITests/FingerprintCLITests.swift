@@ -223,8 +223,10 @@ struct FingerprintCLITests {
             try scan(finger)
             return (running.finish(), running.text)
         }
+        /// Types the password once PAM's own prompt is shown (not at the CLI's notice, which also says
+        /// "password": typed before PAM turns echo off, it would be echoed).
         func typingPassword(_ running: PTYSession) -> Bool {
-            guard running.waitFor("assword") else { return false }
+            guard running.waitFor("Password: ") else { return false }
             running.type(password + "\r")
             return true
         }
