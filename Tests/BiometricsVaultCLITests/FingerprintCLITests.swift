@@ -142,6 +142,27 @@ struct FingerprintCLITests {
         _ = try sandbox.run(["reset", "fp", "--store", "file", "--authenticator", "none"])
     }
 
+    /// `exec` of a protected item: one finger, then the command runs with the field in its environment
+    /// (global options before the verb, since everything after `--` belongs to the command).
+    @Test func execUnlocksAProtectedItemWithOneFinger() throws {
+        guard try stackReady() else { return }
+        defer { sandbox.remove() }
+        try enrollOneFinger()
+        let credentials = try sandbox.file("creds.json", #"{"token":"exec-behind-a-finger"}"#)
+        let stored = try runScanning(["store", "fp", "--biometrics", "--from-file", credentials], finger: Self.finger)
+        #expect(stored.status == 0, "\(stored.text)")
+        let command = shellQuoted(
+            [CLISandbox.binary.path, "--store", "file", "--authenticator", "fprintd", "exec", "fp", "--env", "T=token", "--",
+             "/bin/sh", "-c", #"echo "got $T"; exit 3"#])
+        let session = try PTYSession(command: command, environment: sandbox.environment)
+        #expect(session.waitFor("Touch the fingerprint reader"), "no fingerprint prompt: \(session.text)")
+        try waitForFingerNeeded()
+        try scan(Self.finger)
+        #expect(session.finish() == 3, "the command's status: \(session.text)")
+        #expect(session.text.contains("got exec-behind-a-finger"))
+        #expect(session.text.components(separatedBy: "Touch the fingerprint reader").count == 2, "one prompt: \(session.text)")
+    }
+
     /// git's own `credential approve` / `fill` with the helper installed as git users write it
     /// (`credential.helper 'biometrics-vault --biometrics'`, through the `git-credential-biometrics-vault`
     /// link): the approved password goes behind the finger, and `fill` is answered by a touch on the real

@@ -13,6 +13,6 @@ BV_CLI_FINGERPRINT=1 swift test --skip-build --filter 'BiometricsVaultCLITests.F
 tail -n 30 "$LOG"
 # The suite is enabled only by BV_CLI_FINGERPRINT: make sure it ran rather than skipped.
 for name in protectedShowMatchesAndFailsOnTheRealReader gitCredentialFillIsAnsweredByAFinger \
-    lockoutIsRecoveredByTheLoginPasswordOnATerminal; do
+    lockoutIsRecoveredByTheLoginPasswordOnATerminal execUnlocksAProtectedItemWithOneFinger; do
     grep -q "$name() passed" "$LOG" || { echo "the fingerprint CLI test $name did not run"; exit 1; }
 done
