@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Debian packages needed to build the package (the C libraries behind the Linux backends).
+# Debian packages needed to build the package (the C libraries behind the Linux backends), and
+# dpkg-dev for scripts/package-deb.sh (dpkg-shlibdeps computes the .deb's Depends).
 # Each setup script installs what its daemons need on top of this.
 set -euo pipefail
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 need=()
-for pkg in pkg-config libsecret-1-dev libglib2.0-dev libpam0g-dev strace; do
+for pkg in pkg-config libsecret-1-dev libglib2.0-dev libpam0g-dev strace dpkg-dev; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then

@@ -38,12 +38,14 @@ enum TerminalPrompt {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        writeAll(fd, Array(prompt.utf8))
+        // The prompt only once echo is off and Ctrl-C is a byte: whoever answers it as soon as it shows
+        // (a person typing fast, a test driving a pty) must not be echoed or killed by SIGINT.
         guard tcsetattr(fd, TCSAFLUSH, &quiet) == 0 else { return nil }
         defer {
             _ = tcsetattr(fd, TCSAFLUSH, &saved)
             writeAll(fd, Array("\n".utf8))
         }
+        writeAll(fd, Array(prompt.utf8))
 
         var answer: [UInt8] = []
         answer.reserveCapacity(128)

@@ -28,12 +28,14 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
         subcommands: [
             Status.self, Store.self, Show.self, Update.self, Upgrade.self, Downgrade.self, Reset.self, List.self,
             Import.self, Doctor.self, Setup.self, PasswordPromptCheck.self,
+            GitCredential.self, Exec.self, ClearLockout.self,
         ]
     )
 
     /// ArgumentParser's `main`, with what must happen before any parsing: the process hardening, and the
     /// refusal of argv bytes that are not UTF-8 (ArgumentParser would decode them lossily, so `a\xffb` and
-    /// `a\xfeb` would name one item). Help and usage texts go through ``Console`` too.
+    /// `a\xfeb` would name one item). The command line as the user typed it becomes the one ArgumentParser
+    /// reads (``CommandLineRewriting``). Help and usage texts go through ``Console`` too.
     static func main() async {
         StandardDescriptors.occupyClosed()
         ProcessHardening.apply()
@@ -46,7 +48,9 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
         }
         var status: Int32
         do {
-            var command = try await asyncParseAsRoot()
+            let arguments = CommandLineRewriting.arguments(
+                program: CommandLine.arguments.first ?? "", Array(CommandLine.arguments.dropFirst()))
+            var command = try await asyncParseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

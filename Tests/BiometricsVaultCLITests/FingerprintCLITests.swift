@@ -11,6 +11,8 @@ import Testing
 @Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["BV_CLI_FINGERPRINT"] == "1"))
 final class FingerprintCLITests {
     static let finger = "cli-finger"
+    /// The test user's finger (lockout test).
+    static let userFinger = "cli-user-finger"
     let sandbox: CLISandbox
     let socketPath = ProcessInfo.processInfo.environment["BV_FPRINT_SOCKET"]
 
@@ -75,15 +77,17 @@ final class FingerprintCLITests {
         Issue.record("fprintd never asked for a finger")
     }
 
-    /// The calling user (root in CI) with exactly one finger enrolled, whose sensor id is `finger`.
-    func enrollOneFinger() throws {
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [NSUserName()])
+    /// `user` (default: the calling user, root in CI) with exactly one finger enrolled, whose sensor id is `finger`.
+    /// (fprintd refuses to enroll a print another user already enrolled: give each user its own `finger`.)
+    func enrollOneFinger(user: String? = nil, finger: String = FingerprintCLITests.finger) throws {
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user ?? NSUserName()])
         let enroll = try PTYSession(
-            command: shellQuoted(["/usr/bin/fprintd-enroll", "-f", "right-index-finger"]), environment: sandbox.environment)
+            command: shellQuoted(["/usr/bin/fprintd-enroll", "-f", "right-index-finger"] + (user.map { [$0] } ?? [])),
+            environment: sandbox.environment)
         var stages = 0
         while !enroll.text.contains("enroll-completed") && enroll.process.isRunning && stages < 12 {
             try waitForFingerNeeded()
-            try scan(Self.finger)
+            try scan(finger)
             stages += 1
             _ = enroll.waitFor("Enroll result", count: stages, seconds: 20)
         }
@@ -137,6 +141,183 @@ final class FingerprintCLITests {
         #expect(again.text.contains("behind-a-finger"))
 
         _ = try sandbox.run(["reset", "fp", "--store", "file", "--authenticator", "none"])
+    }
+
+    /// `exec` of a protected item: one finger, then the command runs with the field in its environment
+    /// (global options before the verb, since everything after `--` belongs to the command).
+    @Test func execUnlocksAProtectedItemWithOneFinger() throws {
+        guard try stackReady() else { return }
+        defer { sandbox.remove() }
+        try enrollOneFinger()
+        let credentials = try sandbox.file("creds.json", #"{"token":"exec-behind-a-finger"}"#)
+        let stored = try runScanning(["store", "fp", "--biometrics", "--from-file", credentials], finger: Self.finger)
+        #expect(stored.status == 0, "\(stored.text)")
+        let command = shellQuoted(
+            [CLISandbox.binary.path, "--store", "file", "--authenticator", "fprintd", "exec", "fp", "--env", "T=token", "--",
+             "/bin/sh", "-c", #"echo "got $T"; exit 3"#])
+        let session = try PTYSession(command: command, environment: sandbox.environment)
+        #expect(session.waitFor("Touch the fingerprint reader"), "no fingerprint prompt: \(session.text)")
+        try waitForFingerNeeded()
+        try scan(Self.finger)
+        #expect(session.finish() == 3, "the command's status: \(session.text)")
+        #expect(session.text.contains("got exec-behind-a-finger"))
+        #expect(session.text.components(separatedBy: "Touch the fingerprint reader").count == 2, "one prompt: \(session.text)")
+    }
+
+    /// git's own `credential approve` / `fill` with the helper installed as git users write it
+    /// (`credential.helper 'biometrics-vault --biometrics'`, through the `git-credential-biometrics-vault`
+    /// link): the approved password goes behind the finger, and `fill` is answered by a touch on the real
+    /// reader, on the terminal git runs from.
+    @Test func gitCredentialFillIsAnsweredByAFinger() throws {
+        guard try stackReady() else { return }
+        try enrollOneFinger()
+        var environment = sandbox.environment
+        let bin = sandbox.root.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: bin.appendingPathComponent("git-credential-biometrics-vault").path, withDestinationPath: CLISandbox.binary.path)
+        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment["HOME"] = sandbox.root.path
+        environment["GIT_CONFIG_NOSYSTEM"] = "1"
+        environment["GIT_CONFIG_GLOBAL"] = sandbox.root.appendingPathComponent("gitconfig").path
+        environment["GIT_TERMINAL_PROMPT"] = "0"
+        let helper = "credential.helper=biometrics-vault --biometrics --store file --authenticator fprintd"
+
+        /// `git credential ACTION` on a pty (its stdin is the terminal: the attributes are typed), with a
+        /// finger on the reader when the helper asks for one.
+        func git(_ action: String, _ attributes: String) throws -> (status: Int32, text: String) {
+            let session = try PTYSession(
+                command: shellQuoted(["/usr/bin/git", "-c", "credential.helper=", "-c", helper, "credential", action]),
+                environment: environment)
+            session.type(attributes + "\n")
+            #expect(session.waitFor("Touch the fingerprint reader"), "no fingerprint prompt: \(session.text)")
+            try waitForFingerNeeded()
+            try scan(Self.finger)
+            return (session.finish(), session.text)
+        }
+
+        let approved = try git("approve", "protocol=https\nhost=git.example.com\nusername=alice\npassword=pushed-by-a-finger\n")
+        #expect(approved.status == 0, "\(approved.text)")
+        let status = try sandbox.run(["status", "git:https:alice@git.example.com", "--store", "file", "--authenticator", "fprintd", "--json"])
+        #expect(status.stdout.jsonObject?["state"] as? String == "locked", "\(status.stdout)\(status.stderr)")
+
+        let filled = try git("fill", "protocol=https\nhost=git.example.com\n")
+        #expect(filled.status == 0, "\(filled.text)")
+        #expect(filled.text.contains("username=alice\r\npassword=pushed-by-a-finger\r\n"), "\(filled.text)")
+
+        _ = try sandbox.run(["reset", "git:https:alice@git.example.com", "--store", "file", "--authenticator", "none"])
+        sandbox.remove()
+    }
+
+    /// Lockout recovery as the non-root test user (PAM checks the caller's own password; root's is
+    /// unknown), with the real fprintd and PAM on a pty: five non-matching fingers lock the item out;
+    /// without a terminal the CLI fails at once naming the way out and never shows the finger prompt;
+    /// `clear-lockout` takes the login password; and a lockout hit on a terminal asks for the password,
+    /// then for the finger once more. Also the remote (SSH) routes.
+    @Test func lockoutIsRecoveredByTheLoginPasswordOnATerminal() throws {
+        guard try stackReady() else { return }
+        let environment = ProcessInfo.processInfo.environment
+        guard let user = environment["BV_TEST_USER"], let password = environment["BV_TEST_PASSWORD"], !password.isEmpty else {
+            if daemonsRequired { Issue.record("BV_REQUIRE_DAEMONS=1 but BV_TEST_USER / BV_TEST_PASSWORD are not set") }
+            return
+        }
+        defer {
+            _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+            sandbox.remove()
+        }
+        try enrollOneFinger(user: user, finger: Self.userFinger)
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", user, sandbox.root.path])
+        let credentials = try sandbox.file("creds.json", #"{"token":"after-the-lockout"}"#)
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
+
+        /// The CLI as `user` on a pty; `terminal: false` detaches it from the pty (no controlling
+        /// terminal, as under cron), `extra` adds environment variables.
+        func session(_ arguments: [String], terminal: Bool = true, extra: [String] = [], authenticator: String = "fprintd") throws -> PTYSession {
+            let command = ["runuser", "-u", user, "--", "env", "HOME=\(sandbox.root.path)"] + extra
+                + (terminal ? [] : ["setsid", "-w"])
+                + [CLISandbox.binary.path] + arguments + ["--store", "file", "--authenticator", authenticator]
+            return try PTYSession(command: shellQuoted(command), environment: sandbox.environment)
+        }
+        func scanned(_ arguments: [String], finger: String, terminal: Bool = true) throws -> (status: Int32, text: String) {
+            let running = try session(arguments, terminal: terminal)
+            #expect(running.waitFor("Touch the fingerprint reader"), "no fingerprint prompt: \(running.text)")
+            try waitForFingerNeeded()
+            try scan(finger)
+            return (running.finish(), running.text)
+        }
+        /// Types the password once PAM's own prompt is shown (not at the CLI's notice, which also says
+        /// "password": typed before PAM turns echo off, it would be echoed).
+        func typingPassword(_ running: PTYSession) -> Bool {
+            guard running.waitFor("Password: ") else { return false }
+            running.type(password + "\r")
+            return true
+        }
+
+        let stored = try scanned(["store", "fp", "--biometrics", "--from-file", credentials], finger: Self.userFinger)
+        #expect(stored.status == 0, "\(stored.text)")
+
+        // Over SSH a fingerprint-only item fails at once (exit 9), without waiting for a finger.
+        let remote = try session(["show", "fp"], extra: ["SSH_CONNECTION=192.0.2.1 50000 192.0.2.2 22"])
+        #expect(remote.finish() == 9, "\(remote.text)")
+        #expect(remote.text.contains("remote session"))
+        #expect(!remote.text.contains("Touch the fingerprint reader"))
+
+        // Five non-matching fingers; the fifth, with no terminal to ask the password on, is exit 5 and
+        // names the way out.
+        for _ in 0..<4 {
+            let wrong = try scanned(["show", "fp"], finger: "someone-else")
+            #expect(wrong.status == 4, "\(wrong.text)")
+        }
+        let fifth = try scanned(["show", "fp"], finger: "someone-else", terminal: false)
+        #expect(fifth.status == 5, "\(fifth.text)")
+        #expect(fifth.text.contains("clear-lockout"))
+        let stillLocked = try session(["show", "fp"], terminal: false)
+        #expect(stillLocked.finish() == 5, "\(stillLocked.text)")
+        #expect(!stillLocked.text.contains("Touch the fingerprint reader"), "the reader is not used while locked out")
+        #expect(stillLocked.text.contains("clear-lockout"))
+
+        // clear-lockout: the login password on the terminal; then the finger works again.
+        let clearing = try session(["clear-lockout"])
+        #expect(typingPassword(clearing), "no password prompt: \(clearing.text)")
+        #expect(clearing.finish() == 0, "\(clearing.text)")
+        #expect(clearing.text.contains("fingerprint lockout cleared"))
+        #expect(!clearing.text.contains(password), "the password was echoed")
+        let notLocked = try session(["clear-lockout"])
+        #expect(notLocked.finish() == 0)
+        #expect(notLocked.text.contains("not locked out"))
+        let shown = try scanned(["show", "fp", "--field", "token"], finger: Self.userFinger)
+        #expect(shown.status == 0, "\(shown.text)")
+        #expect(shown.text.contains("after-the-lockout"))
+
+        // Locked out again, on a terminal: the fifth failure asks for the password, then for the
+        // finger once more, and the show succeeds.
+        for _ in 0..<4 {
+            let wrong = try scanned(["show", "fp"], finger: "someone-else")
+            #expect(wrong.status == 4, "\(wrong.text)")
+        }
+        let recovering = try session(["show", "fp", "--field", "token"])
+        #expect(recovering.waitFor("Touch the fingerprint reader"), "\(recovering.text)")
+        try waitForFingerNeeded()
+        try scan("someone-else")
+        #expect(recovering.waitFor("locked out"), "\(recovering.text)")
+        #expect(typingPassword(recovering), "no password prompt: \(recovering.text)")
+        #expect(recovering.waitFor("Touch the fingerprint reader", count: 2), "no second finger prompt: \(recovering.text)")
+        try waitForFingerNeeded()
+        try scan(Self.userFinger)
+        #expect(recovering.finish() == 0, "\(recovering.text)")
+        #expect(recovering.text.contains("after-the-lockout"))
+        #expect(!recovering.text.contains(password), "the password was echoed")
+
+        // An item behind the password (stored with --authenticator pam) is read over SSH with the
+        // password on the terminal, never waiting for a finger.
+        let passwordItem = try session(["store", "pw", "--biometrics", "--from-file", credentials], authenticator: "pam")
+        #expect(typingPassword(passwordItem), "\(passwordItem.text)")
+        #expect(passwordItem.finish() == 0, "\(passwordItem.text)")
+        let remotePassword = try session(["show", "pw", "--field", "token"], extra: ["SSH_CONNECTION=192.0.2.1 50000 192.0.2.2 22"])
+        #expect(typingPassword(remotePassword), "\(remotePassword.text)")
+        #expect(remotePassword.finish() == 0, "\(remotePassword.text)")
+        #expect(remotePassword.text.contains("after-the-lockout"))
+        #expect(!remotePassword.text.contains("Touch the fingerprint reader"))
     }
 }
 #endif

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The CLI against the real fprintd on the virtual sensor (scripts/setup/30-fprintd-polkit.sh), alone:
 # there is one reader, and in the whole-suite run the Linux-auth tests claim it at the same time.
-# `store --biometrics` / `show` succeed on a matching scan, exit 4 on a non-matching one, 3 on Ctrl-C.
+# `store --biometrics` / `show` succeed on a matching scan, exit 4 on a non-matching one, 3 on Ctrl-C;
+# `git credential approve|fill` with the helper store and answer a protected item by a finger; a lockout
+# (as the test user, whose password is known) is recovered by the login password through PAM on a pty.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LOG=$(mktemp)
@@ -10,5 +12,7 @@ BV_CLI_FINGERPRINT=1 swift test --skip-build --filter 'BiometricsVaultCLITests.F
     || { tail -n 30 "$LOG"; exit 1; }
 tail -n 30 "$LOG"
 # The suite is enabled only by BV_CLI_FINGERPRINT: make sure it ran rather than skipped.
-grep -q 'protectedShowMatchesAndFailsOnTheRealReader() passed' "$LOG" \
-    || { echo "the fingerprint CLI test did not run"; exit 1; }
+for name in protectedShowMatchesAndFailsOnTheRealReader gitCredentialFillIsAnsweredByAFinger \
+    lockoutIsRecoveredByTheLoginPasswordOnATerminal execUnlocksAProtectedItemWithOneFinger; do
+    grep -q "$name() passed" "$LOG" || { echo "the fingerprint CLI test $name did not run"; exit 1; }
+done

@@ -173,20 +173,20 @@ _biometrics-vault() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|help)
+    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|git-credential|exec|clear-lockout|help)
         # Offer subcommand argument completions
         "_biometrics-vault_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup git-credential exec clear-lockout help' -- "${cur}"))
         ;;
     esac
 }
 
 _biometrics-vault_status() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --verbose -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 1
@@ -209,7 +209,7 @@ _biometrics-vault_status() {
 
 _biometrics-vault_store() {
     repeating_flags=()
-    non_repeating_flags=(--json --biometrics -h --help)
+    non_repeating_flags=(--json --verbose --biometrics -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator --from-file)
     __biometrics-vault_offer_flags_options 1
@@ -235,7 +235,7 @@ _biometrics-vault_store() {
 
 _biometrics-vault_show() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --verbose -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator --field)
     __biometrics-vault_offer_flags_options 1
@@ -261,7 +261,7 @@ _biometrics-vault_show() {
 
 _biometrics-vault_update() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --verbose -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator --from-file)
     __biometrics-vault_offer_flags_options 1
@@ -287,7 +287,7 @@ _biometrics-vault_update() {
 
 _biometrics-vault_upgrade() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --verbose -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 1
@@ -310,7 +310,7 @@ _biometrics-vault_upgrade() {
 
 _biometrics-vault_downgrade() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --verbose -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 1
@@ -333,7 +333,7 @@ _biometrics-vault_downgrade() {
 
 _biometrics-vault_reset() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --verbose -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 1
@@ -356,7 +356,7 @@ _biometrics-vault_reset() {
 
 _biometrics-vault_list() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --verbose -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 0
@@ -379,7 +379,7 @@ _biometrics-vault_list() {
 
 _biometrics-vault_import() {
     repeating_flags=()
-    non_repeating_flags=(--json --remove-source -h --help)
+    non_repeating_flags=(--json --verbose --remove-source -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator --from-service --username --key)
     __biometrics-vault_offer_flags_options 0
@@ -411,7 +411,7 @@ _biometrics-vault_import() {
 
 _biometrics-vault_doctor() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --verbose -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 0
@@ -434,7 +434,7 @@ _biometrics-vault_doctor() {
 
 _biometrics-vault_setup() {
     repeating_flags=()
-    non_repeating_flags=(--json --uninstall -h --help)
+    non_repeating_flags=(--json --verbose --uninstall -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator --resources --root)
     __biometrics-vault_offer_flags_options 0
@@ -456,6 +456,78 @@ _biometrics-vault_setup() {
         return
         ;;
     '--root')
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_git-credential() {
+    repeating_flags=()
+    non_repeating_flags=(--json --verbose --biometrics -h --help)
+    repeating_options=()
+    non_repeating_options=(--service --store --authenticator)
+    __biometrics-vault_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_exec() {
+    repeating_flags=()
+    non_repeating_flags=(--json --verbose -h --help)
+    repeating_options=(--env)
+    non_repeating_options=(--service --store --authenticator)
+    __biometrics-vault_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--env')
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_clear-lockout() {
+    repeating_flags=()
+    non_repeating_flags=(--json --verbose -h --help)
+    repeating_options=()
+    non_repeating_options=(--service --store --authenticator)
+    __biometrics-vault_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
         return
         ;;
     esac

@@ -138,10 +138,14 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
             switch action {
             case .authenticate:
                 let result = await authenticate(policy: context.policy)
-                if case .success(let authorization) = result { context.authenticated(authorization) }
+                switch result {
+                case .success(let authorization): context.authenticated(authorization)
+                case .failure(let error): context.lastError = error  // keeps the authenticator's explanation
+                }
                 action = machine.authenticationCompleted(result.map { _ in () })
             case .authenticateOwner:
                 let result = await authenticateOwner()
+                if case .failure(let error) = result { context.lastError = error }
                 action = machine.authenticationCompleted(result)
             case .fail(let code):
                 throw context.error(for: code)

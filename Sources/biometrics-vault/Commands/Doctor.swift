@@ -46,6 +46,7 @@ extension BiometricsVaultCommand {
             let biometrics = diagnosis.selected(.authenticator)?.name ?? "none (biometrics unavailable: items are stored plainly)"
             let owner = diagnosis.selected(.ownerAuthentication)?.name ?? "none"
             lines.append("auto picks: store \(store); authenticator \(biometrics); owner authentication \(owner)")
+            lines.append(RemoteSession.doctorLine())
             return lines.joined(separator: "\n")
         }
     }

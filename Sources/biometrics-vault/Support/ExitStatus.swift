@@ -20,6 +20,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     case permissionDenied = 13
     case outputFailed = 14
     case usage = 64
+    case commandNotExecutable = 126
+    case commandNotFound = 127
 
     /// One line for `--help`.
     var summary: String {
@@ -40,6 +42,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         case .permissionDenied: "not permitted (e.g. `setup` without root)"
         case .outputFailed: "stdout not writable (closed, full, broken pipe); the command completed"
         case .usage: "invalid command line"
+        case .commandNotExecutable: "exec: COMMAND cannot be run"
+        case .commandNotFound: "exec: COMMAND not found"
         }
     }
 

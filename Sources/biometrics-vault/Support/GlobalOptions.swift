@@ -48,6 +48,9 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(help: "Print results (and errors, on stderr) as JSON.")
     var json = false
+
+    @Flag(help: "Also explain on stderr what auto chose and why, with the libraries' error details.")
+    var verbose = false
 }
 
 /// `KEY`: the name of one stored credential.

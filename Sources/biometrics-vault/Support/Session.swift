@@ -13,11 +13,14 @@ struct Session {
         self.options = options
         var selection = VaultConfiguration.platform(
             store: options.store.choice, authenticator: options.authenticator.choice, service: options.service)
-        if let notice = selection.notice { Console.notice(notice) }
+        if let notice = StoreNotice.line(for: selection.notice, verbose: options.verbose) { Console.notice(notice) }
         var configuration = selection.configuration
-        configuration.authenticator = FingerprintPromptAuthenticator(
+        let prompting = FingerprintPromptAuthenticator(
             wrapping: configuration.authenticator, timeout: selection.fingerprintTimeout,
             probesAvailability: probesAvailability)
+        configuration.authenticator = SessionAwareAuthenticator(
+            prompting: prompting, platform: configuration.authenticator,
+            session: .current(ownerAuthenticationName: selection.ownerAuthenticationName))
         selection.configuration = configuration
         self.selection = selection
         self.configuration = configuration

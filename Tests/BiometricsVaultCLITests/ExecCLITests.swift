@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+/// `exec` and global options placed before the verb, on the file store in a sandbox.
+@Suite struct ExecCLITests {
+    static let plain = ["--store", "file", "--authenticator", "none"]
+    let sandbox: CLISandbox
+
+    init() throws {
+        sandbox = try CLISandbox()
+        _ = try sandbox.run(
+            ["store", "api"] + Self.plain, stdin: #"{"token":"s3cr3t-token","port":8443,"debug":true,"nested":{"a":1}}"#)
+    }
+
+    @Test func commandGetsTheFieldsInItsEnvironmentAndItsExitStatusIsTheStatus() throws {
+        defer { sandbox.remove() }
+        let result = try sandbox.run(
+            ["exec", "api", "--env", "API_TOKEN=token", "--env", "API_PORT=port", "--env", "DEBUG=debug"] + Self.plain
+                + ["--", "/bin/sh", "-c", #"printf '%s %s %s\n' "$API_TOKEN" "$API_PORT" "$DEBUG"; exit 7"#])
+        #expect(result.status == 7)
+        #expect(result.stdout == "s3cr3t-token 8443 true\n")
+    }
+
+    @Test func theSecretIsNotInTheCommandsArguments() throws {
+        defer { sandbox.remove() }
+        // The command reads its own argv from /proc: only what was typed after --.
+        let result = try sandbox.run(
+            ["exec", "api", "--env", "API_TOKEN=token"] + Self.plain
+                + ["--", "/bin/sh", "-c", #"tr '\0' ' ' < /proc/$$/cmdline; echo; echo "${#API_TOKEN}""#])
+        #expect(result.status == 0)
+        #expect(!(result.stdout.split(separator: "\n").first.map { $0.contains("s3cr3t") } ?? true))
+        #expect(result.stdout.hasSuffix("\n12\n"), "the environment has the 12-byte token")
+    }
+
+    @Test func commandLooksUpPathAndInheritsTheEnvironment() throws {
+        defer { sandbox.remove() }
+        var environment = sandbox
+        environment.environment["BV_EXEC_INHERITED"] = "kept"
+        let result = try environment.run(["exec", "api", "--env", "T=token"] + Self.plain + ["--", "sh", "-c", #"echo "$BV_EXEC_INHERITED""#])
+        #expect(result.status == 0)
+        #expect(result.stdout == "kept\n")
+    }
+
+    /// The command replaces the CLI: a signal sent to the process started as `biometrics-vault` reaches it.
+    @Test func signalsReachTheCommand() throws {
+        defer { sandbox.remove() }
+        let marker = sandbox.root.appendingPathComponent("ready").path
+        let process = Process()
+        process.executableURL = CLISandbox.binary
+        process.arguments = ["exec", "api", "--env", "T=token"] + Self.plain
+            + ["--", "/bin/sh", "-c", "trap 'exit 42' TERM; touch \"$1\"; while :; do sleep 0.05; done", "sh", marker]
+        process.environment = sandbox.environment
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<400 where !FileManager.default.fileExists(atPath: marker) { usleep(25_000) }
+        #expect(FileManager.default.fileExists(atPath: marker))
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 42)
+    }
+
+    @Test("failures before the command runs", arguments: [
+        (["--env", "T=missing", "--", "/bin/true"], Int32(2), "no field 'missing'"),
+        (["--env", "T=nested", "--", "/bin/true"], 8, "not a string, number or boolean"),
+        (["--env", "T=token", "--", "bv-no-such-command"], 127, "command not found"),
+        (["--env", "T=token", "--", "/etc/hostname"], 126, "cannot be run"),
+        (["--env", "1BAD=token", "--", "/bin/true"], 64, "is invalid"),
+        (["--env", "T=token"], 64, "Missing the command"),
+        (["--", "/bin/true"], 64, "Missing --env"),
+    ])
+    func failure(arguments: [String], status: Int32, message: String) throws {
+        defer { sandbox.remove() }
+        let result = try sandbox.run(["exec", "api"] + Self.plain + arguments)
+        #expect(result.status == status, "\(result.stderr)")
+        #expect(result.stderr.contains(message))
+        #expect(!result.stderr.contains("s3cr3t"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func nothingStoredIsNotFound() throws {
+        defer { sandbox.remove() }
+        let result = try sandbox.run(["exec", "nothing", "--env", "T=token"] + Self.plain + ["--", "/bin/true"])
+        #expect(result.status == 2)
+    }
+
+    @Test("global options before the verb", arguments: [
+        ["--store", "file", "--authenticator", "none", "show", "api", "--field", "token"],
+        ["--store=file", "--authenticator=none", "show", "api", "--field", "token"],
+        ["--store", "file", "show", "--authenticator", "none", "api", "--field", "token"],
+        ["--json", "--store", "file", "--authenticator", "none", "--service", "biometrics-vault", "show", "api", "--field", "token"],
+        ["--store", "file", "--authenticator", "none", "exec", "api", "--env", "T=token", "--", "/bin/sh", "-c", "echo \"$T\""],
+    ])
+    func globalOptionsBeforeTheVerb(arguments: [String]) throws {
+        defer { sandbox.remove() }
+        let result = try sandbox.run(arguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "s3cr3t-token\n")
+    }
+
+    @Test func beforeTheVerbUnknownOptionsAndHelpBehaveAsBefore() throws {
+        defer { sandbox.remove() }
+        let unknown = try sandbox.run(["--stor", "file", "show", "api"])
+        #expect(unknown.status == 64)
+        let missingValue = try sandbox.run(["--store"])
+        #expect(missingValue.status == 64)
+        let help = try sandbox.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout == CLISandbox.text(of: goldenURL("help.txt")))
+        let verbHelp = try sandbox.run(["--store", "file", "show", "--help"])
+        #expect(verbHelp.status == 0)
+        #expect(verbHelp.stdout == CLISandbox.text(of: goldenURL("help-show.txt")))
+    }
+}

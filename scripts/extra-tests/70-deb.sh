@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The Debian package as a user gets it: scripts/package-deb.sh builds it (a release build with the
+# static Swift runtime: the costly part), `dpkg -i` installs it, the installed binary runs `doctor`, a
+# store/show and the git helper link, `dpkg -P` purges it, and no file of the package may be left.
+# The CI setup installed the same PAM service and polkit action from Resources/linux for the other
+# tests: they are set aside before and put back after, so the final whole-suite run still has them.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+[ "$(id -u)" -eq 0 ] || { echo "70-deb.sh needs root (dpkg -i)"; exit 1; }
+PACKAGE=biometrics-vault
+KEEP=$(mktemp -d)
+WORK=$(mktemp -d)
+SHARED=(/etc/pam.d/$PACKAGE /usr/share/polkit-1/actions/io.github.biometricsvault.policy)
+restore() {
+    dpkg -s "$PACKAGE" >/dev/null 2>&1 && dpkg -P "$PACKAGE" >/dev/null
+    for file in "${SHARED[@]}"; do
+        [ -e "$KEEP$file" ] && install -D -m 644 "$KEEP$file" "$file"
+    done
+    rm -rf "$KEEP" "$WORK"
+}
+trap restore EXIT
+
+start=$(date +%s)
+DEB=$(bash scripts/package-deb.sh | tail -n 1)
+echo "package-deb.sh: $DEB in $(( $(date +%s) - start )) s"
+dpkg-deb --info "$DEB" | sed -n 's/^ \(Depends\|Version\|Installed-Size\):/  \1:/p'
+dpkg-deb --contents "$DEB" | awk '{print $6}' | sed 's|^\./|/|' | grep -v '/$' > "$WORK/files"
+
+for file in "${SHARED[@]}"; do
+    if [ -e "$file" ]; then install -D -m 644 "$file" "$KEEP$file"; rm -f "$file"; fi
+done
+
+DEBIAN_FRONTEND=noninteractive dpkg -i "$DEB"
+BIN=/usr/bin/$PACKAGE
+[ "$(command -v biometrics-vault)" = "$BIN" ] || { echo "biometrics-vault is not /usr/bin/biometrics-vault"; exit 1; }
+"$BIN" doctor
+export XDG_DATA_HOME=$WORK/data XDG_STATE_HOME=$WORK/state
+echo '{"token":"from-the-deb"}' | "$BIN" --store file --authenticator none store deb-check
+[ "$("$BIN" show deb-check --field token --store file --authenticator none)" = from-the-deb ] \
+    || { echo "store/show with the installed binary failed"; exit 1; }
+printf 'protocol=https\nhost=deb.example\nusername=u\npassword=p\n\n' \
+    | git-credential-$PACKAGE --store file --authenticator none store
+printf 'protocol=https\nhost=deb.example\n\n' | git-credential-$PACKAGE --store file --authenticator none get \
+    | grep -qx 'password=p' || { echo "the installed git helper link did not answer"; exit 1; }
+for file in /usr/share/man/man1/$PACKAGE.1.gz /usr/share/bash-completion/completions/$PACKAGE \
+    /usr/share/zsh/vendor-completions/_$PACKAGE /usr/share/fish/vendor_completions.d/$PACKAGE.fish \
+    /etc/pam.d/$PACKAGE /usr/share/polkit-1/actions/io.github.biometricsvault.policy \
+    /usr/share/doc/$PACKAGE/copyright; do
+    [ -e "$file" ] || { echo "$file not installed"; exit 1; }
+done
+
+dpkg -P "$PACKAGE"
+left=0
+while read -r file; do
+    if [ -e "$file" ] || [ -L "$file" ]; then echo "left after purge: $file"; left=1; fi
+done < "$WORK/files"
+[ ! -e /etc/pam.d/$PACKAGE ] || { echo "left after purge: /etc/pam.d/$PACKAGE"; left=1; }
+[ "$left" -eq 0 ] || exit 1
+echo "deb: installed, used, purged; nothing left ($(wc -l < "$WORK/files") files checked)"

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Builds a Debian package of the CLI and prints the .deb's path as its last line.
+#   bash scripts/package-deb.sh            # OUT=dir (default .build-deb), SCRATCH=.build-release, VERSION=...
+# Contents (Debian's standard places):
+#   /usr/bin/biometrics-vault                  release build, Swift runtime linked statically
+#   /usr/bin/git-credential-biometrics-vault   link: `git config credential.helper biometrics-vault`
+#   /usr/share/man/man1/biometrics-vault.1.gz  and bash / zsh / fish completions (Docs/cli, generated)
+#   /etc/pam.d/biometrics-vault                PAM service (a conffile)
+#   /usr/share/polkit-1/actions/io.github.biometricsvault.policy
+#   /usr/share/biometrics-vault/               the same two files, for `biometrics-vault setup`
+#   /usr/share/doc/biometrics-vault/copyright
+# Depends is computed by dpkg-shlibdeps from the binary's shared libraries (libsecret, GLib, PAM, libc).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+SCRATCH=${SCRATCH:-.build-release}
+OUT=${OUT:-.build-deb}
+PACKAGE=biometrics-vault
+ARCH=$(dpkg --print-architecture)
+# No release tags yet: a version that sorts by commit date and names the commit.
+VERSION=${VERSION:-0.0~git$(git log -1 --format=%cd --date=format:%Y%m%d%H%M%S).$(git rev-parse --short=10 HEAD)}
+
+for tool in dpkg-deb dpkg-shlibdeps gzip; do
+    command -v "$tool" >/dev/null || { echo "$tool missing (apt-get install dpkg-dev)" >&2; exit 1; }
+done
+
+swift build -c release --product "$PACKAGE" --static-swift-stdlib --scratch-path "$SCRATCH" >&2
+BIN="$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/$PACKAGE"
+
+STAGE=$(mktemp -d "${TMPDIR:-/tmp}/bv-deb-XXXXXX")
+trap 'rm -rf "$STAGE"' EXIT
+PKG=$STAGE/$PACKAGE
+install -d -m 755 "$PKG/DEBIAN" "$PKG/usr/bin" "$PKG/usr/share/man/man1" \
+    "$PKG/usr/share/bash-completion/completions" "$PKG/usr/share/zsh/vendor-completions" \
+    "$PKG/usr/share/fish/vendor_completions.d" "$PKG/etc/pam.d" "$PKG/usr/share/polkit-1/actions" \
+    "$PKG/usr/share/$PACKAGE" "$PKG/usr/share/doc/$PACKAGE"
+
+install -m 755 -s "$BIN" "$PKG/usr/bin/$PACKAGE"
+ln -s "$PACKAGE" "$PKG/usr/bin/git-credential-$PACKAGE"
+gzip -9n < Docs/cli/biometrics-vault.1 > "$PKG/usr/share/man/man1/$PACKAGE.1.gz"
+install -m 644 Docs/cli/completions/biometrics-vault.bash "$PKG/usr/share/bash-completion/completions/$PACKAGE"
+install -m 644 Docs/cli/completions/_biometrics-vault "$PKG/usr/share/zsh/vendor-completions/_$PACKAGE"
+install -m 644 Docs/cli/completions/biometrics-vault.fish "$PKG/usr/share/fish/vendor_completions.d/$PACKAGE.fish"
+install -m 644 Resources/linux/biometrics-vault "$PKG/etc/pam.d/$PACKAGE"
+install -m 644 Resources/linux/io.github.biometricsvault.policy "$PKG/usr/share/polkit-1/actions/"
+install -m 644 Resources/linux/biometrics-vault Resources/linux/io.github.biometricsvault.policy "$PKG/usr/share/$PACKAGE/"
+cat > "$PKG/usr/share/doc/$PACKAGE/copyright" <<'EOF'
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: biometrics-vault
+Upstream-Contact: BiometricsVault contributors
+
+Files: *
+Copyright: BiometricsVault contributors
+License: not-yet-declared
+ The BiometricsVault source tree does not declare a license yet. This file will name it once the
+ project does. The binary links the Swift runtime, Foundation, swift-crypto (BoringSSL) and
+ swift-argument-parser statically; each is under the Apache License 2.0 with Runtime Library Exception
+ (Swift) or the Apache License 2.0 and OpenSSL/ISC terms (BoringSSL): see
+ /usr/share/common-licenses/Apache-2.0.
+EOF
+chmod 644 "$PKG/usr/share/doc/$PACKAGE/copyright"
+echo "/etc/pam.d/$PACKAGE" > "$PKG/DEBIAN/conffiles"
+
+# dpkg-shlibdeps reads debian/control from the current directory: give it a minimal one.
+install -d "$STAGE/debian"
+printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$PACKAGE" "$PACKAGE" > "$STAGE/debian/control"
+DEPENDS=$(cd "$STAGE" && dpkg-shlibdeps -O "$PKG/usr/bin/$PACKAGE" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+[ -n "$DEPENDS" ] || { echo "dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+
+SIZE=$(du -sk --exclude=DEBIAN "$PKG" | cut -f1)
+cat > "$PKG/DEBIAN/control" <<EOF
+Package: $PACKAGE
+Version: $VERSION
+Architecture: $ARCH
+Maintainer: BiometricsVault contributors <maintainers@biometricsvault.invalid>
+Installed-Size: $SIZE
+Depends: $DEPENDS
+Recommends: fprintd, git
+Section: utils
+Priority: optional
+Description: keep credentials in the keyring, optionally behind your fingerprint
+ biometrics-vault stores credentials (any JSON value) in the Secret Service (GNOME Keyring, KWallet)
+ or in an encrypted file store, optionally protected by a fingerprint through fprintd, with the login
+ password (PAM or polkit) as the fallback. It is a git credential helper
+ (credential.helper biometrics-vault) and runs commands with secrets in their environment
+ (biometrics-vault exec).
+EOF
+
+mkdir -p "$OUT"
+DEB="$ROOT/$OUT/${PACKAGE}_${VERSION}_${ARCH}.deb"
+dpkg-deb --root-owner-group -Zgzip --build "$PKG" "$DEB" >&2
+echo "$DEB"
