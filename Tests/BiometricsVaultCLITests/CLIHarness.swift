@@ -86,7 +86,8 @@ struct CLISandbox: Sendable {
 enum TestScratch {
     static let directory: URL = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("bv-cli-run-\(getpid())-\(UUID().uuidString.prefix(8))")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // 0711: tests that run the CLI as the test user chown their own sandbox inside; others cannot list it.
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o711])
         atexit { try? FileManager.default.removeItem(at: TestScratch.directory) }
         return url
     }()
