@@ -177,6 +177,12 @@ enum TSS2 {
             context, ESYS_TR(ESYS_TR_RH_OWNER), ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
             &sensitive, &template, &outsideInfo, &pcrs, &primary, &outPublic, &creationData, &creationHash, &ticket)
         Esys_Free(outPublic); Esys_Free(creationData); Esys_Free(creationHash); Esys_Free(ticket)
+        if created & 0xFF_0000 == 0, created & 0x80 != 0, [0x8E, 0xA2].contains(created & 0xBF) {
+            // Our empty owner authorization was refused: not a wrong PIN of ours.
+            throw VaultError(
+                .storeUnavailable,
+                underlying: .message("the TPM's owner hierarchy has a password, so its storage key cannot be derived without it; nothing was changed"))
+        }
         try check(created, "create the storage primary key")
         defer { flush(context, primary) }
 
