@@ -30,12 +30,19 @@ extension EncryptedFileStore {
     /// file yet. Reads only the key file's header.
     ///
     /// - Throws: `corruptedItem` for a damaged key file; `storeUnavailable` for I/O errors.
+    ///
+    /// Also removes what an interrupted ``changeKeySource(directory:from:to:)`` left beside the key file
+    /// (`.master.key.<random>`): a `key unseal` killed before its rename leaves the plain key there, next
+    /// to a store that is still sealed.
     public static func keyProtection(directory: URL? = nil) throws -> StoredKeyProtection? {
         let root = (directory ?? defaultDirectory()).standardizedFileURL.path
         switch try FileSystem.readFile(root + "/" + KeyFile.fileName, limit: 4096) {
         case .missing: return nil
         case .notAFile, .tooLarge: throw KeyFile.corrupt("the store key file is not a key file")
-        case .contents(let bytes): return try KeyFile.protection(of: bytes)
+        case .contents(let bytes):
+            let protection = try KeyFile.protection(of: bytes)
+            if protection != .keyFile { try KeyFile.removeInterruptedChanges(root: root) }
+            return protection
         }
     }
 
@@ -56,6 +63,7 @@ extension EncryptedFileStore {
         case .notAFile, .tooLarge: throw KeyFile.corrupt("the store key file is not a key file")
         case .contents(let contents): bytes = contents
         }
+        try KeyFile.removeInterruptedChanges(root: root)
         let master = try KeyFile.decodeMaster(bytes, source: currentSource)
         var encoded = try KeyFile.encode(master: master, source: newSource)
         defer { for index in encoded.indices { encoded[index] = 0 } }
@@ -65,13 +73,25 @@ extension EncryptedFileStore {
         guard check == master else {
             throw VaultError(.storeUnavailable, underlying: .message("the re-wrapped store key did not open to the same key; nothing was changed"))
         }
-        let temporaryName = ".master.key." + Hex.encode(SymmetricKey(size: SymmetricKeySize(bitCount: 64)).withUnsafeBytes { Array($0) })
+        let temporaryName = KeyFile.changePrefix + Hex.encode(SymmetricKey(size: SymmetricKeySize(bitCount: 64)).withUnsafeBytes { Array($0) })
         try FileSystem.replaceDurably(directory: root, temporaryName: temporaryName, finalName: KeyFile.fileName, bytes: encoded)
     }
 }
 
 extension KeyFile {
     static let kindSealed: UInt8 = 2
+
+    static let changePrefix = ".master.key."
+
+    /// Removes the temporary key files of interrupted key changes. A change running right now in another
+    /// process then fails at its rename (`storeUnavailable`), and its old key file stays in place.
+    static func removeInterruptedChanges(root: String) throws {
+        for entry in try FileSystem.directoryEntries(root) ?? [] where entry.hasPrefix(changePrefix) {
+            let suffix = entry.dropFirst(changePrefix.count)
+            guard suffix.count == 16, Hex.decode(suffix) != nil else { continue }
+            try FileSystem.removeFile(root + "/" + entry)
+        }
+    }
 
     /// The protection a key file records (its kind, and for kind 2 the mechanism and PIN flag).
     static func protection(of bytes: [UInt8]) throws -> StoredKeyProtection {

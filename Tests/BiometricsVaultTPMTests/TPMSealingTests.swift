@@ -238,6 +238,10 @@ struct TPMSealingTests {
             let shown = try Self.show(sandbox)
             #expect(shown.status == 0, "round \(round): \(shown.stderr)")
             #expect(shown.stdout.contains("s3cr3t"), "round \(round)")
+            if try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) != .keyFile {
+                let entries = try FileManager.default.contentsOfDirectory(atPath: sandbox.storeDirectory.path)
+                #expect(!entries.contains { $0.hasPrefix(".master.key.") }, "round \(round): \(entries)")
+            }
         }
         // And the operation itself still completes afterwards.
         let sealed = try sandbox.run(["key", "seal", "--tpm"])
@@ -245,6 +249,24 @@ struct TPMSealingTests {
         #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .sealed(mechanism: 1, usesPIN: false))
         #expect(try Self.show(sandbox).stdout.contains("s3cr3t"))
         try Self.expectNoTransientObjects(tpm.tcti)
+    }
+
+    /// A `key unseal` killed between writing its temporary plain key file and the rename must not leave
+    /// the plain key beside a store that is still sealed: the next command removes it.
+    @Test func plainKeyLeftByAnInterruptedUnsealIsRemoved() throws {
+        guard SoftwareTPM.isAvailable else { return }
+        try Self.withTPM("BV_TPM_TCTI") { tcti in
+            let sandbox = try CLISandbox(tcti: tcti)
+            defer { sandbox.remove() }
+            try Self.storeOneItem(sandbox)
+            let plain = try Data(contentsOf: sandbox.storeDirectory.appendingPathComponent("master.key"))
+            #expect(try sandbox.run(["key", "seal", "--tpm"]).status == 0)
+            let leftover = sandbox.storeDirectory.appendingPathComponent(".master.key.0123456789abcdef")
+            try plain.write(to: leftover)
+            #expect(try Self.show(sandbox).stdout.contains("s3cr3t"))
+            #expect(!FileManager.default.fileExists(atPath: leftover.path))
+            try Self.expectNoTransientObjects(tcti)
+        }
     }
 
     @Test func damagedSealedKeyFileIsCorruptNotAWrongPIN() throws {
