@@ -25,6 +25,7 @@ var targets: [Target] = [
         dependencies: [
             "BiometricsVaultCore",
             "BiometricsVaultFileStore",
+            "BiometricsVaultTPM",
             .target(name: "BiometricsVaultSecretService", condition: linux),
             .target(name: "BiometricsVaultLinuxAuth", condition: linux),
             "BiometricsVaultApple",
@@ -154,6 +155,28 @@ var targets: [Target] = [
         swiftSettings: strictSettings
     ),
 
+    // MARK: TPM 2.0 sealing of the file store's key, Linux only (owner: tpm)
+    // Elsewhere BiometricsVaultTPM compiles to a backend that reports "Linux only".
+    .systemLibrary(
+        name: "CTSS2",
+        pkgConfig: "tss2-esys",
+        providers: [.apt(["libtss2-dev"])]
+    ),
+    .target(
+        name: "BiometricsVaultTPM",
+        dependencies: [
+            "BiometricsVaultCore",
+            "BiometricsVaultFileStore",
+            .target(name: "CTSS2", condition: linux),
+        ],
+        swiftSettings: strictSettings
+    ),
+    .testTarget(
+        name: "BiometricsVaultTPMTests",
+        dependencies: ["BiometricsVaultTPM", "BiometricsVaultFileStore", "BiometricsVaultCore", "biometrics-vault"],
+        swiftSettings: strictSettings
+    ),
+
     // MARK: Apple Keychain + LocalAuthentication (owner: apple)
     .target(
         name: "BiometricsVaultApple",
@@ -169,6 +192,8 @@ var targets: [Target] = [
         dependencies: [
             "BiometricsVault",
             "CProcessControl",
+            "BiometricsVaultFileStore",
+            "BiometricsVaultTPM",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: strictSettings

@@ -7,7 +7,7 @@ enum FileStoreAdapter {
     /// (for example a directory other users can write), a store that reports why on every call.
     static func makeStore() -> any SecretStore {
         do {
-            return try EncryptedFileStore()
+            return try EncryptedFileStore(keySource: FileStoreKeySource.recorded())
         } catch {
             return UnopenedStore(name: "file", error: error)
         }
@@ -18,6 +18,7 @@ enum FileStoreAdapter {
 
     /// Whether the store opens here, without writing anything.
     static func probe() -> PlatformComponent {
+        if let described = FileStoreKeySource.describeWithoutOpening() { return described }
         do {
             _ = try EncryptedFileStore()
             return .usable(.store, "file", "encrypted files in \(location)")

@@ -48,6 +48,9 @@ public struct EncryptedFileStore: SecretStore {
         /// A passphrase, stretched with scrypt (N = 2^15, r = 8, p = 1) to wrap the master key. A wrong
         /// passphrase throws `authenticationFailed`.
         case passphrase(SecretBytes)
+        /// Sealed by a ``MasterKeySealer`` (the TPM on Linux: `BiometricsVaultTPM`'s `TPMSealer`), so the
+        /// key file opens only where the sealer can unseal it.
+        case sealed(any MasterKeySealer)
     }
 
     /// The store root.

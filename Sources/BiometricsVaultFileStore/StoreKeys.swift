@@ -59,6 +59,7 @@ final class StoreKeys: @unchecked Sendable {
 /// kind 0, key file:   master[32]  crc32:u32                      (the file *is* the key)
 /// kind 1, scrypt:     log2N:u8  r:u8  p:u8  salt[16]  nonce[12]  wrappedMaster[32]  tag[16]
 ///                     (AES-256-GCM under scrypt(passphrase, salt); associated data = the bytes before nonce)
+/// kind 2, sealed:     mechanism:u8  flags:u8  length:u16  blob[length]  crc32:u32   (MasterKeySealer.swift)
 /// ```
 enum KeyFile {
     static let fileName = "master.key"
@@ -85,15 +86,25 @@ enum KeyFile {
 
     /// Loads the master key; `nil` when the store has no key file yet.
     static func load(root: String, source: EncryptedFileStore.KeySource) throws -> StoreKeys? {
-        let bytes: [UInt8]
+        guard let bytes = try readBytes(root: root) else { return nil }
+        return StoreKeys(master: try decodeMaster(bytes, source: source))
+    }
+
+    /// The key file's bytes; `nil` when there is none. Anything but a regular file (a FIFO planted to
+    /// hang every command, a device, a symlink) is `storeUnavailable`, not waited on.
+    static func readBytes(root: String) throws(VaultError) -> [UInt8]? {
         let path = root + "/" + fileName
         switch try FileSystem.readFile(path, limit: 4096) {
         case .missing: return nil
         case .notAFile:
             throw VaultError(.storeUnavailable, underlying: .message("refusing \(path): it is not a regular file (a FIFO, device, symlink or directory)"))
         case .tooLarge: throw corrupt("the store key file is not a key file")
-        case .contents(let contents): bytes = contents
+        case .contents(let contents): return contents
         }
+    }
+
+    /// The master key in a key file's `bytes`, opened with `source`.
+    static func decodeMaster(_ bytes: [UInt8], source: EncryptedFileStore.KeySource) throws -> SymmetricKey {
         guard bytes.count >= 6, Array(bytes[0..<4]) == magic else { throw corrupt("the store key file is damaged") }
         guard bytes[4] == formatVersion else { throw corrupt("unsupported store key file version \(bytes[4])") }
         switch (bytes[5], source) {
@@ -101,13 +112,19 @@ enum KeyFile {
             guard bytes.count == 6 + 32 + 4 else { throw corrupt("the store key file is damaged") }
             let stored = UInt32(bytes[38]) << 24 | UInt32(bytes[39]) << 16 | UInt32(bytes[40]) << 8 | UInt32(bytes[41])
             guard CRC32.checksum(bytes[0..<38]) == stored else { throw corrupt("the store key file is damaged") }
-            return StoreKeys(master: SymmetricKey(data: bytes[6..<38]))
+            return SymmetricKey(data: bytes[6..<38])
         case (kindScrypt, .passphrase(let passphrase)):
             return try unwrap(bytes, passphrase: passphrase)
+        case (kindSealed, .sealed(let sealer)):
+            return try decodeSealed(bytes, sealer: sealer)
         case (kindKeyFile, .passphrase):
             throw VaultError(.authenticationFailed, underlying: .message("this store is protected by its key file, not by a passphrase"))
         case (kindScrypt, .keyFile):
             throw VaultError(.storeLocked, underlying: .message("this store is protected by a passphrase; open it with .passphrase"))
+        case (kindKeyFile, .sealed), (kindScrypt, .sealed):
+            throw VaultError(.storeLocked, underlying: .message("this store's key is not sealed; open it with its key file or passphrase"))
+        case (kindSealed, .keyFile), (kindSealed, .passphrase):
+            throw VaultError(.storeLocked, underlying: .message("this store's key is sealed by the TPM; open it with .sealed"))
         default:
             throw corrupt("unknown store key file kind")
         }
@@ -147,30 +164,7 @@ enum KeyFile {
 
     private static func createLocked(root: String, source: EncryptedFileStore.KeySource) throws -> StoreKeys {
         let master = SymmetricKey(size: .bits256)
-        var file = magic + [formatVersion]
-        switch source {
-        case .keyFile:
-            file.append(kindKeyFile)
-            master.withUnsafeBytes { file += $0 }
-            let crc = CRC32.checksum(file)
-            file += [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
-        case .passphrase(let passphrase):
-            let cost = newScryptCost
-            file += [kindScrypt, cost.log2N, cost.blockSize, cost.parallelism]
-            let salt = SymmetricKey(size: SymmetricKeySize(bitCount: 128)).withUnsafeBytes { Array($0) }
-            file += salt
-            let wrappingKey = try derive(passphrase: passphrase, salt: salt, cost: cost)
-            let masterBytes = master.withUnsafeBytes { Array($0) }
-            let sealed: AES.GCM.SealedBox
-            do {
-                sealed = try AES.GCM.seal(masterBytes, using: wrappingKey, authenticating: file)
-            } catch {
-                throw VaultError(.storeUnavailable, underlying: .message("AES-GCM seal failed"))
-            }
-            file += sealed.nonce
-            file += sealed.ciphertext
-            file += sealed.tag
-        }
+        var file = try encode(master: master, source: source)
         let temporaryName = temporaryPrefix + Hex.encode(SymmetricKey(size: SymmetricKeySize(bitCount: 64)).withUnsafeBytes { Array($0) })
         defer { for index in file.indices { file[index] = 0 } }
         let created = try FileSystem.createDurablyIfAbsent(directory: root, temporaryName: temporaryName, finalName: fileName, bytes: file)
@@ -181,7 +175,7 @@ enum KeyFile {
         return existing
     }
 
-    private static func unwrap(_ bytes: [UInt8], passphrase: SecretBytes) throws -> StoreKeys {
+    private static func unwrap(_ bytes: [UInt8], passphrase: SecretBytes) throws -> SymmetricKey {
         let prefixCount = 6 + 3 + 16
         guard bytes.count == prefixCount + 12 + 32 + 16 else { throw corrupt("the store key file is damaged") }
         let cost = ScryptCost(log2N: bytes[6], blockSize: bytes[7], parallelism: bytes[8])
@@ -199,10 +193,10 @@ enum KeyFile {
             throw VaultError(.authenticationFailed, underlying: .message("wrong passphrase for this store"))
         }
         defer { master.resetBytes(in: 0..<master.count) }
-        return StoreKeys(master: SymmetricKey(data: master))
+        return SymmetricKey(data: master)
     }
 
-    private static func derive(passphrase: SecretBytes, salt: [UInt8], cost: ScryptCost) throws -> SymmetricKey {
+    static func derive(passphrase: SecretBytes, salt: [UInt8], cost: ScryptCost) throws -> SymmetricKey {
         do {
             return try passphrase.withUnsafeBytes { raw in
                 try KDF.Scrypt.deriveKey(

@@ -173,13 +173,13 @@ _biometrics-vault() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|git-credential|exec|clear-lockout|help)
+    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|git-credential|exec|clear-lockout|key|help)
         # Offer subcommand argument completions
         "_biometrics-vault_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup git-credential exec clear-lockout help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup git-credential exec clear-lockout key help' -- "${cur}"))
         ;;
     esac
 }
@@ -513,6 +513,121 @@ _biometrics-vault_exec() {
 _biometrics-vault_clear-lockout() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose -h --help)
+    repeating_options=()
+    non_repeating_options=(--service --store --authenticator)
+    __biometrics-vault_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_key() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __biometrics-vault_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    status|seal|unseal|passphrase)
+        # Offer subcommand argument completions
+        "_biometrics-vault_key_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'status seal unseal passphrase' -- "${cur}"))
+        ;;
+    esac
+}
+
+_biometrics-vault_key_status() {
+    repeating_flags=()
+    non_repeating_flags=(--json --verbose -h --help)
+    repeating_options=()
+    non_repeating_options=(--service --store --authenticator)
+    __biometrics-vault_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_key_seal() {
+    repeating_flags=()
+    non_repeating_flags=(--json --verbose --tpm --pin --pin-stdin --passphrase-stdin -h --help)
+    repeating_options=()
+    non_repeating_options=(--service --store --authenticator)
+    __biometrics-vault_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_key_unseal() {
+    repeating_flags=()
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
+    repeating_options=()
+    non_repeating_options=(--service --store --authenticator)
+    __biometrics-vault_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_key_passphrase() {
+    repeating_flags=()
+    non_repeating_flags=(--json --verbose --passphrase-stdin --pin-stdin -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 0

@@ -21,6 +21,7 @@ extension BiometricsVaultCommand {
                     return
                 }
                 Console.out(Self.render(diagnosis))
+                Console.out(TPMDoctor.render())
             }
         }
 

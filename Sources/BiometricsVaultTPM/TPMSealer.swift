@@ -1,0 +1,121 @@
+import BiometricsVaultCore
+import BiometricsVaultFileStore
+import Foundation
+
+/// Where the TPM is: the TCTI string from `BIOMETRICS_VAULT_TPM_TCTI`, default `device:/dev/tpmrm0` (the
+/// kernel's resource manager; `swtpm:host=...,port=...` reaches a software TPM).
+public enum TPMConfiguration {
+    public static let defaultTCTI = "device:/dev/tpmrm0"
+    public static let environmentVariable = "BIOMETRICS_VAULT_TPM_TCTI"
+
+    /// The TCTI this process uses.
+    public static var tcti: String {
+        let value = ProcessInfo.processInfo.environment[environmentVariable] ?? ""
+        return value.isEmpty ? defaultTCTI : value
+    }
+
+    /// The device file of a `device` TCTI (`device`, `device:PATH`, or a bare path), else `nil`.
+    static func devicePath(_ tcti: String) -> String? {
+        if tcti == "device" || tcti == "device:" { return "/dev/tpm0" }
+        if tcti.hasPrefix("device:") { return String(tcti.dropFirst("device:".count)) }
+        if tcti.hasPrefix("/dev/") { return tcti }
+        return nil
+    }
+}
+
+/// The TPM's identity and dictionary-attack state (`TPM2_GetCapability`, no authorization needed).
+public struct TPMStatus: Equatable, Sendable {
+    /// The vendor ID (e.g. "IBM" for swtpm, "INTC", "AMD", "MSFT").
+    public var manufacturer: String
+    /// Failed authorizations counted against DA-protected objects (a PIN-sealed key).
+    public var lockoutCounter: UInt32
+    /// Failures allowed before lockout (`TPM2_PT_MAX_AUTH_FAIL`).
+    public var maximumTries: UInt32
+    /// Seconds after which the TPM forgets one failure (`TPM2_PT_LOCKOUT_INTERVAL`).
+    public var lockoutInterval: UInt32
+    /// Seconds before the lockout authorization may be tried again after it failed (`TPM2_PT_LOCKOUT_RECOVERY`).
+    public var lockoutRecovery: UInt32
+    /// Whether the TPM refuses DA-protected authorizations now.
+    public var inLockout: Bool
+
+    public init(
+        manufacturer: String, lockoutCounter: UInt32, maximumTries: UInt32, lockoutInterval: UInt32, lockoutRecovery: UInt32,
+        inLockout: Bool
+    ) {
+        self.manufacturer = manufacturer
+        self.lockoutCounter = lockoutCounter
+        self.maximumTries = maximumTries
+        self.lockoutInterval = lockoutInterval
+        self.lockoutRecovery = lockoutRecovery
+        self.inLockout = inLockout
+    }
+
+    /// Reads the status of the TPM at `tcti`.
+    ///
+    /// - Throws: `storeUnavailable` when there is no TPM or no permission to use it (in words).
+    public static func read(tcti: String = TPMConfiguration.tcti) throws -> TPMStatus {
+        try TPMBackend.status(tcti: tcti)
+    }
+}
+
+/// Seals the file store's master key with the TPM (``EncryptedFileStore/KeySource/sealed(_:)``): under the
+/// owner hierarchy's storage primary key, re-derived on every use, so nothing is kept in the TPM and the
+/// blob in `master.key` opens only on this TPM. With a PIN, the sealed object's authValue is the PIN: the
+/// TPM checks it and counts wrong ones against its dictionary-attack limit.
+///
+/// Both directions run in a salted HMAC session with AES-128-CFB parameter encryption, so neither the
+/// PIN nor the key crosses the bus to the TPM in clear.
+public struct TPMSealer: MasterKeySealer {
+    /// Where the PIN comes from; asked only when the TPM is about to be used.
+    public enum PIN: Sendable {
+        /// No PIN: the sealed object's authValue is empty.
+        case none
+        case given(SecretBytes)
+        /// Asked when needed (a terminal prompt, say); throws to cancel.
+        case ask(@Sendable () throws -> SecretBytes)
+    }
+
+    public static let mechanism: UInt8 = 1
+
+    public let tcti: String
+    public let pin: PIN
+
+    public init(tcti: String = TPMConfiguration.tcti, pin: PIN = .none) {
+        self.tcti = tcti
+        self.pin = pin
+    }
+
+    public var mechanism: UInt8 { Self.mechanism }
+
+    public var usesPIN: Bool {
+        switch pin {
+        case .none: false
+        case .given, .ask: true
+        }
+    }
+
+    public func seal(_ masterKey: SecretBytes) throws -> [UInt8] {
+        try TPMBackend.seal(masterKey, pin: resolvedPIN(), tcti: tcti)
+    }
+
+    public func unseal(_ blob: [UInt8]) throws -> SecretBytes {
+        try TPMBackend.unseal(blob, pin: resolvedPIN(), tcti: tcti)
+    }
+
+    private func resolvedPIN() throws -> SecretBytes? {
+        switch pin {
+        case .none: return nil
+        case .given(let pin): return try Self.checked(pin)
+        case .ask(let ask): return try Self.checked(ask())
+        }
+    }
+
+    /// A TPM authValue holds at most the name algorithm's digest size (32 bytes for SHA-256).
+    private static func checked(_ pin: SecretBytes) throws -> SecretBytes {
+        guard !pin.isEmpty else { throw VaultError(.authenticationFailed, underlying: .message("the PIN is empty")) }
+        guard pin.count <= 32 else {
+            throw VaultError(.authenticationFailed, underlying: .message("the PIN is longer than 32 bytes, more than a TPM accepts"))
+        }
+        return pin
+    }
+}

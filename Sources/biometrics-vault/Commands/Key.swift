@@ -1,0 +1,226 @@
+import ArgumentParser
+import BiometricsVault
+import BiometricsVaultFileStore
+import BiometricsVaultTPM
+import Foundation
+
+extension BiometricsVaultCommand {
+    /// `key`: what protects the encrypted file store's master key, and changing it.
+    struct Key: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "key",
+            abstract: "Show or change what protects the encrypted file store's key: a key file, a passphrase, or the TPM (with an optional PIN).",
+            discussion: """
+                The choice is recorded in the store, so every other command opens it the same way afterwards \
+                (asking for the PIN or passphrase on the terminal when one is needed). The TPM is reached through \
+                $\(TPMConfiguration.environmentVariable) (default \(TPMConfiguration.defaultTCTI)). \
+                PINs and passphrases are asked on the terminal, or read from stdin with --pin-stdin / \
+                --passphrase-stdin: one per line, the current one first, then the new one.
+                """,
+            subcommands: [KeyStatus.self, KeySeal.self, KeyUnseal.self, KeyPassphrase.self]
+        )
+    }
+
+    /// `key status`: the store's key source and the TPM's state. Never prompts.
+    struct KeyStatus: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "status",
+            abstract: "Show what protects the file store's key, whether the TPM is reachable, and its lockout state. Never prompts.")
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            try await Console.run(options) {
+                let protection = try EncryptedFileStore.keyProtection()
+                let tpm = Result { try TPMStatus.read() }
+                var fields: [String: JSONValue] = [
+                    "directory": .string(EncryptedFileStore.defaultDirectory().path),
+                    "source": protection.map { .string(KeySourceName($0).rawValue) } ?? .null,
+                    "tcti": .string(TPMConfiguration.tcti),
+                ]
+                switch tpm {
+                case .success(let status): fields["tpm"] = status.json
+                case .failure(let error): fields["tpm"] = .object(["reachable": .bool(false), "error": .string(Console.describe(error).2)])
+                }
+                var lines = [
+                    "file store: \(EncryptedFileStore.defaultDirectory().path)",
+                    "key source: \(protection.map { KeySourceName($0).rawValue } ?? "none (no store yet)")",
+                ]
+                switch tpm {
+                case .success(let status): lines.append("TPM: \(status.summary)")
+                case .failure(let error): lines.append("TPM: unreachable: \(Console.describe(error).2)")
+                }
+                Console.emit(options, json: .object(fields), text: lines.joined(separator: "\n"))
+            }
+        }
+    }
+
+    /// `key seal --tpm`: re-wraps the store's master key with the TPM.
+    struct KeySeal: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "seal",
+            abstract: "Seal the file store's key with this machine's TPM, optionally behind a PIN the TPM checks (and limits guesses of).",
+            discussion: """
+                Atomic: the key file is replaced only after the sealed copy has been unsealed again and checked; \
+                an interrupted run leaves the store readable. A store copied to another machine, or kept after \
+                the TPM is cleared, no longer opens. Creates an empty sealed store when there is none yet.
+                """)
+
+        @OptionGroup var options: GlobalOptions
+
+        @Flag(help: "Seal with the TPM (the only sealer today).")
+        var tpm = false
+
+        @Flag(help: "Protect the sealed key with a PIN, asked on the terminal.")
+        var pin = false
+
+        @Flag(help: "Read the PIN(s) from stdin (implies --pin): the current one first if the store has one, then the new one.")
+        var pinStdin = false
+
+        @Flag(help: "Read the store's current passphrase from stdin.")
+        var passphraseStdin = false
+
+        func validate() throws {
+            guard tpm else { throw ValidationError("say what seals the key: --tpm") }
+        }
+
+        func run() async throws {
+            try await Console.run(options) {
+                let secrets = KeySecrets(pinFromStdin: pinStdin, passphraseFromStdin: passphraseStdin)
+                let current = try KeySourceChange.currentSource(secrets)
+                let newPIN: TPMSealer.PIN = pin || pinStdin ? .given(try secrets.new(.pin)) : .none
+                let target = EncryptedFileStore.KeySource.sealed(TPMSealer(pin: newPIN))
+                try KeySourceChange.apply(from: current, to: target, options: options, action: "seal")
+            }
+        }
+    }
+
+    /// `key unseal`: back to a plain key file.
+    struct KeyUnseal: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "unseal",
+            abstract: "Protect the file store's key with a plain key file again (master.key, 0600), no longer bound to the TPM.")
+
+        @OptionGroup var options: GlobalOptions
+
+        @Flag(help: "Read the store's current TPM PIN from stdin.")
+        var pinStdin = false
+
+        @Flag(help: "Read the store's current passphrase from stdin.")
+        var passphraseStdin = false
+
+        func run() async throws {
+            try await Console.run(options) {
+                let secrets = KeySecrets(pinFromStdin: pinStdin, passphraseFromStdin: passphraseStdin)
+                let current = try KeySourceChange.currentSource(secrets)
+                try KeySourceChange.apply(from: current, to: .keyFile, options: options, action: "unseal")
+            }
+        }
+    }
+
+    /// `key passphrase`: wraps the key with a passphrase (scrypt).
+    struct KeyPassphrase: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "passphrase",
+            abstract: "Protect the file store's key with a passphrase (scrypt), asked by every later command; also changes it.")
+
+        @OptionGroup var options: GlobalOptions
+
+        @Flag(help: "Read the passphrase(s) from stdin: the current one first if the store has one, then the new one.")
+        var passphraseStdin = false
+
+        @Flag(help: "Read the store's current TPM PIN from stdin.")
+        var pinStdin = false
+
+        func run() async throws {
+            try await Console.run(options) {
+                let secrets = KeySecrets(pinFromStdin: pinStdin, passphraseFromStdin: passphraseStdin)
+                let current = try KeySourceChange.currentSource(secrets)
+                let target = EncryptedFileStore.KeySource.passphrase(try secrets.new(.passphrase))
+                try KeySourceChange.apply(from: current, to: target, options: options, action: "passphrase")
+            }
+        }
+    }
+}
+
+/// The names `key status` prints for a key source.
+enum KeySourceName: String {
+    case keyFile = "key-file"
+    case passphrase
+    case tpm
+    case tpmWithPIN = "tpm+pin"
+    case unknownSealer = "sealed"
+
+    init(_ protection: StoredKeyProtection) {
+        switch protection {
+        case .keyFile: self = .keyFile
+        case .passphrase: self = .passphrase
+        case .sealed(let mechanism, let usesPIN):
+            if mechanism == TPMSealer.mechanism { self = usesPIN ? .tpmWithPIN : .tpm } else { self = .unknownSealer }
+        }
+    }
+}
+
+/// The shared steps of `key seal`, `key unseal` and `key passphrase`.
+enum KeySourceChange {
+    /// How to open the store as it is now (`nil` when it has no key file yet).
+    static func currentSource(_ secrets: KeySecrets) throws -> EncryptedFileStore.KeySource? {
+        switch try EncryptedFileStore.keyProtection() {
+        case nil: return nil
+        case .keyFile: return .keyFile
+        case .passphrase: return .passphrase(try secrets.current(.passphrase))
+        case .sealed(_, let usesPIN): return .sealed(TPMSealer(pin: usesPIN ? .given(try secrets.current(.pin)) : .none))
+        }
+    }
+
+    static func apply(
+        from current: EncryptedFileStore.KeySource?, to target: EncryptedFileStore.KeySource, options: GlobalOptions, action: String
+    ) throws {
+        let created: Bool
+        if let current {
+            try EncryptedFileStore.changeKeySource(from: current, to: target)
+            created = false
+        } else {
+            try EncryptedFileStore.createKey(source: target)
+            created = true
+        }
+        let protection = try EncryptedFileStore.keyProtection()
+        let source = protection.map { KeySourceName($0).rawValue } ?? "none"
+        let fields: [String: JSONValue] = [
+            "action": .string(action), "source": .string(source), "created": .bool(created),
+            "directory": .string(EncryptedFileStore.defaultDirectory().path),
+        ]
+        let text = created ? "created an empty file store; its key source is \(source)" : "the file store's key source is now \(source)"
+        Console.emit(options, json: .object(fields), text: text)
+    }
+}
+
+extension TPMStatus {
+    var json: JSONValue {
+        .object([
+            "reachable": .bool(true), "manufacturer": .string(manufacturer), "lockoutCounter": .integer(Int64(lockoutCounter)),
+            "maxTries": .integer(Int64(maximumTries)), "lockoutInterval": .integer(Int64(lockoutInterval)),
+            "lockoutRecovery": .integer(Int64(lockoutRecovery)), "inLockout": .bool(inLockout),
+        ])
+    }
+
+    /// One line: who made it, and its dictionary-attack state.
+    var summary: String {
+        let lockout = inLockout ? "IN LOCKOUT (PIN-protected keys refused; one failure is forgotten every \(lockoutInterval) s)" : "not in lockout"
+        return "reachable (manufacturer \(manufacturer.isEmpty ? "unknown" : manufacturer)); failed PIN tries \(lockoutCounter) of \(maximumTries) allowed, one forgotten every \(lockoutInterval) s; \(lockout)"
+    }
+}
+
+/// `doctor`'s TPM section.
+enum TPMDoctor {
+    static func render() -> String {
+        let title = "TPM (key seal --tpm; \(TPMConfiguration.environmentVariable)=\(TPMConfiguration.tcti)):"
+        do {
+            let status = try TPMStatus.read()
+            return title + "\n    usable    " + status.summary
+        } catch {
+            let (_, code, message) = Console.describe(error)
+            return title + "\n    unusable  \(code): \(message)"
+        }
+    }
+}

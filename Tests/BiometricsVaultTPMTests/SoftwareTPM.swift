@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+
+/// Whether daemon-backed tests must run (CI sets `BV_REQUIRE_DAEMONS=1`): then a missing swtpm fails.
+var daemonsRequired: Bool { ProcessInfo.processInfo.environment["BV_REQUIRE_DAEMONS"] == "1" }
+
+/// A real software TPM (swtpm) of this test's own, on a Unix socket in its own state directory. Two
+/// instances are two different TPMs; restarting one on the same directory is the same TPM again.
+final class SoftwareTPM {
+    let directory: URL
+    var tcti: String { "swtpm:path=\(socket)" }
+    private var socket: String { directory.appendingPathComponent("tpm.sock").path }
+
+    static var binary: String? {
+        if let path = ProcessInfo.processInfo.environment["BV_SWTPM"], !path.isEmpty { return path }
+        return ["/usr/bin/swtpm", "/usr/local/bin/swtpm"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Whether swtpm and tpm2-tools are here; with `BV_REQUIRE_DAEMONS=1` their absence is a failure.
+    static var isAvailable: Bool {
+        let available = binary != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/tpm2_getcap")
+        if !available && daemonsRequired { Issue.record("swtpm / tpm2-tools missing (run scripts/setup/40-swtpm.sh)") }
+        return available
+    }
+
+    init() throws {
+        directory = URL(fileURLWithPath: "/tmp/bv-tpm-test-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("state"), withIntermediateDirectories: true)
+        try start()
+    }
+
+    /// The running swtpm: a child of the test process, not `--daemon` (a daemon's forked child would
+    /// inherit what Foundation uses to watch its direct child, which then never seems to exit).
+    private var process: Process?
+
+    func start() throws {
+        guard let binary = Self.binary else { throw SoftwareTPMError.missing }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = [
+            "socket", "--tpm2", "--tpmstate", "dir=\(directory.appendingPathComponent("state").path)",
+            "--server", "type=unixio,path=\(socket)", "--ctrl", "type=unixio,path=\(socket).ctrl",
+            "--flags", "not-need-init,startup-clear",
+        ]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        // Ready when both sockets exist (bounded: a broken swtpm fails the test instead of hanging it).
+        for _ in 0..<500 {
+            if FileManager.default.fileExists(atPath: socket), FileManager.default.fileExists(atPath: socket + ".ctrl") { return }
+            guard process.isRunning else { break }
+            usleep(10_000)
+        }
+        throw SoftwareTPMError.failed("swtpm did not come up")
+    }
+
+    /// Stops the TPM (the control channel's shutdown, as `swtpm_ioctl -s`; SIGKILL if it ignores that:
+    /// swtpm does not act on SIGTERM while it waits for a client) and waits until it is gone.
+    func stop() {
+        guard let process else { return }
+        _ = try? run("/usr/bin/swtpm_ioctl", ["-s", "--unix", socket + ".ctrl"])
+        for _ in 0..<300 where process.isRunning { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        self.process = nil
+        try? FileManager.default.removeItem(atPath: socket)
+        try? FileManager.default.removeItem(atPath: socket + ".ctrl")
+    }
+
+    /// Stops it and removes its state directory.
+    func remove() {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Runs a tpm2-tools command against this TPM.
+    func tools(_ tool: String, _ arguments: [String]) throws -> ProcessOutput {
+        try Self.tools(tool, arguments, tcti: tcti)
+    }
+
+    static func tools(_ tool: String, _ arguments: [String], tcti: String) throws -> ProcessOutput {
+        try run("/usr/bin/" + tool, arguments, environment: ["TPM2TOOLS_TCTI": tcti, "TSS2_LOG": "all+NONE"])
+    }
+
+    /// `tpm2_getcap handles-transient`'s output (empty when no transient object is loaded).
+    static func transientHandles(tcti: String) throws -> String {
+        try tools("tpm2_getcap", ["handles-transient"], tcti: tcti).output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// TPM2_PT_LOCKOUT_COUNTER and inLockout, as tpm2-tools reads them.
+    static func lockoutState(tcti: String) throws -> (counter: Int, inLockout: Bool) {
+        let text = try tools("tpm2_getcap", ["properties-variable"], tcti: tcti).output
+        var counter = -1
+        var inLockout = false
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2 else { continue }
+            if parts[0] == "TPM2_PT_LOCKOUT_COUNTER" { counter = Int(parts[1].dropFirst(2), radix: 16) ?? -1 }
+            if parts[0] == "inLockout" { inLockout = parts[1] == "1" }
+        }
+        return (counter, inLockout)
+    }
+}
+
+enum SoftwareTPMError: Error {
+    case missing
+    case failed(String)
+}
+
+struct ProcessOutput {
+    var status: Int32
+    var output: String
+}
+
+/// Runs a program to completion; stdout and stderr together.
+/// A `daemon` keeps no pipe: its forked child would hold it open, and reading would never end.
+func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], daemon: Bool = false) throws -> ProcessOutput {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.standardInput = FileHandle.nullDevice
+    if daemon {
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return ProcessOutput(status: process.terminationStatus, output: "")
+    }
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ProcessOutput(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+}

@@ -1,0 +1,288 @@
+import BiometricsVaultCore
+import BiometricsVaultFileStore
+import BiometricsVaultTPM
+import Foundation
+import Testing
+
+/// The file store's key sealed by a real TPM (swtpm), through the CLI's `key` verbs and the library,
+/// cross-checked with tpm2-tools. Every test checks that no transient object is left in the TPM.
+@Suite("TPM sealing", .serialized)
+struct TPMSealingTests {
+    static let credentials = #"{"token":"s3cr3t"}"#
+
+    /// The shared TPM from scripts/setup/40-swtpm.sh (`name`), or one of the test's own.
+    static func withTPM(_ name: String, _ body: (String) throws -> Void) throws {
+        if let tcti = ProcessInfo.processInfo.environment[name], !tcti.isEmpty {
+            try body(tcti)
+            return
+        }
+        let tpm = try SoftwareTPM()
+        defer { tpm.remove() }
+        try body(tpm.tcti)
+    }
+
+    static func expectNoTransientObjects(_ tcti: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try SoftwareTPM.transientHandles(tcti: tcti) == "", "transient objects left in the TPM", sourceLocation: sourceLocation)
+    }
+
+    /// A store in the sandbox with one item in it, under a plain key file.
+    static func storeOneItem(_ sandbox: CLISandbox) throws {
+        let stored = try sandbox.run(["store", "github", "--store", "file"], stdin: credentials)
+        #expect(stored.status == 0, "\(stored.stderr)")
+    }
+
+    static func show(_ sandbox: CLISandbox, tcti: String? = nil) throws -> CLIResult {
+        try sandbox.run(["show", "github", "--store", "file"], tcti: tcti)
+    }
+
+    @Test func roundTripKeyFileToTPMToPassphraseAndBack() throws {
+        guard SoftwareTPM.isAvailable else { return }
+        try Self.withTPM("BV_TPM_TCTI") { tcti in
+            let sandbox = try CLISandbox(tcti: tcti)
+            defer { sandbox.remove() }
+            try Self.storeOneItem(sandbox)
+
+            let sealed = try sandbox.run(["key", "seal", "--tpm", "--json"])
+            #expect(sealed.status == 0, "\(sealed.stderr)")
+            #expect(sealed.stdout.jsonObject?["source"] as? String == "tpm")
+            try Self.expectNoTransientObjects(tcti)
+            #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .sealed(mechanism: 1, usesPIN: false))
+            // The key file no longer holds the key: its bytes are the TPM blob.
+            let keyFile = try Data(contentsOf: sandbox.storeDirectory.appendingPathComponent("master.key"))
+            #expect(keyFile.count > 100)
+
+            let shown = try Self.show(sandbox)
+            #expect(shown.status == 0, "\(shown.stderr)")
+            #expect(shown.stdout.contains("s3cr3t"))
+            try Self.expectNoTransientObjects(tcti)
+
+            let status = try sandbox.run(["key", "status", "--json"])
+            let object = status.stdout.jsonObject
+            #expect(object?["source"] as? String == "tpm")
+            #expect((object?["tpm"] as? [String: Any])?["reachable"] as? Bool == true)
+
+            // Later commands just work: a second item goes into the sealed store.
+            #expect(try sandbox.run(["store", "second", "--store", "file"], stdin: "42").status == 0)
+
+            let passphrase = try sandbox.run(["key", "passphrase", "--passphrase-stdin"], stdin: "correct horse\n")
+            #expect(passphrase.status == 0, "\(passphrase.stderr)")
+            #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .passphrase)
+            let byPassphrase = try EncryptedFileStore(directory: sandbox.storeDirectory, keySource: .passphrase(SecretBytes(utf8: "correct horse")))
+            #expect(try byPassphrase.keys(service: "biometrics-vault") == ["github", "second"])
+
+            let back = try sandbox.run(["key", "unseal", "--passphrase-stdin"], stdin: "correct horse\n")
+            #expect(back.status == 0, "\(back.stderr)")
+            #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .keyFile)
+            #expect(try Self.show(sandbox).stdout.contains("s3cr3t"))
+            try Self.expectNoTransientObjects(tcti)
+        }
+    }
+
+    @Test func libraryRoundTripWithPIN() throws {
+        guard SoftwareTPM.isAvailable else { return }
+        try Self.withTPM("BV_TPM_TCTI") { tcti in
+            let directory = URL(fileURLWithPath: "/tmp/bv-tpm-lib-\(UUID().uuidString.prefix(8))/store")
+            defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+            let pin = SecretBytes(utf8: "2468")
+            let store = try EncryptedFileStore(directory: directory, keySource: .sealed(TPMSealer(tcti: tcti, pin: .given(pin))))
+            let id = try SecretItemID(service: "svc", key: "k")
+            try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: "payload")), for: id, authorization: nil)
+            try Self.expectNoTransientObjects(tcti)
+
+            let reopened = try EncryptedFileStore(directory: directory, keySource: .sealed(TPMSealer(tcti: tcti, pin: .given(pin))))
+            #expect(try reopened.read(id, authorization: nil)?.payload == SecretBytes(utf8: "payload"))
+            #expect(try EncryptedFileStore.keyProtection(directory: directory) == .sealed(mechanism: 1, usesPIN: true))
+            // A PIN-sealed store opened without the TPM source says so instead of reading garbage.
+            #expect(throws: VaultError.self) { try EncryptedFileStore(directory: directory) }
+            try Self.expectNoTransientObjects(tcti)
+        }
+    }
+
+    @Test func storeCopiedToASecondTPMDoesNotDecrypt() throws {
+        guard SoftwareTPM.isAvailable else { return }
+        try Self.withTPM("BV_TPM_TCTI") { first in
+            try Self.withTPM("BV_TPM_TCTI_SECOND") { second in
+                let sandbox = try CLISandbox(tcti: first)
+                defer { sandbox.remove() }
+                try Self.storeOneItem(sandbox)
+                #expect(try sandbox.run(["key", "seal", "--tpm"]).status == 0)
+
+                // The same files on another machine: exit 6, in words, and nothing changed.
+                let before = try Data(contentsOf: sandbox.storeDirectory.appendingPathComponent("master.key"))
+                let elsewhere = try Self.show(sandbox, tcti: second)
+                #expect(elsewhere.status == 6)
+                #expect(elsewhere.stderr.contains("sealed by another TPM"), "\(elsewhere.stderr)")
+                #expect(!elsewhere.stdout.contains("s3cr3t"))
+                let unsealElsewhere = try sandbox.run(["key", "unseal"], tcti: second)
+                #expect(unsealElsewhere.status == 6)
+                #expect(try Data(contentsOf: sandbox.storeDirectory.appendingPathComponent("master.key")) == before)
+                try Self.expectNoTransientObjects(second)
+
+                // Still fine on its own TPM.
+                #expect(try Self.show(sandbox, tcti: first).stdout.contains("s3cr3t"))
+                try Self.expectNoTransientObjects(first)
+            }
+        }
+    }
+
+    @Test func tpmGoneExitsSixAndTheStoreOpensWhenItIsBack() throws {
+        guard SoftwareTPM.isAvailable else { return }
+        let tpm = try SoftwareTPM()
+        defer { tpm.remove() }
+        let sandbox = try CLISandbox(tcti: tpm.tcti)
+        defer { sandbox.remove() }
+        try Self.storeOneItem(sandbox)
+        #expect(try sandbox.run(["key", "seal", "--tpm"]).status == 0)
+
+        tpm.stop()
+        let gone = try Self.show(sandbox)
+        #expect(gone.status == 6)
+        #expect(gone.stderr.contains("cannot reach the TPM"), "\(gone.stderr)")
+        let status = try sandbox.run(["key", "status"])
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("TPM: unreachable"))
+        #expect(try sandbox.run(["store", "other", "--store", "file"], stdin: "1").status == 6)
+
+        try tpm.start()
+        let back = try Self.show(sandbox)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(back.stdout.contains("s3cr3t"))
+        try Self.expectNoTransientObjects(tpm.tcti)
+    }
+
+    @Test func noTPMDeviceSaysSoAndAccessDeniedSaysJoinTheTssGroup() throws {
+        guard SoftwareTPM.isAvailable else { return }
+        let sandbox = try CLISandbox(tcti: "device:/nonexistent/tpmrm0")
+        defer { sandbox.remove() }
+        let missing = try sandbox.run(["key", "seal", "--tpm"])
+        #expect(missing.status == 6)
+        #expect(missing.stderr.contains("no TPM here"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.storeDirectory.appendingPathComponent("master.key").path))
+
+        // A device node we may not open (as /dev/tpmrm0 is, root:tss 0660, for a user outside tss).
+        guard getuid() == 0 else { return }
+        let device = sandbox.root.appendingPathComponent("tpmrm0")
+        #expect(FileManager.default.createFile(atPath: device.path, contents: nil, attributes: [.posixPermissions: 0o600]))
+        chmod(sandbox.root.path, 0o755)
+        let denied = try run(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CLISandbox.binary.path, "key", "status"],
+            environment: ["BIOMETRICS_VAULT_TPM_TCTI": "device:\(device.path)", "XDG_DATA_HOME": "/nonexistent"])
+        #expect(denied.output.contains("add yourself to the tss group"), "\(denied.output)")
+    }
+
+    @Test func wrongPINThenDictionaryAttackLockout() throws {
+        guard SoftwareTPM.isAvailable else { return }
+        // A fresh TPM: swtpm allows 3 failures and forgets one every 1000 s.
+        let tpm = try SoftwareTPM()
+        defer { tpm.remove() }
+        let sandbox = try CLISandbox(tcti: tpm.tcti)
+        defer { sandbox.remove() }
+        try Self.storeOneItem(sandbox)
+        let sealed = try sandbox.run(["key", "seal", "--tpm", "--pin-stdin"], stdin: "1234\n")
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .sealed(mechanism: 1, usesPIN: true))
+        let before = try Data(contentsOf: sandbox.storeDirectory.appendingPathComponent("master.key"))
+
+        // Without a terminal and without --pin-stdin, nothing is tried (no count against the TPM).
+        #expect(try Self.show(sandbox).status == 7)
+        #expect(try SoftwareTPM.lockoutState(tcti: tpm.tcti).counter == 0)
+
+        for attempt in 1...3 {
+            let wrong = try sandbox.run(["key", "unseal", "--pin-stdin"], stdin: "0000\n")
+            #expect(wrong.status == 4, "attempt \(attempt): \(wrong.stderr)")
+            #expect(wrong.stderr.contains("wrong PIN"))
+            #expect(try SoftwareTPM.lockoutState(tcti: tpm.tcti).counter == attempt)
+            try Self.expectNoTransientObjects(tpm.tcti)
+        }
+        #expect(try SoftwareTPM.lockoutState(tcti: tpm.tcti).inLockout)
+
+        // Locked out: even the right PIN is refused, with the TPM's recovery time.
+        let locked = try sandbox.run(["key", "unseal", "--pin-stdin"], stdin: "1234\n")
+        #expect(locked.status == 5, "\(locked.stderr)")
+        #expect(locked.stderr.contains("lockout"))
+        #expect(locked.stderr.contains("1000 s"), "\(locked.stderr)")
+        let status = try sandbox.run(["key", "status", "--json"]).stdout.jsonObject?["tpm"] as? [String: Any]
+        #expect(status?["inLockout"] as? Bool == true)
+        #expect(status?["lockoutCounter"] as? Int == 3)
+        #expect(status?["maxTries"] as? Int == 3)
+        #expect(try Data(contentsOf: sandbox.storeDirectory.appendingPathComponent("master.key")) == before)
+        try Self.expectNoTransientObjects(tpm.tcti)
+
+        // The owner of the TPM clears the lockout (empty lockout authorization on swtpm): the right PIN works.
+        #expect(try tpm.tools("tpm2_dictionarylockout", ["-c"]).status == 0)
+        let unsealed = try sandbox.run(["key", "unseal", "--pin-stdin"], stdin: "1234\n")
+        #expect(unsealed.status == 0, "\(unsealed.stderr)")
+        #expect(try Self.show(sandbox).stdout.contains("s3cr3t"))
+        try Self.expectNoTransientObjects(tpm.tcti)
+    }
+
+    @Test func killDuringKeySealLeavesAReadableStore() throws {
+        guard SoftwareTPM.isAvailable else { return }
+        let tpm = try SoftwareTPM()
+        defer { tpm.remove() }
+        let sandbox = try CLISandbox(tcti: tpm.tcti)
+        defer { sandbox.remove() }
+        try Self.storeOneItem(sandbox)
+        for round in 0..<16 {
+            let sealing = try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .keyFile
+            let process = try sandbox.start(sealing ? ["key", "seal", "--tpm"] : ["key", "unseal"])
+            // Varied points in the run: from before the TPM is reached to after the rename.
+            usleep(UInt32(round * 2_500))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            // Without a kernel resource manager (a direct swtpm socket), a killed client's objects stay
+            // loaded; /dev/tpmrm0 flushes them itself. Flush them as it would.
+            _ = try tpm.tools("tpm2_flushcontext", ["-t"])
+            _ = try tpm.tools("tpm2_flushcontext", ["-l"])
+            _ = try tpm.tools("tpm2_flushcontext", ["-s"])
+            let shown = try Self.show(sandbox)
+            #expect(shown.status == 0, "round \(round): \(shown.stderr)")
+            #expect(shown.stdout.contains("s3cr3t"), "round \(round)")
+            if try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) != .keyFile {
+                let entries = try FileManager.default.contentsOfDirectory(atPath: sandbox.storeDirectory.path)
+                #expect(!entries.contains { $0.hasPrefix(".master.key.") }, "round \(round): \(entries)")
+            }
+        }
+        // And the operation itself still completes afterwards.
+        let sealed = try sandbox.run(["key", "seal", "--tpm"])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .sealed(mechanism: 1, usesPIN: false))
+        #expect(try Self.show(sandbox).stdout.contains("s3cr3t"))
+        try Self.expectNoTransientObjects(tpm.tcti)
+    }
+
+    /// A `key unseal` killed between writing its temporary plain key file and the rename must not leave
+    /// the plain key beside a store that is still sealed: the next command removes it.
+    @Test func plainKeyLeftByAnInterruptedUnsealIsRemoved() throws {
+        guard SoftwareTPM.isAvailable else { return }
+        try Self.withTPM("BV_TPM_TCTI") { tcti in
+            let sandbox = try CLISandbox(tcti: tcti)
+            defer { sandbox.remove() }
+            try Self.storeOneItem(sandbox)
+            let plain = try Data(contentsOf: sandbox.storeDirectory.appendingPathComponent("master.key"))
+            #expect(try sandbox.run(["key", "seal", "--tpm"]).status == 0)
+            let leftover = sandbox.storeDirectory.appendingPathComponent(".master.key.0123456789abcdef")
+            try plain.write(to: leftover)
+            #expect(try Self.show(sandbox).stdout.contains("s3cr3t"))
+            #expect(!FileManager.default.fileExists(atPath: leftover.path))
+            try Self.expectNoTransientObjects(tcti)
+        }
+    }
+
+    @Test func damagedSealedKeyFileIsCorruptNotAWrongPIN() throws {
+        guard SoftwareTPM.isAvailable else { return }
+        try Self.withTPM("BV_TPM_TCTI") { tcti in
+            let sandbox = try CLISandbox(tcti: tcti)
+            defer { sandbox.remove() }
+            try Self.storeOneItem(sandbox)
+            #expect(try sandbox.run(["key", "seal", "--tpm"]).status == 0)
+            let path = sandbox.storeDirectory.appendingPathComponent("master.key")
+            var bytes = try Data(contentsOf: path)
+            bytes[bytes.count / 2] ^= 0x01
+            try bytes.write(to: path)
+            let shown = try Self.show(sandbox)
+            #expect(shown.status == 11, "\(shown.stderr)")
+            try Self.expectNoTransientObjects(tcti)
+        }
+    }
+}
