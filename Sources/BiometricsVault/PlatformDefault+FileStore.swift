@@ -5,9 +5,9 @@ import Foundation
 enum FileStoreAdapter {
     /// The store in its default directory (`$XDG_DATA_HOME/biometrics-vault`); if it cannot be opened
     /// (for example a directory other users can write), a store that reports why on every call.
-    static func makeStore() -> any SecretStore {
+    static func makeStore(interaction: PlatformInteraction = .terminal) -> any SecretStore {
         do {
-            return try EncryptedFileStore(keySource: FileStoreKeySource.recorded())
+            return try EncryptedFileStore(keySource: FileStoreKeySource.recorded(interaction: interaction))
         } catch {
             return UnopenedStore(name: "file", error: error)
         }

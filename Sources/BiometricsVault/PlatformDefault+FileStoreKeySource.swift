@@ -14,8 +14,8 @@ enum FileStoreKeySource {
         case nil, .keyFile:
             return .keyFile
         case .passphrase:
-            guard let passphrase = interaction.readSecret("Passphrase for the file store: ") else {
-                throw VaultError(.storeLocked, underlying: .message("the file store is protected by a passphrase and none was entered (no terminal, or cancelled)"))
+            guard let passphrase = interaction.readStoreSecret(.passphrase, "Passphrase for the file store: ") else {
+                throw VaultError(.storeLocked, underlying: .message("the file store is protected by a passphrase and none was entered (no terminal, or cancelled; the CLI reads it from stdin with --passphrase-stdin / --pin-stdin)"))
             }
             return .passphrase(passphrase)
         case .sealed(_, let usesPIN):
@@ -23,8 +23,8 @@ enum FileStoreKeySource {
             return .sealed(
                 TPMSealer(
                     pin: .ask {
-                        guard let pin = interaction.readSecret("TPM PIN for the file store: ") else {
-                            throw VaultError(.storeLocked, underlying: .message("the file store's key is sealed by the TPM with a PIN and none was entered (no terminal, or cancelled)"))
+                        guard let pin = interaction.readStoreSecret(.tpmPIN, "TPM PIN for the file store: ") else {
+                            throw VaultError(.storeLocked, underlying: .message("the file store's key is sealed by the TPM with a PIN and none was entered (no terminal, or cancelled; the CLI reads it from stdin with --passphrase-stdin / --pin-stdin)"))
                         }
                         return pin
                     }))

@@ -16,14 +16,14 @@ enum PlatformBackends {
         case .secretService:
             store = SecretServiceAdapter.makeStore()
         case .file:
-            store = FileStoreAdapter.makeStore()
+            store = FileStoreAdapter.makeStore(interaction: interaction)
         case .auto:
             // Connecting is the probe (one connection, not two); a locked keyring still connects.
             switch SecretServiceAdapter.connect() {
             case .success(let secretService):
                 store = secretService
             case .failure(let error):
-                store = FileStoreAdapter.makeStore()
+                store = FileStoreAdapter.makeStore(interaction: interaction)
                 let reason = error.underlying?.description ?? error.code.name
                 notice = "no Secret Service (\(reason)); using the encrypted file store in \(FileStoreAdapter.location)"
             }

@@ -12,8 +12,8 @@ enum PlatformBackends {
     ) -> PlatformSelection {
         let store: any SecretStore
         switch storeChoice {
-        case .auto: store = NativeBackend.store ?? FileStoreAdapter.makeStore()
-        case .file: store = FileStoreAdapter.makeStore()
+        case .auto: store = NativeBackend.store ?? FileStoreAdapter.makeStore(interaction: interaction)
+        case .file: store = FileStoreAdapter.makeStore(interaction: interaction)
         case .secretService: store = UnsupportedStore()
         }
         let native = authenticatorChoice == .auto ? NativeBackend.authenticator : nil

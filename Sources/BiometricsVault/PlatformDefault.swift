@@ -33,6 +33,14 @@ public enum PlatformAuthenticatorChoice: String, Sendable, Hashable, CaseIterabl
 
 /// How a platform configuration talks to the user, for the prompts the platform itself does not draw
 /// (a PAM conversation on a terminal).
+/// Which secret opens the file store (``PlatformInteraction/readStoreSecret``).
+public enum StoreSecretKind: Sendable, Hashable {
+    /// The passphrase that wraps the store's key (`key passphrase`).
+    case passphrase
+    /// The PIN the TPM checks before it unseals the store's key (`key seal --tpm --pin`).
+    case tpmPIN
+}
+
 public struct PlatformInteraction: Sendable {
     /// Whether the process can prompt on its controlling terminal.
     public var hasTerminal: Bool
@@ -41,15 +49,20 @@ public struct PlatformInteraction: Sendable {
     public var readSecret: @Sendable (_ prompt: String) -> SecretBytes?
     /// Shows an informational line from the authentication stack (PAM text info / error messages).
     public var showMessage: @Sendable (_ text: String) -> Void
+    /// Reads the secret that opens the file store (its passphrase, or the PIN of its TPM-sealed key).
+    /// By default the same as ``readSecret``; a command-line tool may take it from stdin instead.
+    public var readStoreSecret: @Sendable (_ kind: StoreSecretKind, _ prompt: String) -> SecretBytes?
 
     public init(
         hasTerminal: Bool,
         readSecret: @escaping @Sendable (_ prompt: String) -> SecretBytes?,
-        showMessage: @escaping @Sendable (_ text: String) -> Void
+        showMessage: @escaping @Sendable (_ text: String) -> Void,
+        readStoreSecret: (@Sendable (_ kind: StoreSecretKind, _ prompt: String) -> SecretBytes?)? = nil
     ) {
         self.hasTerminal = hasTerminal
         self.readSecret = readSecret
         self.showMessage = showMessage
+        self.readStoreSecret = readStoreSecret ?? { _, prompt in readSecret(prompt) }
     }
 
     /// Prompts on the controlling terminal (`/dev/tty`) with echo off, when the process has one.

@@ -170,6 +170,39 @@ struct TPMSealingTests {
         #expect(denied.output.contains("add yourself to the tss group"), "\(denied.output)")
     }
 
+    @Test("a PIN-sealed or passphrase store used by scripts: show, store, update and list take the secret from stdin's first line")
+    func dataVerbsReadTheStoreSecretFromStdin() throws {
+        guard SoftwareTPM.isAvailable else { return }
+        try Self.withTPM("BV_TPM_TCTI") { tcti in
+            let sandbox = try CLISandbox(tcti: tcti)
+            defer { sandbox.remove() }
+            try Self.storeOneItem(sandbox)
+            #expect(try sandbox.run(["key", "seal", "--tpm", "--pin-stdin"], stdin: "2468\n").status == 0)
+            // No terminal, no flag: nothing is tried.
+            #expect(try Self.show(sandbox).status == 7)
+            let shown = try sandbox.run(["--pin-stdin", "show", "github", "--store", "file"], stdin: "2468\n")
+            #expect(shown.status == 0, "\(shown.stderr)")
+            #expect(shown.stdout.contains("s3cr3t"))
+            // The PIN line, then the credentials JSON.
+            let stored = try sandbox.run(["store", "second", "--store", "file", "--pin-stdin"], stdin: "2468\n{\"a\":1}\n")
+            #expect(stored.status == 0, "\(stored.stderr)")
+            let updated = try sandbox.run(["update", "second", "--store", "file", "--pin-stdin"], stdin: "2468\n{\"a\":2}")
+            #expect(updated.status == 0, "\(updated.stderr)")
+            let listed = try sandbox.run(["list", "--store", "file", "--pin-stdin"], stdin: "2468\n")
+            #expect(listed.stdout == "github\nsecond\n", "\(listed.stderr)")
+            #expect(try sandbox.run(["show", "second", "--store", "file", "--pin-stdin"], stdin: "0000\n").status == 4)
+            // Clear the one failed try again (the shared TPM allows 3).
+            _ = try SoftwareTPM.tools("tpm2_dictionarylockout", ["-c"], tcti: tcti)
+
+            // The same with a passphrase.
+            #expect(try sandbox.run(["key", "passphrase", "--pin-stdin", "--passphrase-stdin"], stdin: "2468\ncorrect horse\n").status == 0)
+            let viaPassphrase = try sandbox.run(["show", "second", "--store", "file", "--passphrase-stdin"], stdin: "correct horse\n")
+            #expect(viaPassphrase.stdout.contains(#""a":2"#), "\(viaPassphrase.stderr)")
+            #expect(try sandbox.run(["show", "second", "--store", "file", "--passphrase-stdin"], stdin: "wrong horse\n").status == 4)
+            try Self.expectNoTransientObjects(tcti)
+        }
+    }
+
     @Test func wrongPINThenDictionaryAttackLockout() throws {
         guard SoftwareTPM.isAvailable else { return }
         // A fresh TPM: swtpm allows 3 failures and forgets one every 1000 s.

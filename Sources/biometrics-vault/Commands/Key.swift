@@ -71,14 +71,8 @@ extension BiometricsVaultCommand {
         @Flag(help: "Seal with the TPM (the only sealer today).")
         var tpm = false
 
-        @Flag(help: "Protect the sealed key with a PIN, asked on the terminal.")
+        @Flag(help: "Protect the sealed key with a PIN, asked on the terminal (with --pin-stdin: read from stdin, after the current PIN if the store has one).")
         var pin = false
-
-        @Flag(help: "Read the PIN(s) from stdin (implies --pin): the current one first if the store has one, then the new one.")
-        var pinStdin = false
-
-        @Flag(help: "Read the store's current passphrase from stdin.")
-        var passphraseStdin = false
 
         func validate() throws {
             guard tpm else { throw ValidationError("say what seals the key: --tpm") }
@@ -86,9 +80,9 @@ extension BiometricsVaultCommand {
 
         func run() async throws {
             try await Console.run(options) {
-                let secrets = KeySecrets(pinFromStdin: pinStdin, passphraseFromStdin: passphraseStdin)
+                let secrets = KeySecrets(pinFromStdin: options.pinStdin, passphraseFromStdin: options.passphraseStdin)
                 let current = try KeySourceChange.currentSource(secrets)
-                let newPIN: TPMSealer.PIN = pin || pinStdin ? .given(try secrets.new(.pin)) : .none
+                let newPIN: TPMSealer.PIN = pin || options.pinStdin ? .given(try secrets.new(.pin)) : .none
                 let target = EncryptedFileStore.KeySource.sealed(TPMSealer(pin: newPIN))
                 try KeySourceChange.apply(from: current, to: target, options: options, action: "seal")
             }
@@ -103,15 +97,9 @@ extension BiometricsVaultCommand {
 
         @OptionGroup var options: GlobalOptions
 
-        @Flag(help: "Read the store's current TPM PIN from stdin.")
-        var pinStdin = false
-
-        @Flag(help: "Read the store's current passphrase from stdin.")
-        var passphraseStdin = false
-
         func run() async throws {
             try await Console.run(options) {
-                let secrets = KeySecrets(pinFromStdin: pinStdin, passphraseFromStdin: passphraseStdin)
+                let secrets = KeySecrets(pinFromStdin: options.pinStdin, passphraseFromStdin: options.passphraseStdin)
                 let current = try KeySourceChange.currentSource(secrets)
                 try KeySourceChange.apply(from: current, to: .keyFile, options: options, action: "unseal")
             }
@@ -126,15 +114,9 @@ extension BiometricsVaultCommand {
 
         @OptionGroup var options: GlobalOptions
 
-        @Flag(help: "Read the passphrase(s) from stdin: the current one first if the store has one, then the new one.")
-        var passphraseStdin = false
-
-        @Flag(help: "Read the store's current TPM PIN from stdin.")
-        var pinStdin = false
-
         func run() async throws {
             try await Console.run(options) {
-                let secrets = KeySecrets(pinFromStdin: pinStdin, passphraseFromStdin: passphraseStdin)
+                let secrets = KeySecrets(pinFromStdin: options.pinStdin, passphraseFromStdin: options.passphraseStdin)
                 let current = try KeySourceChange.currentSource(secrets)
                 let target = EncryptedFileStore.KeySource.passphrase(try secrets.new(.passphrase))
                 try KeySourceChange.apply(from: current, to: target, options: options, action: "passphrase")

@@ -13,6 +13,7 @@ enum CommandLineRewriting {
     /// The global options (``GlobalOptions``), and whether each takes a value.
     static let globalOptions: [String: Bool] = [
         "--service": true, "--store": true, "--authenticator": true, "--json": false, "--verbose": false,
+        "--pin-stdin": false, "--passphrase-stdin": false,
     ]
 
     static func arguments(program: String, _ arguments: [String]) -> [String] {

@@ -51,6 +51,12 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(help: "Also explain on stderr what auto chose and why, with the libraries' error details.")
     var verbose = false
+
+    @Flag(help: "Read the file store's TPM PIN from the first line of stdin instead of the terminal (`key` verbs: one line per PIN, the current one first).")
+    var pinStdin = false
+
+    @Flag(help: "Read the file store's passphrase from the first line of stdin instead of the terminal (`key` verbs: one line per passphrase, the current one first).")
+    var passphraseStdin = false
 }
 
 /// `KEY`: the name of one stored credential.

@@ -1,5 +1,6 @@
 import BiometricsVault
 import Foundation
+import Synchronization
 
 /// The PINs and passphrases the `key` verbs need: from stdin (`--pin-stdin`, `--passphrase-stdin`: one
 /// line each, the current one first, then the new one) or asked on the terminal with echo off.
@@ -53,28 +54,78 @@ final class KeySecrets {
     }
 
     private func nextLine(_ kind: Kind) throws -> SecretBytes {
-        if lines == nil { lines = Self.readStdinLines() }
-        guard var remaining = lines, !remaining.isEmpty else {
+        guard let line = StdinLine.next() else {
             throw CLIFailure.badInput("stdin ended before the \(kind.rawValue) (one per line: the current one first, then the new one)")
         }
-        let line = remaining.removeFirst()
-        lines = remaining
         guard !line.isEmpty else { throw CLIFailure.badInput("the \(kind.rawValue) on stdin is empty") }
         return line
     }
+}
 
-    /// All of stdin, split into lines (a trailing "\r" dropped); the raw bytes are zeroed afterwards.
-    private static func readStdinLines() -> [SecretBytes] {
-        var data = FileHandle.standardInput.readDataToEndOfFile()
-        defer { data.resetBytes(in: 0..<data.count) }
-        var result: [SecretBytes] = []
-        data.withUnsafeBytes { raw in
-            for var line in raw.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-                if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-                result.append(SecretBytes(line))
+/// One line of stdin, read with `read(2)` a byte at a time so that nothing after it is consumed (the
+/// credentials JSON of `store` / `update` may follow the PIN line). A trailing "\r" is dropped; at most
+/// 4 KiB; `nil` at end of input. The bytes are zeroed when released.
+enum StdinLine {
+    static func next() -> SecretBytes? {
+        var bytes: [UInt8] = []
+        defer { for index in bytes.indices { bytes[index] = 0 } }
+        var byte: UInt8 = 0
+        var sawAny = false
+        while bytes.count < 4096 {
+            let count = read(STDIN_FILENO, &byte, 1)
+            if count < 0 {
+                if errno == EINTR { continue }
+                break
             }
+            if count == 0 { break }
+            sawAny = true
+            if byte == UInt8(ascii: "\n") { break }
+            bytes.append(byte)
         }
-        if result.last?.isEmpty == true { result.removeLast() }
-        return result
+        guard sawAny else { return nil }
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        return SecretBytes(bytes)
+    }
+}
+
+/// The store secret (`--pin-stdin` / `--passphrase-stdin`) of one invocation: the first line of stdin,
+/// read when the file store asks for it, or else dropped before anything else reads stdin, so the input
+/// has one layout whatever store is used (the line, then the credentials JSON for `store` / `update`).
+final class StdinStoreSecret: Sendable {
+    let pin: Bool
+    let passphrase: Bool
+    private let consumed = Mutex(false)
+
+    init(pin: Bool, passphrase: Bool) {
+        self.pin = pin
+        self.passphrase = passphrase
+    }
+
+    /// How this invocation answers the file store's secret questions.
+    var interaction: PlatformInteraction {
+        let terminal = PlatformInteraction.terminal
+        guard pin || passphrase else { return terminal }
+        return PlatformInteraction(
+            hasTerminal: terminal.hasTerminal, readSecret: terminal.readSecret, showMessage: terminal.showMessage,
+            readStoreSecret: { kind, prompt in
+                switch kind {
+                case .tpmPIN: self.pin ? self.line() : terminal.readSecret(prompt)
+                case .passphrase: self.passphrase ? self.line() : terminal.readSecret(prompt)
+                }
+            })
+    }
+
+    /// Drops the line if the store never asked for it.
+    func finish() {
+        guard pin || passphrase else { return }
+        _ = line()
+    }
+
+    private func line() -> SecretBytes? {
+        let first = consumed.withLock { consumed in
+            defer { consumed = true }
+            return !consumed
+        }
+        return first ? StdinLine.next() : nil
     }
 }

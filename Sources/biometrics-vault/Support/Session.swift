@@ -11,8 +11,11 @@ struct Session {
     ///   ``FingerprintPromptAuthenticator/probesAvailability``).
     init(options: GlobalOptions, probesAvailability: Bool = true) {
         self.options = options
+        let storeSecret = StdinStoreSecret(pin: options.pinStdin, passphrase: options.passphraseStdin)
         var selection = VaultConfiguration.platform(
-            store: options.store.choice, authenticator: options.authenticator.choice, service: options.service)
+            store: options.store.choice, authenticator: options.authenticator.choice, service: options.service,
+            interaction: storeSecret.interaction)
+        storeSecret.finish()
         if let notice = StoreNotice.line(for: selection.notice, verbose: options.verbose) { Console.notice(notice) }
         var configuration = selection.configuration
         let prompting = FingerprintPromptAuthenticator(
