@@ -124,10 +124,21 @@ import Testing
             usleep(25_000)
         }
         #expect(status.contains("Uid:\t\(user)"), "status: \(status)")
-        let limits = (try? String(contentsOfFile: "/proc/\(running.pid)/limits", encoding: .utf8)) ?? ""
-        let coreLine = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") } ?? ""
-        #expect(coreLine.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(coreLine)")
+        // The hardening runs first thing in main, but after exec and the runtime's start (slow under
+        // ASan): poll (bounded) until it shows, then check.
+        var coreLine = Substring("")
         var info = stat()
+        for _ in 0..<400 {
+            let limits = (try? String(contentsOfFile: "/proc/\(running.pid)/limits", encoding: .utf8)) ?? ""
+            coreLine = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") } ?? ""
+            if stat("/proc/\(running.pid)/environ", &info) == 0, info.st_uid == 0,
+                coreLine.split(separator: " ").dropFirst(4).prefix(2) == ["0", "0"]
+            {
+                break
+            }
+            usleep(25_000)
+        }
+        #expect(coreLine.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(coreLine)")
         #expect(stat("/proc/\(running.pid)/environ", &info) == 0)
         #expect(info.st_uid == 0, "a dumpable process's /proc files belong to its own user (\(user))")
         kill(running.pid, SIGTERM)
