@@ -33,8 +33,22 @@ enum Fixture {
     static let keyFileDirectory: String = {
         var template = Array("/tmp/bv-fuzz-keyfile-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { fatalError("mkdtemp failed") }
+        // libFuzzer ends with exit(), so this runs after every run: no key files are left in /tmp.
+        atexit { removeKeyFileDirectory() }
         return String(cString: made)
     }()
+}
+
+/// Removes the harness's key-file directory and the files in it (flat: the harness writes no subdirectories).
+func removeKeyFileDirectory() {
+    let path = Fixture.keyFileDirectory
+    guard let directory = opendir(path) else { return }
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if name != "." && name != ".." { unlink(path + "/" + name) }
+    }
+    closedir(directory)
+    rmdir(path)
 }
 
 func checkItemFile(_ file: [UInt8]) {
