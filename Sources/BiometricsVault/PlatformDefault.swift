@@ -331,7 +331,8 @@ struct DeferredAuthenticator: Authenticator {
 
     /// The `availability(for:)` call that makes the choice answers from the probe's observation instead
     /// of asking the platform again in the same instant: for fprintd that would be a second system-bus
-    /// connection and five more round trips, each checked by polkit (about 5 ms of a cold retrieveVault).
+    /// connection and about seven more calls, one of which fprintd checks with polkit (about 5 ms of a cold
+    /// retrieveVault).
     init(choosing resolve: @escaping @Sendable () -> Choice) {
         self.resolved = LockedValue(nil)
         self.resolve = resolve
