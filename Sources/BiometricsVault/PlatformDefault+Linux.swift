@@ -41,12 +41,20 @@ enum PlatformBackends {
             fingerprintTimeout = LinuxAuthAdapter.fingerprintTimeout
         case .auto:
             // fprintd when it has a reader with enrolled fingers, else no biometrics; probed on first use.
-            authenticator = DeferredAuthenticator {
+            authenticator = DeferredAuthenticator(choosing: {
                 switch LinuxAuthAdapter.probeFingerprint(claiming: false) {
-                case .success: LinuxAuthAdapter.makeFingerprint(owner: owner)
-                case .failure(let reason): UnavailableAuthenticator(reason: reason, owner: owner)
+                case .success:
+                    // The probe found the reader ready, fingers enrolled and no lockout: exactly what the
+                    // fingerprint authenticator answers now for every policy but the owner-only one.
+                    DeferredAuthenticator.Choice(
+                        authenticator: LinuxAuthAdapter.makeFingerprint(owner: owner),
+                        observedAvailability: { $0 == .devicePasscode ? nil : .available })
+                case .failure(let reason):
+                    DeferredAuthenticator.Choice(
+                        authenticator: UnavailableAuthenticator(reason: reason, owner: owner),
+                        observedAvailability: { _ in nil })
                 }
-            }
+            })
             authenticatorName = "auto"
             fingerprintTimeout = LinuxAuthAdapter.fingerprintTimeout
         case .pam, .polkit:

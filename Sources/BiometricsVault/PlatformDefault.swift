@@ -328,10 +328,25 @@ public struct UnavailableAuthenticator: Authenticator {
 /// An authenticator chosen on first use, so a run that never needs one (reading a plain item) never
 /// pays for the probe behind the choice (several fprintd round trips, each checked by polkit).
 struct DeferredAuthenticator: Authenticator {
+    /// The authenticator a probe chose, and what it answers `availability(for:)` with at the moment of
+    /// the probe, as the probe saw it (`nil` for a policy the probe says nothing about).
+    struct Choice: Sendable {
+        var authenticator: any Authenticator
+        var observedAvailability: @Sendable (ProtectionPolicy) -> AuthenticatorAvailability?
+    }
+
     private let resolved: LockedValue<(any Authenticator)?>
-    private let resolve: @Sendable () -> any Authenticator
+    private let resolve: @Sendable () -> Choice
 
     init(_ resolve: @escaping @Sendable () -> any Authenticator) {
+        self.init(choosing: { Choice(authenticator: resolve(), observedAvailability: { _ in nil }) })
+    }
+
+    /// The `availability(for:)` call that makes the choice answers from the probe's observation instead
+    /// of asking the platform again in the same instant: for fprintd that would be a second system-bus
+    /// connection and about seven more calls, one of which fprintd checks with polkit (about 5 ms of a cold
+    /// retrieveVault).
+    init(choosing resolve: @escaping @Sendable () -> Choice) {
         self.resolved = LockedValue(nil)
         self.resolve = resolve
     }
@@ -339,16 +354,22 @@ struct DeferredAuthenticator: Authenticator {
     private var authenticator: any Authenticator {
         resolved.withLock { resolved in
             if let resolved { return resolved }
-            let authenticator = resolve()
-            resolved = authenticator
-            return authenticator
+            let choice = resolve()
+            resolved = choice.authenticator
+            return choice.authenticator
         }
     }
 
     var biometryType: BiometryType { authenticator.biometryType }
 
     func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability {
-        authenticator.availability(for: policy)
+        let (authenticator, observed) = resolved.withLock { resolved -> (any Authenticator, AuthenticatorAvailability?) in
+            if let resolved { return (resolved, nil) }
+            let choice = resolve()
+            resolved = choice.authenticator
+            return (choice.authenticator, choice.observedAvailability(policy))
+        }
+        return observed ?? authenticator.availability(for: policy)
     }
 
     func currentEnrollment() throws -> EnrollmentFingerprint? {

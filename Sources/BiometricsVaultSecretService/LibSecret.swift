@@ -5,6 +5,8 @@
 // domain, code and message as `.gError(domain:code:message:)`. No secret ever goes into an error.
 //
 // Which libsecret calls, and why:
+// - `secret_service_open_sync` with `SECRET_SERVICE_OPEN_SESSION`, once per process (see
+//   `LibSecretClient.sharedService`): the proxy and the encrypted session, as `secret-tool` sets them up.
 // - `secret_service_search_for_dbus_paths_sync`: one SearchItems round trip that returns locked and
 //   unlocked matches separately and never unlocks (so it never prompts). `secret_password_lookupv_sync`
 //   would try to unlock a locked match, which shows a GUI prompt on a desktop.
@@ -39,7 +41,13 @@ struct SearchResult {
 /// reconnect-and-retry when the provider went away between calls (daemon restarted, session gone).
 final class LibSecretClient: Sendable {
     let timeout: Duration
-    private let service = LockedValue<ServiceHandle?>(nil)
+    /// The process's one `SecretService` (one proxy, one DH session), shared by every client as libsecret's
+    /// cached instance used to be. It is opened with `secret_service_open_sync`, not fetched with
+    /// `secret_service_get_sync`: the cached instance also watches the bus name, which costs a `GetNameOwner`
+    /// call on every start (`secret-tool lookup` makes none beyond the proxy's own), and its watch could only
+    /// clear the cache from a main loop that sync callers never run; staleness is handled in ``perform(_:)``.
+    private static let sharedService = LockedValue<ServiceHandle?>(nil)
+    private var service: LockedValue<ServiceHandle?> { Self.sharedService }
 
     static let secretsBusName = "org.freedesktop.secrets"
     static let defaultCollectionPath = "/org/freedesktop/secrets/aliases/default"
@@ -240,24 +248,23 @@ final class LibSecretClient: Sendable {
     }
 
     private func dropService(_ handle: ServiceHandle) {
+        // The next call opens a fresh proxy and session with the new daemon.
         service.withLock { current in
             if current === handle { current = nil }
         }
-        // The process-wide libsecret service is cached by libsecret itself: forget it too, so the next
-        // secret_service_get_sync opens a fresh session with the new daemon.
-        secret_service_disconnect()
     }
 
     private func openService(_ deadline: Deadline) throws(VaultError) -> ServiceHandle {
-        // The process-wide SecretService of libsecret (it always uses the session bus of the process
-        // environment; its constructor fixes the bus type), shared with any other libsecret user here.
+        // Always on the session bus of the process environment (the constructor fixes the bus type), at
+        // libsecret's default bus name.
         var error: UnsafeMutablePointer<GError>?
-        let service = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, deadline.cancellable, &error)
+        let service = secret_service_open_sync(
+            secret_service_get_type(), nil, SECRET_SERVICE_OPEN_SESSION, deadline.cancellable, &error)
         if let error {
             if let service { g_object_unref(UnsafeMutableRawPointer(service)) }
             throw Self.vaultError(consuming: error, deadline: deadline)
         }
-        guard let service else { throw Self.unexpected("secret_service_get_sync returned nothing") }
+        guard let service else { throw Self.unexpected("secret_service_open_sync returned nothing") }
         return ServiceHandle(service)
     }
 

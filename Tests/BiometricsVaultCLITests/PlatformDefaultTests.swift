@@ -80,6 +80,29 @@ import Testing
         #expect(choices.withLock { $0 } == 1)
     }
 
+    /// The availability call that makes the choice is answered from the probe behind it (one fprintd
+    /// probe, not two, for a plain read); every later call, and a policy the probe said nothing about,
+    /// asks the chosen authenticator.
+    @Test func theChoosingAvailabilityCallIsAnsweredByTheProbe() {
+        let asked = LockedValue(0)
+        let chosen = CountingAuthenticator(wrapped: UnavailableAuthenticator(reason: Self.reason), asked: asked)
+        let deferred = DeferredAuthenticator(choosing: {
+            DeferredAuthenticator.Choice(
+                authenticator: chosen, observedAvailability: { $0 == .devicePasscode ? nil : .available })
+        })
+        #expect(deferred.availability(for: .biometryCurrentSet) == .available)
+        #expect(asked.withLock { $0 } == 0, "the probe's answer must not be asked for twice")
+        #expect(deferred.availability(for: .biometryCurrentSet) == .unavailable(Self.reason))
+        #expect(asked.withLock { $0 } == 1)
+
+        let owner = DeferredAuthenticator(choosing: {
+            DeferredAuthenticator.Choice(
+                authenticator: chosen, observedAvailability: { $0 == .devicePasscode ? nil : .available })
+        })
+        #expect(owner.availability(for: .devicePasscode) == .unavailable(.passcodeNotSet))
+        #expect(asked.withLock { $0 } == 2)
+    }
+
     @Test func theDiagnosisNamesEveryComponentAndPicksOneStore() {
         let diagnosis = VaultConfiguration.platformDiagnosis(interaction: .noninteractive)
         #expect(diagnosis.components(.store).map(\.name) == ["secret-service", "file"])
@@ -93,5 +116,28 @@ import Testing
         // Without a terminal, PAM cannot ask for the password.
         let pam = diagnosis.components(.ownerAuthentication).first { $0.name == "pam" }
         #expect(pam?.isUsable == false)
+    }
+}
+
+/// Counts the `availability(for:)` calls that reach the wrapped authenticator.
+private struct CountingAuthenticator: Authenticator {
+    let wrapped: any Authenticator
+    let asked: LockedValue<Int>
+
+    var biometryType: BiometryType { wrapped.biometryType }
+
+    func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability {
+        asked.withLock { $0 += 1 }
+        return wrapped.availability(for: policy)
+    }
+
+    func currentEnrollment() throws -> EnrollmentFingerprint? { try wrapped.currentEnrollment() }
+
+    func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
+        try await wrapped.authenticate(for: policy, prompt: prompt)
+    }
+
+    func authenticateOwner(prompt: PromptText) async throws {
+        try await wrapped.authenticateOwner(prompt: prompt)
     }
 }
