@@ -17,8 +17,13 @@ enum SecretServiceAdapter {
     /// Says "no session bus" plainly when that is the cause (libsecret's own text is about X11 autolaunch).
     private static func explained(_ error: VaultError) -> VaultError {
         guard ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]?.isEmpty != false else { return error }
+        let words = "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)"
+        // The GLib cause (domain, code) stays in the structured fields; the text leads with the words.
+        if case .gError(let domain, let code, let message)? = error.underlying {
+            return VaultError(error.code, underlying: .gError(domain: domain, code: code, message: "\(words); libsecret: \(message)"))
+        }
         let detail = error.underlying?.description ?? error.code.name
-        return VaultError(error.code, underlying: .message("no session bus (DBUS_SESSION_BUS_ADDRESS is not set): \(detail)"))
+        return VaultError(error.code, underlying: .message("\(words): \(detail)"))
     }
 
     /// The store, or one that reports why it cannot be reached on every call (an explicit `--store`).

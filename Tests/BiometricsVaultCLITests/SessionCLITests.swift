@@ -53,4 +53,17 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stdout == "fingerprints are not locked out\n")
     }
+
+    @Test("an error's first sentence is in words; GError domains and quark numbers only with --verbose")
+    func libraryInternalsOnlyUnderVerbose() throws {
+        var noBus = sandbox
+        noBus.environment["DBUS_SESSION_BUS_ADDRESS"] = nil
+        let plain = try noBus.run(["show", "k", "--store", "secret-service", "--authenticator", "none"])
+        #expect(plain.status == 6)
+        #expect(plain.stderr.contains("no session bus"), "\(plain.stderr)")
+        #expect(!plain.stderr.contains("quark") && !plain.stderr.contains("GError"), "\(plain.stderr)")
+        let verbose = try noBus.run(["show", "k", "--store", "secret-service", "--authenticator", "none", "--verbose"])
+        #expect(verbose.status == 6)
+        #expect(verbose.stderr.contains("g-io-error-quark"), "\(verbose.stderr)")
+    }
 }

@@ -49,7 +49,7 @@ enum Console {
         do {
             try await body()
         } catch {
-            let (status, code, message) = describe(error)
+            let (status, code, message) = describe(error, verbose: options.verbose)
             report(status: status, code: code, message: message, json: options.json)
             throw ExitCode(status.rawValue)
         }
@@ -83,7 +83,10 @@ enum Console {
 
     /// Status, code name and message of an error. Library errors are described by code and platform
     /// cause only (never secret bytes, by VaultError's contract).
-    static func describe(_ error: any Error) -> (ExitStatus, String, String) {
+    ///
+    /// The first sentence is in words: a GLib or D-Bus cause keeps only its message there, and its domain,
+    /// quark number or error name is added with `--verbose` (issue: scripts read the first sentence).
+    static func describe(_ error: any Error, verbose: Bool = false) -> (ExitStatus, String, String) {
         switch error {
         case let failure as CLIFailure:
             return (failure.status, failure.code, failure.message)
@@ -94,6 +97,10 @@ enum Console {
             case .errno(let number)?:
                 // In words first; the bare number alone told nobody what was wrong.
                 detail = "\(status.summary): \(FileDescriptorOutput.words(number)) (errno \(number))"
+            case .gError(_, _, let message)? where !verbose:
+                detail = "\(status.summary): \(message) (--verbose for details)"
+            case .dbus(_, let message)? where !verbose:
+                detail = "\(status.summary): \(message) (--verbose for details)"
             case let underlying?:
                 detail = String(describing: underlying)
             case nil:
