@@ -203,6 +203,25 @@ struct TPMSealingTests {
         }
     }
 
+    @Test("doctor --json shows the TPM: reachable, its failed-PIN counter and the most tries it allows")
+    func doctorJSONShowsTheTPM() throws {
+        guard SoftwareTPM.isAvailable else { return }
+        try Self.withTPM("BV_TPM_TCTI") { tcti in
+            let sandbox = try CLISandbox(tcti: tcti)
+            defer { sandbox.remove() }
+            let doctor = try sandbox.run(["doctor", "--json", "--store", "file"])
+            #expect(doctor.status == 0, "\(doctor.stderr)")
+            let tpm = doctor.stdout.jsonObject?["tpm"] as? [String: Any]
+            #expect(tpm?["reachable"] as? Bool == true, "\(doctor.stdout)")
+            #expect(tpm?["lockoutCounter"] is Int)
+            #expect(tpm?["maxTries"] as? Int == 3)
+            #expect(doctor.stdout.jsonObject?["components"] != nil, "the diagnosis is still there")
+            let noTPM = try sandbox.run(["doctor", "--json", "--store", "file"], tcti: "swtpm:path=/nonexistent/bv-no-tpm.sock")
+            #expect((noTPM.stdout.jsonObject?["tpm"] as? [String: Any])?["reachable"] as? Bool == false, "\(noTPM.stdout)")
+            try Self.expectNoTransientObjects(tcti)
+        }
+    }
+
     @Test func wrongPINThenDictionaryAttackLockout() throws {
         guard SoftwareTPM.isAvailable else { return }
         // A fresh TPM: swtpm allows 3 failures and forgets one every 1000 s.

@@ -17,7 +17,13 @@ extension BiometricsVaultCommand {
                 if options.json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                    Console.out(String(decoding: try encoder.encode(diagnosis), as: UTF8.self))
+                    var text = String(decoding: try encoder.encode(diagnosis), as: UTF8.self)
+                    // The diagnosis is one JSON object; the TPM (what `key seal --tpm` would use) joins it.
+                    if text.hasSuffix("}") {
+                        text.removeLast()
+                        text += (text.hasSuffix("{") ? "" : ",") + "\"tpm\":" + TPMDoctor.json().jsonText + "}"
+                    }
+                    Console.out(text)
                     return
                 }
                 Console.out(Self.render(diagnosis))

@@ -38,10 +38,7 @@ extension BiometricsVaultCommand {
                     "source": protection.map { .string(KeySourceName($0).rawValue) } ?? .null,
                     "tcti": .string(TPMConfiguration.tcti),
                 ]
-                switch tpm {
-                case .success(let status): fields["tpm"] = status.json
-                case .failure(let error): fields["tpm"] = .object(["reachable": .bool(false), "error": .string(Console.describe(error).2)])
-                }
+                fields["tpm"] = TPMDoctor.json(tpm)
                 var lines = [
                     "file store: \(EncryptedFileStore.defaultDirectory().path)",
                     "key source: \(protection.map { KeySourceName($0).rawValue } ?? "none (no store yet)")",
@@ -195,6 +192,14 @@ extension TPMStatus {
 
 /// `doctor`'s TPM section.
 enum TPMDoctor {
+    /// The TPM as `doctor --json` and `key status --json` show it.
+    static func json(_ status: Result<TPMStatus, any Error> = Result { try TPMStatus.read() }) -> JSONValue {
+        switch status {
+        case .success(let status): status.json
+        case .failure(let error): .object(["reachable": .bool(false), "error": .string(Console.describe(error).2)])
+        }
+    }
+
     static func render() -> String {
         let title = "TPM (key seal --tpm; \(TPMConfiguration.environmentVariable)=\(TPMConfiguration.tcti)):"
         do {
