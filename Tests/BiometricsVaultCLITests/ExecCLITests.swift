@@ -32,6 +32,20 @@ import Testing
         #expect(result.stdout.hasSuffix("\n12\n"), "the environment has the 12-byte token")
     }
 
+    /// The CLI drops its own core size to 0 (credentials in memory); COMMAND gets back the limit the CLI
+    /// was started with, as if it had been started directly.
+    @Test func commandGetsTheCoreLimitTheCLIWasStartedWith() throws {
+        defer { sandbox.remove() }
+        let result = try sandbox.run(
+            executable: URL(fileURLWithPath: "/bin/sh"),
+            ["-c", #"ulimit -S -c 4096 2>/dev/null || ulimit -S -c 0; ulimit -S -c; exec "$0" "$@""#, CLISandbox.binary.path,
+             "exec", "api", "--env", "T=token"] + Self.plain + ["--", "/bin/sh", "-c", "ulimit -S -c"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0] == lines[1], "the limit before the CLI, then COMMAND's: \(result.stdout)")
+        #expect(lines.first != "0", "the test needs a non-zero limit to tell them apart: \(result.stdout)")
+    }
+
     @Test func commandLooksUpPathAndInheritsTheEnvironment() throws {
         defer { sandbox.remove() }
         var environment = sandbox

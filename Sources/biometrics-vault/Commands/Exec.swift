@@ -178,6 +178,7 @@ enum ProgramLookup {
         var all = sigset_t()
         sigemptyset(&all)
         pthread_sigmask(SIG_SETMASK, &all, nil)
+        ProcessHardening.restoreForExec()
 
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
