@@ -15,12 +15,26 @@ import Glibc
 /// description: each call opens its own descriptor, so threads exclude each other like processes do,
 /// and the kernel drops the lock when a holder dies.
 enum ItemLockFile {
-    /// Runs `body` holding the item's lock, waiting for it.
-    static func withLock<Result>(_ id: SecretItemID, _ body: () throws(VaultError) -> Result) throws(VaultError) -> Result {
+    /// Runs `body` holding the item's lock, waiting at most `timeout` for it: like every Secret Service
+    /// call, a write never hangs (a holder that was stopped, not killed, keeps its lock).
+    static func withLock<Result>(
+        _ id: SecretItemID, timeout: Duration, _ body: () throws(VaultError) -> Result
+    ) throws(VaultError) -> Result {
         let descriptor = try open(id)
         defer { close(descriptor) }
-        while flock(descriptor, LOCK_EX) != 0 {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let number = errno
+            if number == EWOULDBLOCK {
+                guard clock.now < deadline else {
+                    throw VaultError(
+                        .storeUnavailable,
+                        underlying: .message("another BiometricsVault process has been writing this item for longer than \(timeout); try again"))
+                }
+                usleep(5_000)
+                continue
+            }
             if number != EINTR { throw failure("cannot lock the item's lock file", number) }
         }
         defer { flock(descriptor, LOCK_UN) }

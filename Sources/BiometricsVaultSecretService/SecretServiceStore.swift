@@ -137,7 +137,7 @@ public struct SecretServiceStore: SecretStore {
             contentType = "application/octet-stream"
         }
         let protected = item.header.protection != .none
-        try ItemLockFile.withLock(id) { () throws(VaultError) in
+        try ItemLockFile.withLock(id, timeout: client.timeout) { () throws(VaultError) in
             try client.perform { call throws(VaultError) in
                 if condition != .anything {
                     try condition.check(readItem(id, call, repairs: false)?.header)
@@ -153,7 +153,7 @@ public struct SecretServiceStore: SecretStore {
     }
 
     public func delete(_ id: SecretItemID) throws {
-        try ItemLockFile.withLock(id) { () throws(VaultError) in try deleteLocked(id) }
+        try ItemLockFile.withLock(id, timeout: client.timeout) { () throws(VaultError) in try deleteLocked(id) }
     }
 
     private func deleteLocked(_ id: SecretItemID) throws(VaultError) {
