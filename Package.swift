@@ -157,9 +157,9 @@ var targets: [Target] = [
 
     // MARK: TPM 2.0 sealing of the file store's key, Linux only (owner: tpm)
     // Elsewhere BiometricsVaultTPM compiles to a backend that reports "Linux only".
+    // No pkgConfig: its libs would link tpm2-tss at start-up; shim.h opens it with dlopen on first use.
     .systemLibrary(
         name: "CTSS2",
-        pkgConfig: "tss2-esys",
         providers: [.apt(["libtss2-dev"])]
     ),
     .target(
@@ -307,7 +307,7 @@ let package = Package(
         .executable(name: "biometrics-vault", targets: ["biometrics-vault"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: targets

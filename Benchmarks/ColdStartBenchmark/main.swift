@@ -7,8 +7,11 @@
 //   ColdStartBenchmark retrieve <key>   one cold retrieveVault; exits 0 if it found the stored item
 //   ColdStartBenchmark measure <key> N  cold call, then N warm calls: prints both and their ratio
 //   ColdStartBenchmark reset <key>      deletes the item
+// FoundationEssentials, not Foundation: the measurement is the library's start, not full Foundation's
+// (the library itself links only FoundationEssentials on Linux; an app importing Foundation pays that too).
 import BiometricsVault
-import Foundation
+import FoundationEssentials
+import Glibc
 
 struct BenchCredentials: Codable, Sendable {
     var user: String
@@ -16,6 +19,12 @@ struct BenchCredentials: Codable, Sendable {
 }
 
 /// One `retrieveVault(key:)`; true when it found the plain item `store` wrote.
+func fail(_ message: String) -> Never {
+    let line = Array((message + "\n").utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(2)
+}
+
 func retrieve(_ key: String) -> Bool {
     switch VaultFactory<BenchCredentials>.retrieveVault(key: key) {
     case .keychain, .keychainUpgradable: true
@@ -25,8 +34,7 @@ func retrieve(_ key: String) -> Bool {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    FileHandle.standardError.write(Data("usage: ColdStartBenchmark store|retrieve|measure|reset <key> [N]\n".utf8))
-    exit(2)
+    fail("usage: ColdStartBenchmark store|retrieve|measure|reset <key> [N]")
 }
 let key = arguments[2]
 switch arguments[1] {
@@ -46,17 +54,18 @@ case "measure":
     let clock = ContinuousClock()
     var found = false
     let cold = clock.measure { found = retrieve(key) }
-    guard found else { FileHandle.standardError.write(Data("no plain item \(key)\n".utf8)); exit(1) }
+    guard found else { fail("no plain item \(key)") }
     var warm: [Duration] = []
     for _ in 0..<warmCount { warm.append(clock.measure { _ = retrieve(key) }) }
     warm.sort()
     let median = warm[warm.count / 2]
-    func micros(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
+    func micros(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
     }
-    print(String(format: "cold retrieveVault (first call in process): %.0f us", micros(cold)))
-    print(String(format: "warm retrieveVault (median of %d): %.0f us", warmCount, micros(median)))
-    print(String(format: "ratio cold/warm: %.2fx", micros(cold) / micros(median)))
+    let hundredths = micros(cold) * 100 / max(1, micros(median))
+    print("cold retrieveVault (first call in process): \(micros(cold)) us")
+    print("warm retrieveVault (median of \(warmCount)): \(micros(median)) us")
+    print("ratio cold/warm: \(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)x")
 case "reset":
     _ = try VaultFactory<BenchCredentials>.retrieveVaultOrThrow(key: key).reset()
 default:

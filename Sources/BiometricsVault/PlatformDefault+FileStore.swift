@@ -1,5 +1,9 @@
 import BiometricsVaultFileStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The one place the platform default reaches the encrypted file store.
 enum FileStoreAdapter {

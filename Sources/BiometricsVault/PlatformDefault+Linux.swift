@@ -1,5 +1,9 @@
 #if os(Linux)
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The Linux platform default: probes the Secret Service, fprintd, PAM and polkit (through their adapter
 /// files) and picks what DESIGN §2 says.

@@ -1,6 +1,10 @@
 #if os(Linux)
 import BiometricsVaultLinuxAuth
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The one place the platform default reaches fprintd, PAM and polkit.
 enum LinuxAuthAdapter {

@@ -1,6 +1,10 @@
 #if os(Linux)
 import BiometricsVaultSecretService
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The one place the platform default reaches the Secret Service store.
 enum SecretServiceAdapter {

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // The platform default (DESIGN §2): which store and which authenticator a vault uses when the app does
 // not say, and the diagnosis behind that choice (`biometrics-vault doctor` prints it).
@@ -232,7 +241,8 @@ extension VaultFactory {
 /// Where the one-time notice about a platform-default fallback goes (default: one line on stderr).
 public enum PlatformDefaultNotice {
     private static let handler = LockedValue<@Sendable (String) -> Void>({ message in
-        FileHandle.standardError.write(Data("biometrics-vault: \(message)\n".utf8))
+        let line = Array("biometrics-vault: \(message)\n".utf8)
+        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }  // best effort, like any notice
     })
 
     /// Replaces the notice handler (for example to log instead of writing to stderr).

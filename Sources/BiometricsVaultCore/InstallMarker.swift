@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Remembers, outside the secret store, which keys this install of the app has seen: the signal that
 /// tells a first launch after a reinstall (marker gone, store item still there) from an ordinary launch.
@@ -18,20 +22,6 @@ public struct InstallMarker: Sendable {
     ) {
         containsKey = contains
         insertKey = insert
-    }
-
-    /// Markers in `UserDefaults` (the standard defaults, or the suite, e.g. an app group shared with
-    /// extensions), one boolean per service and key under `BiometricsVault.installed.…`. Holds no secret.
-    public static func userDefaults(suiteName: String? = nil) -> InstallMarker {
-        // The defaults object is looked up on each call, not captured: `UserDefaults` is thread-safe but
-        // not `Sendable` on every platform.
-        @Sendable func defaults() -> UserDefaults { suiteName.flatMap(UserDefaults.init(suiteName:)) ?? .standard }
-        @Sendable func name(_ service: String, _ key: String) -> String {
-            "BiometricsVault.installed.\(service.utf8.count):\(service)/\(key)"
-        }
-        return InstallMarker(
-            contains: { service, key in defaults().bool(forKey: name(service, key)) },
-            insert: { service, key in defaults().set(true, forKey: name(service, key)) })
     }
 
     func contains(_ id: SecretItemID) -> Bool { containsKey(id.service, id.key) }

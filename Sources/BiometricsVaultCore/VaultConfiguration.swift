@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where a vault keeps its bytes, who authenticates the owner, and how.
 ///
@@ -55,12 +59,6 @@ public struct VaultConfiguration: Sendable {
     /// screen locks.
     public func lockAllSessions() {
         sessions.lockAll()
-    }
-
-    /// The app's bundle identifier where there is one (what BiometricsVault 0.30 used), else
-    /// `"biometrics-vault"`. Never force-unwraps: command-line tools and test hosts have no bundle id.
-    public static var defaultService: String {
-        Bundle.main.bundleIdentifier ?? "biometrics-vault"
     }
 }
 

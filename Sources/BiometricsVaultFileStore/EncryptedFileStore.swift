@@ -1,6 +1,10 @@
 import BiometricsVaultCore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A `SecretStore` of AES-256-GCM encrypted files: the embedded default for machines without a keyring
 /// daemon (headless servers, containers, SSH sessions, CI). Runs on every platform.

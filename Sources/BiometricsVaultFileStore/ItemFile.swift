@@ -1,6 +1,10 @@
 import BiometricsVaultCore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The on-disk form of one item, format version 1.
 ///

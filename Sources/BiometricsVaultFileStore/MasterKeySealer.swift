@@ -1,6 +1,10 @@
 import BiometricsVaultCore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Something outside the file store that wraps its master key, such as a TPM
 /// (``EncryptedFileStore/KeySource/sealed(_:)``). The file store keeps the blob in `master.key` (kind 2)

@@ -1,6 +1,10 @@
 import BiometricsVaultCore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import _CryptoExtras
 
 /// The keys of one store, derived from its random 256-bit master key with HKDF-SHA256:

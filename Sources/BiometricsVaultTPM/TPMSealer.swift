@@ -1,6 +1,10 @@
 import BiometricsVaultCore
 import BiometricsVaultFileStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where the TPM is: the TCTI string from `BIOMETRICS_VAULT_TPM_TCTI`, default `device:/dev/tpmrm0` (the
 /// kernel's resource manager; `swtpm:host=...,port=...` reaches a software TPM).

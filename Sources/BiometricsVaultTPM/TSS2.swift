@@ -14,6 +14,7 @@ enum TSS2 {
     /// authValue is the PIN (dictionary-attack protected); without, its authValue is empty (noDA).
     /// Returns the marshalled public and private parts (nothing is kept in the TPM).
     static func seal(_ secret: SecretBytes, pin: SecretBytes?, tcti: String) throws(VaultError) -> [UInt8] {
+        try requireLibrary()
         guard secret.count <= 128, (pin?.count ?? 0) <= 32 else {
             throw VaultError(.storeUnavailable, underlying: .message("the secret or PIN is too long for the TPM"))
         }
@@ -36,11 +37,11 @@ enum TSS2 {
                 var creationHash: UnsafeMutablePointer<TPM2B_DIGEST>?
                 var ticket: UnsafeMutablePointer<TPMT_TK_CREATION>?
                 defer {
-                    Esys_Free(outPrivate); Esys_Free(outPublic); Esys_Free(creationData)
-                    Esys_Free(creationHash); Esys_Free(ticket)
+                    tss.Esys_Free(outPrivate); tss.Esys_Free(outPublic); tss.Esys_Free(creationData)
+                    tss.Esys_Free(creationHash); tss.Esys_Free(ticket)
                 }
                 try check(
-                    Esys_Create(
+                    tss.Esys_Create(
                         context, primary, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &sensitive, &template,
                         &outsideInfo, &pcrs, &outPrivate, &outPublic, &creationData, &creationHash, &ticket),
                     "create the sealed object")
@@ -52,12 +53,13 @@ enum TSS2 {
 
     /// Loads a blob from ``seal(_:pin:tcti:)`` under the re-derived primary key and unseals it.
     static func unseal(_ blob: [UInt8], pin: SecretBytes?, tcti: String) throws(VaultError) -> SecretBytes {
+        try requireLibrary()
         var (inPublic, inPrivate) = try unmarshal(blob)
         return try explainingLockout(tcti) { () throws(VaultError) in try withContext(tcti) { context throws(VaultError) in
             try withPrimaryAndSession(context, encrypt: [.decrypt, .encrypt]) { primary, session throws(VaultError) in
                 var object = ESYS_TR(ESYS_TR_NONE)
                 try check(
-                    Esys_Load(context, primary, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &inPrivate, &inPublic, &object),
+                    tss.Esys_Load(context, primary, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &inPrivate, &inPublic, &object),
                     "load the sealed key")
                 defer { flush(context, object) }
                 var auth = TPM2B_AUTH()
@@ -67,17 +69,17 @@ enum TSS2 {
                     auth.size = UInt16(pin.count)
                     copy(pin, into: &auth.buffer)
                 }
-                try check(Esys_TR_SetAuth(context, object, &auth), "set the PIN")
+                try check(tss.Esys_TR_SetAuth(context, object, &auth), "set the PIN")
                 // TPM2_Unseal has no command parameter to encrypt: only its response is.
                 try check(
-                    Esys_TRSess_SetAttributes(context, session, TPMA_SESSION(TPMA_SESSION_ENCRYPT | TPMA_SESSION_CONTINUESESSION), 0xFF),
+                    tss.Esys_TRSess_SetAttributes(context, session, TPMA_SESSION(TPMA_SESSION_ENCRYPT | TPMA_SESSION_CONTINUESESSION), 0xFF),
                     "set the session attributes")
                 var outData: UnsafeMutablePointer<TPM2B_SENSITIVE_DATA>?
                 defer {
                     if let outData { wipe(&outData.pointee) }
-                    Esys_Free(outData)
+                    tss.Esys_Free(outData)
                 }
-                try check(Esys_Unseal(context, object, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &outData), "unseal the key")
+                try check(tss.Esys_Unseal(context, object, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &outData), "unseal the key")
                 guard let outData else { throw malformed("TPM2_Unseal returned no data") }
                 let size = Int(outData.pointee.size)
                 return withUnsafeBytes(of: outData.pointee.buffer) { SecretBytes($0.prefix(size)) }
@@ -87,14 +89,15 @@ enum TSS2 {
 
     /// The TPM's identity and dictionary-attack state, read without authorization.
     static func status(tcti: String) throws(VaultError) -> TPMStatus {
-        try withContext(tcti) { context throws(VaultError) in
+        try requireLibrary()
+        return try withContext(tcti) { context throws(VaultError) in
             var status = TPMStatus(manufacturer: "", lockoutCounter: 0, maximumTries: 0, lockoutInterval: 0, lockoutRecovery: 0, inLockout: false)
             for (first, count) in [(TPM2_PT_MANUFACTURER_VALUE, UInt32(1)), (TPM2_PT_PERMANENT_VALUE, UInt32(18))] {
                 var more = TPMI_YES_NO(0)
                 var data: UnsafeMutablePointer<TPMS_CAPABILITY_DATA>?
-                defer { Esys_Free(data) }
+                defer { tss.Esys_Free(data) }
                 try check(
-                    Esys_GetCapability(
+                    tss.Esys_GetCapability(
                         context, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
                         TPM2_CAP(TPM2_CAP_TPM_PROPERTIES), first, count, &more, &data),
                     "read the TPM properties")
@@ -120,6 +123,32 @@ enum TSS2 {
         }
     }
 
+    // MARK: the library
+
+    /// tpm2-tss, opened on the first TPM operation of the process (`bv_tss2_load` in shim.h).
+    private static let library: Result<bv_tss2_api, VaultError> = {
+        let api = UnsafeMutablePointer<bv_tss2_api>.allocate(capacity: 1)
+        defer { api.deallocate() }
+        if let missing = bv_tss2_load(api) {
+            return .failure(
+                VaultError(
+                    .storeUnavailable,
+                    underlying: .message(
+                        "the TPM needs tpm2-tss, which could not be loaded here (\(String(cString: missing))): on Debian or Ubuntu, apt install libtss2-esys-3.0.2-0 libtss2-tctildr0 libtss2-mu0 libtss2-rc0")))
+        }
+        return .success(api.pointee)
+    }()
+
+    private static func requireLibrary() throws(VaultError) {
+        _ = try library.get()
+    }
+
+    /// The entry points. Only reached after `requireLibrary()`: seal, unseal and status call it first.
+    private static var tss: bv_tss2_api {
+        guard case .success(let api) = library else { preconditionFailure("tpm2-tss used before requireLibrary()") }
+        return api
+    }
+
     // MARK: context, primary key, session
 
     private static let TPM2_PT_MANUFACTURER_VALUE: UInt32 = 0x105  // TPM2_PT_FIXED + 5
@@ -136,18 +165,18 @@ enum TSS2 {
     ) throws(VaultError) -> Result {
         _ = quietLogging
         var tctiContext: OpaquePointer?
-        let loaded = Tss2_TctiLdr_Initialize(tcti, &tctiContext)
+        let loaded = tss.Tss2_TctiLdr_Initialize(tcti, &tctiContext)
         guard loaded == TSS2_RC_SUCCESS, let tctiContext else { throw unreachable(tcti, loaded) }
         defer {
             var finalized: OpaquePointer? = tctiContext
-            Tss2_TctiLdr_Finalize(&finalized)
+            tss.Tss2_TctiLdr_Finalize(&finalized)
         }
         var context: OpaquePointer?
-        let initialized = Esys_Initialize(&context, tctiContext, nil)
+        let initialized = tss.Esys_Initialize(&context, tctiContext, nil)
         guard initialized == TSS2_RC_SUCCESS, let context else { throw unreachable(tcti, initialized) }
         defer {
             var finalized: OpaquePointer? = context
-            Esys_Finalize(&finalized)
+            tss.Esys_Finalize(&finalized)
         }
         return try body(context)
     }
@@ -173,10 +202,10 @@ enum TSS2 {
         var creationData: UnsafeMutablePointer<TPM2B_CREATION_DATA>?
         var creationHash: UnsafeMutablePointer<TPM2B_DIGEST>?
         var ticket: UnsafeMutablePointer<TPMT_TK_CREATION>?
-        let created = Esys_CreatePrimary(
+        let created = tss.Esys_CreatePrimary(
             context, ESYS_TR(ESYS_TR_RH_OWNER), ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
             &sensitive, &template, &outsideInfo, &pcrs, &primary, &outPublic, &creationData, &creationHash, &ticket)
-        Esys_Free(outPublic); Esys_Free(creationData); Esys_Free(creationHash); Esys_Free(ticket)
+        tss.Esys_Free(outPublic); tss.Esys_Free(creationData); tss.Esys_Free(creationHash); tss.Esys_Free(ticket)
         if created & 0xFF_0000 == 0, created & 0x80 != 0, [0x8E, 0xA2].contains(created & 0xBF) {
             // Our empty owner authorization was refused: not a wrong PIN of ours.
             throw VaultError(
@@ -189,13 +218,13 @@ enum TSS2 {
         var session = ESYS_TR(ESYS_TR_NONE)
         var symmetric = bv_session_symmetric()
         try check(
-            Esys_StartAuthSession(
+            tss.Esys_StartAuthSession(
                 context, primary, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
                 nil, TPM2_SE(TPM2_SE_HMAC), &symmetric, TPMI_ALG_HASH(TPM2_ALG_SHA256), &session),
             "start a salted session")
         defer { flush(context, session) }
         try check(
-            Esys_TRSess_SetAttributes(
+            tss.Esys_TRSess_SetAttributes(
                 context, session, TPMA_SESSION(encrypt.rawValue) | TPMA_SESSION(TPMA_SESSION_CONTINUESESSION), 0xFF),
             "set the session attributes")
         return try body(primary, session)
@@ -203,7 +232,7 @@ enum TSS2 {
 
     private static func flush(_ context: OpaquePointer, _ handle: ESYS_TR) {
         guard handle != ESYS_TR(ESYS_TR_NONE) else { return }
-        _ = Esys_FlushContext(context, handle)
+        _ = tss.Esys_FlushContext(context, handle)
     }
 
     // MARK: blob format: version 1, TPM2B_PUBLIC, TPM2B_PRIVATE (TPM marshalling)
@@ -216,9 +245,9 @@ enum TSS2 {
         var buffer = [UInt8](repeating: 0, count: MemoryLayout<TPM2B_PUBLIC>.size + MemoryLayout<TPM2B_PRIVATE>.size)
         var offset = 0
         let written = buffer.withUnsafeMutableBufferPointer { raw -> TSS2_RC in
-            let publicWritten = Tss2_MU_TPM2B_PUBLIC_Marshal(&publicPart, raw.baseAddress, raw.count, &offset)
+            let publicWritten = tss.Tss2_MU_TPM2B_PUBLIC_Marshal(&publicPart, raw.baseAddress, raw.count, &offset)
             guard publicWritten == TSS2_RC_SUCCESS else { return publicWritten }
-            return Tss2_MU_TPM2B_PRIVATE_Marshal(&privatePart, raw.baseAddress, raw.count, &offset)
+            return tss.Tss2_MU_TPM2B_PRIVATE_Marshal(&privatePart, raw.baseAddress, raw.count, &offset)
         }
         guard written == TSS2_RC_SUCCESS else { throw malformed("could not marshal the sealed object") }
         return [blobVersion] + buffer[0..<offset]
@@ -230,9 +259,9 @@ enum TSS2 {
         var privatePart = TPM2B_PRIVATE()
         var offset = 1
         let read = blob.withUnsafeBufferPointer { raw -> TSS2_RC in
-            let publicRead = Tss2_MU_TPM2B_PUBLIC_Unmarshal(raw.baseAddress, raw.count, &offset, &publicPart)
+            let publicRead = tss.Tss2_MU_TPM2B_PUBLIC_Unmarshal(raw.baseAddress, raw.count, &offset, &publicPart)
             guard publicRead == TSS2_RC_SUCCESS else { return publicRead }
-            return Tss2_MU_TPM2B_PRIVATE_Unmarshal(raw.baseAddress, raw.count, &offset, &privatePart)
+            return tss.Tss2_MU_TPM2B_PRIVATE_Unmarshal(raw.baseAddress, raw.count, &offset, &privatePart)
         }
         guard read == TSS2_RC_SUCCESS, offset == blob.count else { throw damaged() }
         return (publicPart, privatePart)
@@ -260,7 +289,7 @@ enum TSS2 {
     /// Maps a TSS2 return code to a `VaultError`; the TPM's own text (`Tss2_RC_Decode`) is kept.
     private static func check(_ code: TSS2_RC, _ action: String) throws(VaultError) {
         guard code != TSS2_RC_SUCCESS else { return }
-        let text = Tss2_RC_Decode(code).map { String(cString: $0) } ?? "TSS2 0x\(String(code, radix: 16))"
+        let text = tss.Tss2_RC_Decode(code).map { String(cString: $0) } ?? "TSS2 0x\(String(code, radix: 16))"
         let layer = code & 0xFF_0000
         if layer == 0 || layer == 0x0B_0000 || layer == 0x0C_0000 {  // the TPM itself, or a resource manager for it
             // Format-1 codes carry a handle, session or parameter number in bits 6 and 8-11.
@@ -309,7 +338,7 @@ enum TSS2 {
 
     /// No TPM at `tcti`, or no permission to use it: says which, in words.
     private static func unreachable(_ tcti: String, _ code: TSS2_RC) -> VaultError {
-        let text = Tss2_RC_Decode(code).map { String(cString: $0) } ?? "TSS2 0x\(String(code, radix: 16))"
+        let text = tss.Tss2_RC_Decode(code).map { String(cString: $0) } ?? "TSS2 0x\(String(code, radix: 16))"
         if let device = TPMConfiguration.devicePath(tcti) {
             let descriptor = open(device, O_RDWR | O_CLOEXEC)
             let number = errno

@@ -1,6 +1,8 @@
 // tpm2-tss (ESAPI, TCTI loader, marshalling, return-code text) for BiometricsVaultTPM.
 // The static inline helpers only fill in structures (templates, session parameters), which Swift cannot
-// spell conveniently through the imported unions; every TPM command is sent from TSS2.swift.
+// spell conveniently through the imported unions, and resolve the library at run time; every TPM
+// command is sent from TSS2.swift.
+#include <dlfcn.h>
 #include <string.h>
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_tctildr.h>
@@ -56,4 +58,64 @@ static inline UINT32 bv_property_count(const TPMS_CAPABILITY_DATA *data) {
 }
 static inline TPMS_TAGGED_PROPERTY bv_property(const TPMS_CAPABILITY_DATA *data, UINT32 index) {
     return data->data.tpmProperties.tpmProperty[index];
+}
+
+// The tpm2-tss entry points TSS2.swift calls, resolved with dlopen/dlsym (the headers above only give
+// their types). Loading them at start-up cost every CLI run about 1.7 ms (Docs/Benchmarks.md).
+typedef struct bv_tss2_api {
+    __typeof__(Esys_Initialize) *_Nonnull Esys_Initialize;
+    __typeof__(Esys_Finalize) *_Nonnull Esys_Finalize;
+    __typeof__(Esys_Free) *_Nonnull Esys_Free;
+    __typeof__(Esys_CreatePrimary) *_Nonnull Esys_CreatePrimary;
+    __typeof__(Esys_Create) *_Nonnull Esys_Create;
+    __typeof__(Esys_Load) *_Nonnull Esys_Load;
+    __typeof__(Esys_Unseal) *_Nonnull Esys_Unseal;
+    __typeof__(Esys_StartAuthSession) *_Nonnull Esys_StartAuthSession;
+    __typeof__(Esys_TRSess_SetAttributes) *_Nonnull Esys_TRSess_SetAttributes;
+    __typeof__(Esys_TR_SetAuth) *_Nonnull Esys_TR_SetAuth;
+    __typeof__(Esys_FlushContext) *_Nonnull Esys_FlushContext;
+    __typeof__(Esys_GetCapability) *_Nonnull Esys_GetCapability;
+    __typeof__(Tss2_TctiLdr_Initialize) *_Nonnull Tss2_TctiLdr_Initialize;
+    __typeof__(Tss2_TctiLdr_Finalize) *_Nonnull Tss2_TctiLdr_Finalize;
+    __typeof__(Tss2_MU_TPM2B_PUBLIC_Marshal) *_Nonnull Tss2_MU_TPM2B_PUBLIC_Marshal;
+    __typeof__(Tss2_MU_TPM2B_PRIVATE_Marshal) *_Nonnull Tss2_MU_TPM2B_PRIVATE_Marshal;
+    __typeof__(Tss2_MU_TPM2B_PUBLIC_Unmarshal) *_Nonnull Tss2_MU_TPM2B_PUBLIC_Unmarshal;
+    __typeof__(Tss2_MU_TPM2B_PRIVATE_Unmarshal) *_Nonnull Tss2_MU_TPM2B_PRIVATE_Unmarshal;
+    __typeof__(Tss2_RC_Decode) *_Nonnull Tss2_RC_Decode;
+} bv_tss2_api;
+
+// Opens the four libraries (Debian's sonames) and fills `api`. Returns NULL, or what is missing (a
+// library's soname or a symbol's name; `api` is then unusable). Called once per process.
+static inline const char *_Nullable bv_tss2_load(bv_tss2_api *_Nonnull api) {
+    static const char *const names[] = {
+        "libtss2-esys.so.0", "libtss2-tctildr.so.0", "libtss2-mu.so.0", "libtss2-rc.so.0",
+    };
+    void *libraries[4];
+    for (int index = 0; index < 4; index++) {
+        libraries[index] = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);
+        if (libraries[index] == NULL) return names[index];
+    }
+#define BV_TSS2_RESOLVE(library, name) \
+    if ((*(void **)&api->name = dlsym(libraries[library], #name)) == NULL) return #name;
+    BV_TSS2_RESOLVE(0, Esys_Initialize)
+    BV_TSS2_RESOLVE(0, Esys_Finalize)
+    BV_TSS2_RESOLVE(0, Esys_Free)
+    BV_TSS2_RESOLVE(0, Esys_CreatePrimary)
+    BV_TSS2_RESOLVE(0, Esys_Create)
+    BV_TSS2_RESOLVE(0, Esys_Load)
+    BV_TSS2_RESOLVE(0, Esys_Unseal)
+    BV_TSS2_RESOLVE(0, Esys_StartAuthSession)
+    BV_TSS2_RESOLVE(0, Esys_TRSess_SetAttributes)
+    BV_TSS2_RESOLVE(0, Esys_TR_SetAuth)
+    BV_TSS2_RESOLVE(0, Esys_FlushContext)
+    BV_TSS2_RESOLVE(0, Esys_GetCapability)
+    BV_TSS2_RESOLVE(1, Tss2_TctiLdr_Initialize)
+    BV_TSS2_RESOLVE(1, Tss2_TctiLdr_Finalize)
+    BV_TSS2_RESOLVE(2, Tss2_MU_TPM2B_PUBLIC_Marshal)
+    BV_TSS2_RESOLVE(2, Tss2_MU_TPM2B_PRIVATE_Marshal)
+    BV_TSS2_RESOLVE(2, Tss2_MU_TPM2B_PUBLIC_Unmarshal)
+    BV_TSS2_RESOLVE(2, Tss2_MU_TPM2B_PRIVATE_Unmarshal)
+    BV_TSS2_RESOLVE(3, Tss2_RC_Decode)
+#undef BV_TSS2_RESOLVE
+    return NULL;  // the libraries stay open for the life of the process
 }

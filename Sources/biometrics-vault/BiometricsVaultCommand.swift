@@ -1,6 +1,15 @@
 import ArgumentParser
 import BiometricsVault
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `biometrics-vault`: keeps credentials (any JSON value) in the system keychain or behind a fingerprint.
 /// Thin commands over the BiometricsVault library; one nested command per verb, in `Commands/`.
@@ -44,7 +53,7 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
                 status: .badInput, code: "badInput",
                 message: "command-line argument \(index) is not valid UTF-8; keys and options must be UTF-8 text",
                 json: RawArguments.requestsJSON)
-            Foundation.exit(ExitStatus.badInput.rawValue)
+            exitProcess(ExitStatus.badInput.rawValue)
         }
         var status: Int32
         do {
@@ -67,6 +76,6 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
         if status == ExitStatus.ok.rawValue, let failed = Console.finishOutput(json: RawArguments.requestsJSON) {
             status = failed.rawValue
         }
-        Foundation.exit(status)
+        exitProcess(status)
     }
 }

@@ -269,17 +269,4 @@ struct ReinstallTests {
         #expect(try VaultFactory<Login>.retrieveVaultOrThrow(key: "login", configuration: configuration(device, marker: true))
             .invalidation == .appReinstalled)
     }
-
-    @Test func userDefaultsMarkerRemembersKeys() throws {
-        let suite = "bv-tests-\(UUID().uuidString)"
-        defer { UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite) }
-        let device = SimulatedDevice()
-        var configuration = VaultConfiguration(store: device.store, authenticator: device.authenticator, service: "app")
-        configuration.installMarker = .userDefaults(suiteName: suite)
-        _ = try VaultFactory<Login>.retrieveVaultOrThrow(key: "login", configuration: configuration).storeToKeychain(credentials: alice)
-        #expect(try VaultFactory<Login>.retrieveVaultOrThrow(key: "login", configuration: configuration).credentials == alice)
-        // The app's defaults are deleted with the app: the item is reset on the next launch.
-        UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite)
-        #expect(try VaultFactory<Login>.retrieveVaultOrThrow(key: "login", configuration: configuration).invalidation == .appReinstalled)
-    }
 }

@@ -170,6 +170,30 @@ struct TPMSealingTests {
         #expect(denied.output.contains("add yourself to the tss group"), "\(denied.output)")
     }
 
+    @Test("without tpm2-tss the CLI still starts and stores; the TPM verbs say what to install")
+    func withoutTPMLibrariesOnlyTheTPMVerbsFail() throws {
+        // Root only: the library is hidden by a bind mount in a private mount namespace (CI runs as root).
+        guard SoftwareTPM.isAvailable, getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return }
+        let library = URL(fileURLWithPath: "/usr/lib/x86_64-linux-gnu/libtss2-esys.so.0").resolvingSymlinksInPath().path
+        let sandbox = try CLISandbox(tcti: "swtpm:path=/nonexistent/bv-no-tpm.sock")
+        defer { sandbox.remove() }
+        let script = """
+            mount --bind /dev/null "$1" || exit 90
+            bv="$2"
+            printf '{"token":"kept"}' | "$bv" store plain --store file || exit 91
+            "$bv" show plain --store file --field token || exit 92
+            "$bv" key seal --tpm
+            echo "seal-exit=$?"
+            """
+        let result = try run(
+            "/usr/bin/unshare", ["-m", "/bin/sh", "-c", script, "sh", library, CLISandbox.binary.path],
+            environment: sandbox.environment)
+        #expect(result.output.contains("kept"), "\(result.output)")
+        #expect(result.output.contains("seal-exit=6"), "\(result.output)")
+        #expect(result.output.contains("could not be loaded here (libtss2-esys.so.0)"), "\(result.output)")
+        #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .keyFile)
+    }
+
     @Test("a PIN-sealed or passphrase store used by scripts: show, store, update and list take the secret from stdin's first line")
     func dataVerbsReadTheStoreSecretFromStdin() throws {
         guard SoftwareTPM.isAvailable else { return }

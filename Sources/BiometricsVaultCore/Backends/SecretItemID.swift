@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Names one stored item: a service namespace and a key within it.
 ///
@@ -49,8 +53,10 @@ public struct SecretItemID: Hashable, Sendable, CustomStringConvertible {
             default: break
             }
         }
-        // Scalar by scalar: Swift's String `==` treats canonically equivalent spellings as equal.
-        guard value.precomposedStringWithCanonicalMapping.unicodeScalars.elementsEqual(value.unicodeScalars) else {
+        // Byte by byte: Swift's String `==` treats canonically equivalent spellings as equal.
+        // `_nfcCodeUnits` is the standard library's own NFC (what String comparison uses); Foundation's
+        // `precomposedStringWithCanonicalMapping` would link ICU into every binary.
+        guard value.utf8.elementsEqual(value._nfcCodeUnits) else {
             throw reject("is not in Unicode Normalization Form C (NFC): the same text spelled with combining characters")
         }
     }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Performs the actions of ``VaultStateMachine``: the only place where a vault operation touches the
 /// store, the authenticator or the clock.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // What an app can show its users. `description` stays the developer form (code and platform cause);
 // these texts are plain sentences built only from fixed strings and the biometry's name, so they never
@@ -28,8 +32,16 @@ public struct VaultUserMessage: Hashable, Sendable {
 
     init(code: VaultError.Code, biometry: String) {
         let texts = Self.texts[code] ?? Self.unknown
-        description = texts.description.replacingOccurrences(of: "{biometry}", with: biometry)
-        recoverySuggestion = texts.recoverySuggestion?.replacingOccurrences(of: "{biometry}", with: biometry)
+        description = Self.naming(biometry, in: texts.description)
+        recoverySuggestion = texts.recoverySuggestion.map { Self.naming(biometry, in: $0) }
+    }
+
+    /// The text with each `{biometry}` replaced by the name.
+    static func naming(_ biometry: String, in text: String) -> String {
+        text.split(separator: "{", omittingEmptySubsequences: false).enumerated().map { index, part in
+            guard index > 0 else { return String(part) }
+            return part.hasPrefix("biometry}") ? biometry + part.dropFirst("biometry}".count) : "{" + part
+        }.joined()
     }
 
     static func name(of biometryType: BiometryType?) -> String {

@@ -1,6 +1,10 @@
 #if os(Linux)
 import BiometricsVaultCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Glibc
 
 /// The Linux fingerprint authenticator: a fingerprint reader driven by the real fprintd daemon over the

@@ -1,6 +1,7 @@
 #if os(Linux)
 import BiometricsVaultCore
-import Foundation
+import FoundationEssentials
+import Glibc
 
 // The fprintd choke point: every call to fprintd's system-bus API (net.reactivated.Fprint, fprintd
 // 1.94: src/manager.xml and src/device.xml) goes through this file, and every fprintd failure is mapped

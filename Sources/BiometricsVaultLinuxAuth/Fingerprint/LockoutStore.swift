@@ -1,6 +1,10 @@
 #if os(Linux)
 import BiometricsVaultCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Glibc
 
 /// The per-user failed-attempt counter, persisted so five misses lock biometrics out across processes.
@@ -23,7 +27,7 @@ struct LockoutStore: Sendable {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             return URL(fileURLWithPath: state).appendingPathComponent("biometrics-vault")
         }
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? FileManager.default.homeDirectoryForCurrentUser.path
         return URL(fileURLWithPath: home).appendingPathComponent(".local/state/biometrics-vault")
     }
 
@@ -65,7 +69,8 @@ struct LockoutStore: Sendable {
         var buffer = [UInt8](repeating: 0, count: 32)
         let count = pread(fd, &buffer, buffer.count, 0)
         guard count > 0 else { return FailedAttemptCounter() }
-        let text = String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let written = String(decoding: buffer.prefix(count), as: UTF8.self)
+        let text = String(written.reversed().drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace))
         guard let failures = Int(text) else { return FailedAttemptCounter(consecutiveFailures: FailedAttemptCounter.limit) }
         return FailedAttemptCounter(consecutiveFailures: failures)
     }

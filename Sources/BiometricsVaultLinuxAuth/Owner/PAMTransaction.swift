@@ -1,7 +1,8 @@
 #if os(Linux)
 import BiometricsVaultCore
 import CPAM
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 
 // The PAM choke point: the only file that calls libpam. It runs one pam_start / pam_authenticate /

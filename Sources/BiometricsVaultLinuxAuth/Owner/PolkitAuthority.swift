@@ -1,7 +1,11 @@
 #if os(Linux)
 import BiometricsVaultCore
 import CGio
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Glibc
 
 // The polkit choke point: every call to org.freedesktop.PolicyKit1.Authority goes through this file

@@ -1,6 +1,6 @@
 #if os(Linux)
 import BiometricsVaultCore
-import Foundation
+import Dispatch
 
 /// Watches the desktop session for "the screen locked" and calls back, so an app can end its vault
 /// sessions (``VaultConfiguration/lockAllSessions()``) the moment the user walks away. Apps reach it
@@ -87,7 +87,7 @@ package final class ScreenLockWatcher: Sendable {
     ) -> Result<Set<Signal>, DBusFailure> {
         let started = LockedValue<Result<Set<Signal>, DBusFailure>?>(nil)
         let ready = DispatchSemaphore(value: 0)
-        let thread = Thread {
+        let status = DedicatedThread.start(name: name) {
             let connection: SystemBusConnection
             do throws(DBusFailure) {
                 connection = try SystemBusConnection(bus)
@@ -115,8 +115,9 @@ package final class ScreenLockWatcher: Sendable {
             guard !stopped else { return }
             while !state.withLock({ $0.stopped }) { connection.iterate() }
         }
-        thread.name = name
-        thread.start()
+        guard status == 0 else {
+            return .failure(DBusFailure(name: "errno", code: status, message: "cannot start a watcher thread", isRemote: false))
+        }
         ready.wait()
         return started.withLock { $0 } ?? .failure(DBusFailure(name: "unknown", code: -1, message: "watcher did not start", isRemote: false))
     }

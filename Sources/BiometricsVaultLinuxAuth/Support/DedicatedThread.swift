@@ -1,6 +1,6 @@
 #if os(Linux)
 import BiometricsVaultCore
-import Foundation
+import CGio
 
 /// Runs blocking platform work (a GLib main loop, a PAM conversation) on its own thread, so it never
 /// blocks Swift's cooperative pool, and hands the result back to async code.
@@ -9,18 +9,44 @@ enum DedicatedThread {
         name: String, _ body: @escaping @Sendable () throws(VaultError) -> T
     ) async throws(VaultError) -> T {
         let result: Result<T, VaultError> = await withCheckedContinuation { continuation in
-            let thread = Thread {
+            let status = DedicatedThread.start(name: name) {
                 do throws(VaultError) {
                     continuation.resume(returning: .success(try body()))
                 } catch {
                     continuation.resume(returning: .failure(error))
                 }
             }
-            thread.name = name
-            thread.start()
+            if status != 0 {
+                continuation.resume(returning: .failure(VaultError(.authenticationFailed, underlying: .errno(status))))
+            }
         }
         return try result.get()
     }
+
+    /// Starts a detached thread named `name` running `body`; 0, or the errno when no thread could be
+    /// started (then `body` never runs). A GLib thread, not Foundation's `Thread`, which would link full
+    /// Foundation, and ICU, into the CLI.
+    static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Int32 {
+        let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+        var error: UnsafeMutablePointer<GError>?
+        let thread = g_thread_try_new(name, { context in
+            Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, context, &error)
+        guard let thread else {
+            Unmanaged<ThreadBody>.fromOpaque(context).release()
+            let code = error?.pointee.code ?? 0
+            g_clear_error(&error)
+            return code == 0 ? EAGAIN : code
+        }
+        g_thread_unref(thread)  // detached: the thread's own reference ends with it
+        return 0
+    }
+}
+
+private final class ThreadBody: Sendable {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
 
 /// A flag another thread (a task-cancellation handler, a timer) sets to stop a blocking operation.

@@ -1,6 +1,15 @@
 import ArgumentParser
 import BiometricsVault
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension BiometricsVaultCommand {
     /// `doctor`: every store and authenticator, usable or not and why, and what `auto` picks.
@@ -45,8 +54,8 @@ extension BiometricsVaultCommand {
                     let state = component.isUsable ? "usable" : "unusable"
                     let code = component.errorCode.map { "\($0): " } ?? ""
                     lines.append(
-                        "  \(mark) \(component.name.padding(toLength: 15, withPad: " ", startingAt: 0))"
-                            + "\(state.padding(toLength: 9, withPad: " ", startingAt: 0)) \(code)\(component.detail)")
+                        "  \(mark) \(Text.padded(component.name, to: 15))"
+                            + "\(Text.padded(state, to: 9)) \(code)\(component.detail)")
                 }
             }
             let store = diagnosis.selected(.store)?.name ?? "none"

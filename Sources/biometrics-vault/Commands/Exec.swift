@@ -1,6 +1,15 @@
 import ArgumentParser
 import BiometricsVault
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension BiometricsVaultCommand {
     /// `exec KEY --env NAME=FIELD ... -- COMMAND [ARGS...]`: runs COMMAND with fields of KEY in its environment.

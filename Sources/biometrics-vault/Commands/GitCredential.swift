@@ -1,6 +1,15 @@
 import ArgumentParser
 import BiometricsVault
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension BiometricsVaultCommand {
     /// `git-credential get|store|erase`: git's credential helper protocol over the vault.

@@ -2,7 +2,11 @@ import ArgumentParser
 import BiometricsVault
 import BiometricsVaultFileStore
 import BiometricsVaultTPM
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension BiometricsVaultCommand {
     /// `key`: what protects the encrypted file store's master key, and changing it.

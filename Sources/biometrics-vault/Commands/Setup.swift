@@ -1,6 +1,15 @@
 import ArgumentParser
 import BiometricsVault
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension BiometricsVaultCommand {
     /// `setup [--uninstall]`: installs (or removes) the PAM service file and the polkit action, as root.

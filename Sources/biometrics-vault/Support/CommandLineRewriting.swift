@@ -1,5 +1,14 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Two ways of calling the CLI that ArgumentParser does not know:
 /// - as `git-credential-biometrics-vault OPERATION` (the link git runs for `credential.helper
@@ -18,7 +27,7 @@ enum CommandLineRewriting {
 
     static func arguments(program: String, _ arguments: [String]) -> [String] {
         var arguments = arguments
-        if (program as NSString).lastPathComponent == gitHelperName {
+        if Text.lastPathComponent(program) == gitHelperName {
             arguments.insert(GitCredentialVerb.name, at: 0)
         }
         return movingGlobalOptionsAfterVerb(arguments)

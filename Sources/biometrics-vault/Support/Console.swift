@@ -1,6 +1,15 @@
 import ArgumentParser
 import BiometricsVault
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Everything the CLI writes: results on stdout, notices and errors on stderr.
 ///
@@ -121,7 +130,7 @@ enum Console {
         var safe = ""
         for scalar in text.unicodeScalars {
             if isDeceptive(scalar) {
-                safe += String(format: "\\u%04x", scalar.value)
+                safe += "\\u" + Text.hex(scalar.value, digits: 4)
             } else {
                 safe.unicodeScalars.append(scalar)
             }

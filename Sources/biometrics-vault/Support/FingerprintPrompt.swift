@@ -1,5 +1,14 @@
 import BiometricsVault
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Shows "Touch the fingerprint reader…" on stderr, with the time left, while the wrapped authenticator
 /// waits for a finger. Passes everything else through unchanged, except that a command that only reads

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// What the git credential helper stores: the attributes of one credential (gitcredentials(7)). Its own
 /// type, so the stored JSON is a plain object that `show KEY --field password` also reads.
@@ -134,7 +143,7 @@ enum GitCredentialKey {
         for scalar in part.unicodeScalars {
             let reserved = scalar.value < 0x20 || scalar.value == 0x7F || "%:@/\\".unicodeScalars.contains(scalar)
             if reserved {
-                for byte in String(scalar).utf8 { encoded += String(format: "%%%02X", byte) }
+                for byte in String(scalar).utf8 { encoded += "%" + Text.hex(byte, digits: 2, uppercase: true) }
             } else {
                 encoded.unicodeScalars.append(scalar)
             }

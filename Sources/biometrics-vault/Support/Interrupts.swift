@@ -1,6 +1,15 @@
 import BiometricsVault
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Ctrl-C while a command runs cancels its Swift task, so an authenticator waiting for a finger stops
 /// verifying and releases the reader; the command then ends with the "cancelled" status. A second

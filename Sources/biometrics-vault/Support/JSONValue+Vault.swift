@@ -1,5 +1,9 @@
 import BiometricsVault
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The vault stores the CLI's credentials as their exact JSON text (JSONValue.swift says why).
 extension JSONValue: JSONTextCredentials {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A JSON value exactly as it was written: what the CLI stores as credentials, and what it builds its
 /// `--json` reports from.
@@ -128,7 +132,7 @@ struct JSONString: Sendable, Equatable {
             case "\r": literal += "\\r"
             case "\t": literal += "\\t"
             case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
-                literal += String(format: "\\u%04x", scalar.value)
+                literal += "\\u" + Text.hex(scalar.value, digits: 4)
             default: literal.unicodeScalars.append(scalar)
             }
         }

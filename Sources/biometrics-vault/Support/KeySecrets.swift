@@ -1,5 +1,14 @@
 import BiometricsVault
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// The PINs and passphrases the `key` verbs need: from stdin (`--pin-stdin`, `--passphrase-stdin`: one

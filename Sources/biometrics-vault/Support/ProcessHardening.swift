@@ -32,7 +32,11 @@ enum ProcessHardening {
     private static let originalCoreLimit = Mutex<rlimit?>(nil)
 }
 #else
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Elsewhere only SIGPIPE is ignored (see the Linux version).
 enum ProcessHardening {

@@ -1,5 +1,9 @@
 import BiometricsVault
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The configuration one invocation works with, built by the library from the global flags.
 struct Session {

@@ -1,5 +1,14 @@
 import BiometricsVault
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A session over SSH, told by the variables sshd sets for it.
 enum RemoteSession {

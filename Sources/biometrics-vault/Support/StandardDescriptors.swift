@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A closed stdin, stdout or stderr (`>&-`) would be taken by the next file the process opens (a store's
 /// lock or item file), and a result printed "to stdout" would land in it. At start each closed one is

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The fallback notice (`auto` found no Secret Service and uses the encrypted file store), kept off
 /// stderr in scripts: `TOKEN=$(biometrics-vault show K --field token)` in a cron job prints nothing
@@ -18,8 +22,7 @@ enum StoreNotice {
 
     /// The file store's directory, as the library's notice names it.
     static func fileStoreLocation(in notice: String) -> String? {
-        guard let range = notice.range(of: fileStoreMarker) else { return nil }
-        let location = String(notice[range.upperBound...])
+        guard let location = Text.suffix(of: notice, after: fileStoreMarker).map(String.init) else { return nil }
         return location.isEmpty ? nil : location
     }
 }

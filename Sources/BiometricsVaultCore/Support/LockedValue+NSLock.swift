@@ -1,3 +1,4 @@
+#if canImport(Darwin)
 import Foundation
 
 /// A value behind a lock. (`Synchronization.Mutex` needs macOS 15 / iOS 18; this runs on older systems.)
@@ -16,3 +17,4 @@ public final class LockedValue<Value: Sendable>: @unchecked Sendable {
         return try body(&value)
     }
 }
+#endif
