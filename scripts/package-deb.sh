@@ -10,6 +10,7 @@
 #   /usr/share/biometrics-vault/               the same two files, for `biometrics-vault setup`
 #   /usr/share/doc/biometrics-vault/copyright
 # Depends is computed by dpkg-shlibdeps from the binary's shared libraries (libsecret, GLib, PAM, libc).
+# tpm2-tss is opened with dlopen only by the TPM verbs (`key seal --tpm`, a TPM-sealed store): Suggests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -75,6 +76,7 @@ Architecture: $ARCH
 Maintainer: BiometricsVault contributors <maintainers@biometricsvault.invalid>
 Installed-Size: $SIZE
 Depends: $DEPENDS
+Suggests: libtss2-esys-3.0.2-0, libtss2-tctildr0, libtss2-mu0, libtss2-rc0, libtss2-tcti-device0
 Recommends: fprintd, git
 Section: utils
 Priority: optional
