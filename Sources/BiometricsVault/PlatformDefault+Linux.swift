@@ -12,8 +12,49 @@ enum PlatformBackends {
         store storeChoice: PlatformStoreChoice,
         authenticator authenticatorChoice: PlatformAuthenticatorChoice,
         service: String,
-        interaction: PlatformInteraction
+        interaction: PlatformInteraction,
+        preparesProbes: Bool = false
     ) -> PlatformSelection {
+        let owner = ownerAuthentication(for: authenticatorChoice, interaction: interaction)
+        let authenticator: any Authenticator
+        var authenticatorName = "none"
+        var fingerprintTimeout: Duration?
+        var policy = ProtectionPolicy.biometryCurrentSet
+        switch authenticatorChoice {
+        case .fprintd:
+            authenticator = LinuxAuthAdapter.makeFingerprint(owner: owner)
+            authenticatorName = "fprintd"
+            fingerprintTimeout = LinuxAuthAdapter.fingerprintTimeout
+        case .auto:
+            // fprintd when it has a reader with enrolled fingers, else no biometrics; probed on first use.
+            let deferred = DeferredAuthenticator(choosing: {
+                switch LinuxAuthAdapter.probeFingerprint(claiming: false) {
+                case .success:
+                    // The probe found the reader ready, fingers enrolled and no lockout: exactly what the
+                    // fingerprint authenticator answers now for every policy but the owner-only one.
+                    DeferredAuthenticator.Choice(
+                        authenticator: LinuxAuthAdapter.makeFingerprint(owner: owner),
+                        observedAvailability: { $0 == .devicePasscode ? nil : .available })
+                case .failure(let reason):
+                    DeferredAuthenticator.Choice(
+                        authenticator: UnavailableAuthenticator(reason: reason, owner: owner),
+                        observedAvailability: { _ in nil })
+                }
+            })
+            // The library's platform default probes fprintd on another thread while the store below is
+            // connected (its first retrieveVault needs both); the CLI never makes a plain read probe.
+            if preparesProbes { deferred.startProbing() }
+            authenticator = deferred
+            authenticatorName = "auto"
+            fingerprintTimeout = LinuxAuthAdapter.fingerprintTimeout
+        case .pam, .polkit:
+            // No biometrics: "protected" items are gated by the login password.
+            policy = .devicePasscode
+            authenticator = UnavailableAuthenticator(reason: notChosen(authenticatorChoice), owner: owner)
+        case .none:
+            authenticator = UnavailableAuthenticator(reason: notChosen(authenticatorChoice), owner: nil)
+        }
+
         var notice: String?
         let store: any SecretStore
         switch storeChoice {
@@ -31,42 +72,6 @@ enum PlatformBackends {
                 let reason = error.underlying?.description ?? error.code.name
                 notice = "no Secret Service (\(reason)); using the encrypted file store in \(FileStoreAdapter.location)"
             }
-        }
-
-        let owner = ownerAuthentication(for: authenticatorChoice, interaction: interaction)
-        let authenticator: any Authenticator
-        var authenticatorName = "none"
-        var fingerprintTimeout: Duration?
-        var policy = ProtectionPolicy.biometryCurrentSet
-        switch authenticatorChoice {
-        case .fprintd:
-            authenticator = LinuxAuthAdapter.makeFingerprint(owner: owner)
-            authenticatorName = "fprintd"
-            fingerprintTimeout = LinuxAuthAdapter.fingerprintTimeout
-        case .auto:
-            // fprintd when it has a reader with enrolled fingers, else no biometrics; probed on first use.
-            authenticator = DeferredAuthenticator(choosing: {
-                switch LinuxAuthAdapter.probeFingerprint(claiming: false) {
-                case .success:
-                    // The probe found the reader ready, fingers enrolled and no lockout: exactly what the
-                    // fingerprint authenticator answers now for every policy but the owner-only one.
-                    DeferredAuthenticator.Choice(
-                        authenticator: LinuxAuthAdapter.makeFingerprint(owner: owner),
-                        observedAvailability: { $0 == .devicePasscode ? nil : .available })
-                case .failure(let reason):
-                    DeferredAuthenticator.Choice(
-                        authenticator: UnavailableAuthenticator(reason: reason, owner: owner),
-                        observedAvailability: { _ in nil })
-                }
-            })
-            authenticatorName = "auto"
-            fingerprintTimeout = LinuxAuthAdapter.fingerprintTimeout
-        case .pam, .polkit:
-            // No biometrics: "protected" items are gated by the login password.
-            policy = .devicePasscode
-            authenticator = UnavailableAuthenticator(reason: notChosen(authenticatorChoice), owner: owner)
-        case .none:
-            authenticator = UnavailableAuthenticator(reason: notChosen(authenticatorChoice), owner: nil)
         }
 
         let configuration = VaultConfiguration(

@@ -8,7 +8,8 @@ enum PlatformBackends {
         store storeChoice: PlatformStoreChoice,
         authenticator authenticatorChoice: PlatformAuthenticatorChoice,
         service: String,
-        interaction: PlatformInteraction
+        interaction: PlatformInteraction,
+        preparesProbes: Bool = false  // LocalAuthentication's probes are local and quick: nothing to prepare
     ) -> PlatformSelection {
         let store: any SecretStore
         switch storeChoice {

@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 
 // The platform default (DESIGN §2): which store and which authenticator a vault uses when the app does
 // not say, and the diagnosis behind that choice (`biometrics-vault doctor` prints it).
@@ -264,7 +265,9 @@ final class PlatformDefaultCache: Sendable {
     var configuration: VaultConfiguration {
         cached.withLock { cached in
             if let cached { return cached }
-            let selection = VaultConfiguration.platform()
+            let selection = PlatformBackends.select(
+                store: .auto, authenticator: .auto, service: VaultConfiguration.defaultService, interaction: .terminal,
+                preparesProbes: true)
             if let notice = selection.notice { PlatformDefaultNotice.post(notice) }
             cached = selection.configuration
             return selection.configuration
@@ -337,6 +340,9 @@ public struct UnavailableAuthenticator: Authenticator {
 
 /// An authenticator chosen on first use, so a run that never needs one (reading a plain item) never
 /// pays for the probe behind the choice (several fprintd round trips, each checked by polkit).
+///
+/// The library's platform default starts the probe early (``startProbing()``), on another thread, so it
+/// overlaps connecting to the Secret Service; the first call that needs the choice waits for it.
 struct DeferredAuthenticator: Authenticator {
     /// The authenticator a probe chose, and what it answers `availability(for:)` with at the moment of
     /// the probe, as the probe saw it (`nil` for a policy the probe says nothing about).
@@ -345,42 +351,36 @@ struct DeferredAuthenticator: Authenticator {
         var observedAvailability: @Sendable (ProtectionPolicy) -> AuthenticatorAvailability?
     }
 
-    private let resolved: LockedValue<(any Authenticator)?>
-    private let resolve: @Sendable () -> Choice
+    /// How long after the probe its observation may still answer `availability(for:)`.
+    static let observationLifetime: Duration = .seconds(1)
+
+    private let probe: ChoiceProbe
 
     init(_ resolve: @escaping @Sendable () -> any Authenticator) {
         self.init(choosing: { Choice(authenticator: resolve(), observedAvailability: { _ in nil }) })
     }
 
-    /// The `availability(for:)` call that makes the choice answers from the probe's observation instead
-    /// of asking the platform again in the same instant: for fprintd that would be a second system-bus
-    /// connection and about seven more calls, one of which fprintd checks with polkit (about 5 ms of a cold
-    /// retrieveVault).
-    init(choosing resolve: @escaping @Sendable () -> Choice) {
-        self.resolved = LockedValue(nil)
-        self.resolve = resolve
+    /// The first call after the probe, if it is `availability(for:)` and comes within
+    /// ``observationLifetime``, is answered from the probe's observation instead of asking the platform
+    /// again in the same instant: for fprintd that would be a second system-bus connection and about seven
+    /// more calls, one of which fprintd checks with polkit (about 5 ms of a cold retrieveVault).
+    init(choosing resolve: @escaping @Sendable () -> Choice, clock: VaultClock = .continuous) {
+        self.probe = ChoiceProbe(resolve, clock: clock)
     }
 
-    private var authenticator: any Authenticator {
-        resolved.withLock { resolved in
-            if let resolved { return resolved }
-            let choice = resolve()
-            resolved = choice.authenticator
-            return choice.authenticator
-        }
+    private var authenticator: any Authenticator { probe.choice(wantsObservation: false).choice.authenticator }
+
+    /// Starts the probe on another thread, unless it has started already; returns at once.
+    func startProbing() {
+        probe.startInBackground()
+    }
+
+    func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability {
+        let (choice, observationIsFresh) = probe.choice(wantsObservation: true)
+        return (observationIsFresh ? choice.observedAvailability(policy) : nil) ?? choice.authenticator.availability(for: policy)
     }
 
     var biometryType: BiometryType { authenticator.biometryType }
-
-    func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability {
-        let (authenticator, observed) = resolved.withLock { resolved -> (any Authenticator, AuthenticatorAvailability?) in
-            if let resolved { return (resolved, nil) }
-            let choice = resolve()
-            resolved = choice.authenticator
-            return (choice.authenticator, choice.observedAvailability(policy))
-        }
-        return observed ?? authenticator.availability(for: policy)
-    }
 
     func currentEnrollment() throws -> EnrollmentFingerprint? {
         try authenticator.currentEnrollment()
@@ -392,5 +392,64 @@ struct DeferredAuthenticator: Authenticator {
 
     func authenticateOwner(prompt: PromptText) async throws {
         try await authenticator.authenticateOwner(prompt: prompt)
+    }
+}
+
+/// Runs the probe behind a ``DeferredAuthenticator``'s choice exactly once: inline on first use, or
+/// earlier on a background thread (`startInBackground`); callers arriving while it runs wait for it.
+private final class ChoiceProbe: Sendable {
+    private enum State {
+        case notStarted
+        case running
+        /// `observedAt` is cleared once the observation has been handed out (or passed over).
+        case chosen(DeferredAuthenticator.Choice, observedAt: Duration?)
+    }
+
+    private let resolve: @Sendable () -> DeferredAuthenticator.Choice
+    private let clock: VaultClock
+    private let state = LockedValue(State.notStarted)
+    private let finished = DispatchGroup()
+
+    init(_ resolve: @escaping @Sendable () -> DeferredAuthenticator.Choice, clock: VaultClock) {
+        self.resolve = resolve
+        self.clock = clock
+    }
+
+    func startInBackground() {
+        if claim() { DispatchQueue.global().async { self.run() } }
+    }
+
+    /// The choice, and whether the caller may use the probe's observation: only the first caller after
+    /// the probe, within the observation's lifetime.
+    func choice(wantsObservation: Bool) -> (choice: DeferredAuthenticator.Choice, observationIsFresh: Bool) {
+        if claim() { run() } else { finished.wait() }
+        let now = clock.now()
+        return state.withLock { state in
+            switch state {
+            case .chosen(let choice, let observedAt):
+                state = .chosen(choice, observedAt: nil)
+                let fresh = observedAt.map { now - $0 <= DeferredAuthenticator.observationLifetime } ?? false
+                return (choice, fresh && wantsObservation)
+            case .notStarted, .running:
+                preconditionFailure("the probe finished without a choice")
+            }
+        }
+    }
+
+    /// True for the one caller that gets to run the probe.
+    private func claim() -> Bool {
+        state.withLock { state in
+            guard case .notStarted = state else { return false }
+            state = .running
+            finished.enter()
+            return true
+        }
+    }
+
+    private func run() {
+        let choice = resolve()
+        let observedAt = clock.now()
+        state.withLock { $0 = .chosen(choice, observedAt: observedAt) }
+        finished.leave()
     }
 }

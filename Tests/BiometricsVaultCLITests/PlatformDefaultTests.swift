@@ -1,5 +1,7 @@
 @testable import BiometricsVault
 import BiometricsVaultTesting
+import Dispatch
+import Glibc
 import Testing
 
 /// The platform default's own pieces, in process: the "biometrics unavailable" authenticator, the
@@ -101,6 +103,54 @@ import Testing
         })
         #expect(owner.availability(for: .devicePasscode) == .unavailable(.passcodeNotSet))
         #expect(asked.withLock { $0 } == 2)
+    }
+
+    /// `startProbing()` (the library's platform default calls it before connecting to the store) runs the
+    /// probe on another thread and returns while it runs; the next call waits for that probe instead of
+    /// starting a second one, and is answered from its observation.
+    @Test func aStartedProbeRunsInTheBackgroundOnce() {
+        let probes = LockedValue(0)
+        let release = DispatchSemaphore(value: 0)
+        let asked = LockedValue(0)
+        let chosen = CountingAuthenticator(wrapped: UnavailableAuthenticator(reason: Self.reason), asked: asked)
+        let deferred = DeferredAuthenticator(choosing: {
+            probes.withLock { $0 += 1 }
+            release.wait()  // the probe is still running while the test checks below
+            return DeferredAuthenticator.Choice(authenticator: chosen, observedAvailability: { _ in .available })
+        })
+        deferred.startProbing()  // returns although the probe cannot finish yet
+        deferred.startProbing()
+        #expect(Self.eventually { probes.withLock { $0 } == 1 }, "the probe did not start in the background")
+        release.signal()
+        #expect(deferred.availability(for: .biometryCurrentSet) == .available)
+        #expect(asked.withLock { $0 } == 0, "answered from the probe's observation")
+        #expect(probes.withLock { $0 } == 1)
+    }
+
+    /// A probe started early may be old when the first call comes: past ``DeferredAuthenticator/observationLifetime``
+    /// its observation is not used, and the chosen authenticator is asked.
+    @Test(arguments: [(Duration.milliseconds(500), true), (Duration.seconds(2), false)])
+    func theObservationIsUsedOnlyWhileItIsRecent(age: Duration, answeredByTheProbe: Bool) {
+        let asked = LockedValue(0)
+        let chosen = CountingAuthenticator(wrapped: UnavailableAuthenticator(reason: Self.reason), asked: asked)
+        // The probe reads the clock when it ends; the caller reads it `age` later.
+        let readings = LockedValue([Duration.zero, age])
+        let clock = VaultClock { readings.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] } }
+        let deferred = DeferredAuthenticator(
+            choosing: { DeferredAuthenticator.Choice(authenticator: chosen, observedAvailability: { _ in .available }) },
+            clock: clock)
+        let answer = deferred.availability(for: .biometryAny)
+        #expect(answer == (answeredByTheProbe ? .available : .unavailable(Self.reason)))
+        #expect(asked.withLock { $0 } == (answeredByTheProbe ? 0 : 1))
+    }
+
+    /// Polls `condition` for up to 10 s: a liveness bound for background work, not a timing assertion.
+    static func eventually(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<1000 {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
     }
 
     @Test func theDiagnosisNamesEveryComponentAndPicksOneStore() {
