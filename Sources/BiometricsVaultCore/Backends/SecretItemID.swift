@@ -53,10 +53,7 @@ public struct SecretItemID: Hashable, Sendable, CustomStringConvertible {
             default: break
             }
         }
-        // Byte by byte: Swift's String `==` treats canonically equivalent spellings as equal.
-        // `_nfcCodeUnits` is the standard library's own NFC (what String comparison uses); Foundation's
-        // `precomposedStringWithCanonicalMapping` would link ICU into every binary.
-        guard value.utf8.elementsEqual(value._nfcCodeUnits) else {
+        guard value.isInNormalizationFormC else {
             throw reject("is not in Unicode Normalization Form C (NFC): the same text spelled with combining characters")
         }
     }
