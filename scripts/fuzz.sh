@@ -19,7 +19,7 @@ shift || true
 all_targets=(FuzzEnvelope FuzzItemHeader FuzzFileStoreFormat)
 # The CLI's JSON input type lives in the executable target, which SwiftPM lets no other target import:
 # its source files are compiled straight into the fuzz target with swiftc (see build_cli_json below).
-cli_json_sources=(Sources/biometrics-vault/Support/JSONValue.swift)
+cli_json_sources=(Sources/biometrics-vault/Support/JSONValue.swift Sources/biometrics-vault/Support/Text.swift)
 if [ -f "${cli_json_sources[0]}" ]; then all_targets+=(FuzzCLIJSON); fi
 targets=("${@:-${all_targets[@]}}")
 
