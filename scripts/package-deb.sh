@@ -10,7 +10,7 @@
 #   /usr/share/biometrics-vault/               the same two files, for `biometrics-vault setup`
 #   /usr/share/doc/biometrics-vault/copyright
 # Depends is computed by dpkg-shlibdeps from the binary's shared libraries (libsecret, GLib, PAM, libc).
-# tpm2-tss is opened with dlopen only by the TPM verbs (`key seal --tpm`, a TPM-sealed store): Suggests.
+# tpm2-tss is opened with dlopen only when a command uses the TPM (`key`, `doctor`, a TPM-sealed store): Suggests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
