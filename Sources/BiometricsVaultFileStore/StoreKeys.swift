@@ -10,11 +10,9 @@ import _CryptoExtras
 /// The keys of one store, derived from its random 256-bit master key with HKDF-SHA256:
 /// one AES-256-GCM key for item files, one HMAC key for file and directory names.
 ///
-/// @unchecked Sendable: every stored property is a `let` holding a swift-crypto value type that is never
-/// mutated after `init`. Uses copy them (`var mac = nameMAC`) and mutate only the local copy; swift-crypto's
-/// key bytes and digest contexts are copy-on-write (`isKnownUniquelyReferenced` before any write), so a
-/// copy never writes the shared storage, and concurrent reads of immutable storage cannot race.
-final class StoreKeys: @unchecked Sendable {
+/// Sendable without `@unchecked`: both properties are `let`s of swift-crypto types that are `Sendable`
+/// since swift-crypto 4; uses copy them (`var mac = nameMAC`) and mutate only the copy.
+final class StoreKeys: Sendable {
     let itemKey: SymmetricKey
     /// HMAC-SHA256 already keyed with the name key: keying costs more than hashing a short name.
     private let nameMAC: HMAC<SHA256>
