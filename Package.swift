@@ -203,7 +203,11 @@ var targets: [Target] = [
     .testTarget(
         name: "BiometricsVaultCLITests",
         // BiometricsVaultFileStore: to write a protected item the CLI then reads (no password typed).
-        dependencies: ["BiometricsVaultCore", "BiometricsVault", "BiometricsVaultTesting", "BiometricsVaultFileStore", "biometrics-vault"],
+        // ArgumentParser: to list the CLI's commands from their definitions.
+        dependencies: [
+            "BiometricsVaultCore", "BiometricsVault", "BiometricsVaultTesting", "BiometricsVaultFileStore", "biometrics-vault",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ],
         exclude: ["Golden"],  // expected --help texts, read from the source tree by the tests
         swiftSettings: strictSettings
     ),

@@ -81,6 +81,15 @@ enum PlatformBackends {
             ownerAuthenticationName: owner?.name ?? "none", fingerprintTimeout: fingerprintTimeout, notice: notice)
     }
 
+    /// Starts connecting to the store `storeChoice` would use, on another thread (see
+    /// ``VaultConfiguration/prepareStore(_:)``).
+    static func prepareStore(_ storeChoice: PlatformStoreChoice) {
+        switch storeChoice {
+        case .auto, .secretService: SecretServiceAdapter.prepareConnection()
+        case .file: break  // local files: nothing to connect
+        }
+    }
+
     /// Never claims the fingerprint reader: a diagnosis must not make another process's verify fail
     /// with "device busy".
     static func diagnose(interaction: PlatformInteraction) -> PlatformDiagnosis {

@@ -27,6 +27,9 @@ enum PlatformBackends {
             fingerprintTimeout: nil, notice: nil)
     }
 
+    /// The Keychain and the file store need no connection: nothing to start.
+    static func prepareStore(_ storeChoice: PlatformStoreChoice) {}
+
     static func diagnose(interaction: PlatformInteraction) -> PlatformDiagnosis {
         var file = FileStoreAdapter.probe()
         var native: [PlatformComponent] = []

@@ -18,6 +18,11 @@ enum SecretServiceAdapter {
         }
     }
 
+    /// Starts the connection that ``connect()`` will then wait for (see `SecretServiceStore.prepareConnection`).
+    static func prepareConnection() {
+        SecretServiceStore.prepareConnection()
+    }
+
     /// Says "no session bus" plainly when that is the cause (libsecret's own text is about X11 autolaunch).
     private static func explained(_ error: VaultError) -> VaultError {
         guard ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]?.isEmpty != false else { return error }

@@ -202,6 +202,18 @@ extension VaultConfiguration {
         PlatformBackends.select(store: store, authenticator: authenticator, service: service, interaction: interaction)
     }
 
+    /// Starts connecting, on another thread, to the store that ``platform(store:authenticator:service:interaction:)``
+    /// with this `store` choice will use, and returns at once; that call then waits for this connection
+    /// instead of opening its own.
+    ///
+    /// For a program that knows early which store it will use and has work to do before it asks
+    /// (the CLI parses its command line meanwhile). Linux: the Secret Service for `auto` and
+    /// `secretService` (its bus connection and encrypted session); if it cannot be reached, `platform`
+    /// tries again and falls back or reports as usual. Nothing for `file`, nor on other platforms.
+    public static func prepareStore(_ store: PlatformStoreChoice = .auto) {
+        PlatformBackends.prepareStore(store)
+    }
+
     /// Probes every store and authenticator of this platform, without prompting.
     public static func platformDiagnosis(interaction: PlatformInteraction = .terminal) -> PlatformDiagnosis {
         PlatformBackends.diagnose(interaction: interaction)

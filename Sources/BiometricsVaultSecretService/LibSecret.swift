@@ -46,8 +46,24 @@ final class LibSecretClient: Sendable {
     /// `secret_service_get_sync`: the cached instance also watches the bus name, which costs a `GetNameOwner`
     /// call on every start (`secret-tool lookup` makes none beyond the proxy's own), and its watch could only
     /// clear the cache from a main loop that sync callers never run; staleness is handled in ``perform(_:)``.
-    private static let sharedService = LockedValue<ServiceHandle?>(nil)
-    private var service: LockedValue<ServiceHandle?> { Self.sharedService }
+    ///
+    /// Opening is single-flight: a caller that finds an open in progress (``prepareConnection(timeout:)``'s,
+    /// or another thread's) waits for it and shares its outcome, rather than opening a second proxy and
+    /// session. A failure is not kept: the next caller after it opens again.
+    private static let sharedService = LockedValue<SharedService>(.closed)
+    private var service: LockedValue<SharedService> { Self.sharedService }
+
+    private enum SharedService {
+        case closed
+        case opening(PendingOpen)
+        case open(ServiceHandle)
+    }
+
+    /// One open in progress: its outcome is set before `done` is left.
+    private final class PendingOpen: Sendable {
+        let done = DispatchGroup()
+        let outcome = LockedValue<Result<ServiceHandle, VaultError>?>(nil)
+    }
 
     static let secretsBusName = "org.freedesktop.secrets"
     static let defaultCollectionPath = "/org/freedesktop/secrets/aliases/default"
@@ -237,20 +253,68 @@ final class LibSecretClient: Sendable {
 
     // MARK: connection
 
+    /// Starts opening the process's service on another thread and returns at once, so that the caller's
+    /// own work (parsing a command line, say) overlaps the connection and the DH session setup. An
+    /// operation that starts meanwhile waits for this open (at most until its own deadline) and shares its
+    /// outcome, error included; a failure is not kept, so later operations open again.
+    static func prepareConnection(timeout: Duration) {
+        let client = LibSecretClient(timeout: timeout)
+        DispatchQueue.global(qos: .userInitiated).async {
+            try? client.connect()
+        }
+    }
+
+    private enum ConnectStep {
+        case use(ServiceHandle)
+        case wait(PendingOpen)
+        case open(PendingOpen)
+    }
+
     private func connectedService(_ deadline: Deadline) throws(VaultError) -> ServiceHandle {
-        if let handle = service.withLock({ $0 }) { return handle }
-        let handle = try openService(deadline)
-        return service.withLock { current in
-            if let current { return current }
-            current = handle
+        let step = service.withLock { state -> ConnectStep in
+            switch state {
+            case .open(let handle): return .use(handle)
+            case .opening(let pending): return .wait(pending)
+            case .closed:
+                let pending = PendingOpen()
+                pending.done.enter()
+                state = .opening(pending)
+                return .open(pending)
+            }
+        }
+        switch step {
+        case .use(let handle):
             return handle
+        case .wait(let pending):
+            // Bounded by this caller's own deadline, whatever the opener's is.
+            guard pending.done.wait(timeout: deadline.end) == .success, let outcome = pending.outcome.withLock({ $0 })
+            else {
+                throw VaultError(.storeUnavailable, underlying: .message("no answer from the Secret Service in time"))
+            }
+            return try outcome.get()
+        case .open(let pending):
+            let outcome: Result<ServiceHandle, VaultError>
+            do throws(VaultError) {
+                outcome = .success(try openService(deadline))
+            } catch {
+                outcome = .failure(error)
+            }
+            service.withLock { state in
+                switch outcome {
+                case .success(let handle): state = .open(handle)
+                case .failure: state = .closed
+                }
+            }
+            pending.outcome.withLock { $0 = outcome }
+            pending.done.leave()
+            return try outcome.get()
         }
     }
 
     private func dropService(_ handle: ServiceHandle) {
         // The next call opens a fresh proxy and session with the new daemon.
-        service.withLock { current in
-            if current === handle { current = nil }
+        service.withLock { state in
+            if case .open(let current) = state, current === handle { state = .closed }
         }
     }
 
@@ -354,6 +418,8 @@ final class ServiceHandle: @unchecked Sendable {
 /// are documented as thread-safe; the object lives until the last holder (the call or the timer) is gone.
 final class Deadline: @unchecked Sendable {
     let cancellable: UnsafeMutablePointer<GCancellable>
+    /// When the timer cancels: the limit for waiting on another caller's open, too.
+    let end: DispatchTime
     private let timer: DispatchWorkItem
 
     init(after timeout: Duration) {
@@ -362,7 +428,8 @@ final class Deadline: @unchecked Sendable {
         let box = CancellableBox(cancellable)
         timer = DispatchWorkItem { g_cancellable_cancel(box.cancellable) }
         let nanoseconds = Int(clamping: LibSecretClient.milliseconds(timeout)) * 1_000_000
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: timer)
+        end = .now() + .nanoseconds(nanoseconds)
+        DispatchQueue.global().asyncAfter(deadline: end, execute: timer)
     }
 
     var isCancelled: Bool { g_cancellable_is_cancelled(cancellable) != 0 }

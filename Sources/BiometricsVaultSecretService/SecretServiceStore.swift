@@ -69,6 +69,18 @@ public struct SecretServiceStore: SecretStore {
         self.client = client
     }
 
+    /// Starts connecting to the Secret Service on another thread and returns at once.
+    ///
+    /// The connection (session bus, proxy, encrypted session) is the process's one, which every
+    /// `SecretServiceStore` shares: the next ``init(timeout:)`` or store call waits for this connection
+    /// instead of opening another, so work done meanwhile overlaps the round trips and the key exchange.
+    /// A call already waiting for it when it fails reports that failure; nothing is kept, so later calls
+    /// connect again. Call it only
+    /// when the store will be used (it opens a bus connection and a session).
+    public static func prepareConnection(timeout: Duration = .seconds(5)) {
+        LibSecretClient.prepareConnection(timeout: timeout)
+    }
+
     /// Asks, without prompting, whether the Secret Service on the session bus can be used now.
     public static func probe(timeout: Duration = .seconds(1)) -> SecretServiceStatus {
         let client = LibSecretClient(timeout: timeout)

@@ -59,6 +59,7 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
         do {
             let arguments = CommandLineRewriting.arguments(
                 program: CommandLine.arguments.first ?? "", Array(CommandLine.arguments.dropFirst()))
+            StorePreparation.start(for: arguments)
             var command = try await asyncParseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

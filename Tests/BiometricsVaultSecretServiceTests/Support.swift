@@ -326,3 +326,41 @@ final class StoreDriver {
     }
 }
 #endif
+
+#if os(Linux)
+/// `dbus-monitor` on a private bus (whose configuration allows eavesdropping), to count the method calls
+/// a program makes there. Stopped by ``methodCalls()`` or when released.
+final class BusMonitor {
+    private let pid: String
+    private let log: String
+
+    init(_ keyring: PrivateKeyring) throws {
+        log = "\(keyring.directory)/monitor-\(UUID().uuidString.prefix(8)).log"
+        pid = try Shell.run(
+            "/bin/bash", ["-c", "dbus-monitor --address \"$0\" >\"$1\" 2>&1 </dev/null & echo $!", keyring.address, log]
+        ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Monitoring has begun once the bus took the monitor's name away (BecomeMonitor).
+        for _ in 0..<200 {
+            if let text = try? String(contentsOfFile: log, encoding: .utf8), text.contains("member=NameLost") { return }
+            usleep(10_000)
+        }
+        throw TestFailure("dbus-monitor did not start on \(keyring.address)")
+    }
+
+    /// Stops the monitor and returns the member names of the method calls it saw, in order.
+    func methodCalls() throws -> [String] {
+        stop()
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        return text.split(separator: "\n").filter { $0.hasPrefix("method call ") }.compactMap { line in
+            line.range(of: "member=").map { String(line[$0.upperBound...].prefix { !$0.isWhitespace }) }
+        }
+    }
+
+    private func stop() {
+        guard !pid.isEmpty else { return }
+        _ = try? Shell.run("/bin/bash", ["-c", "kill \"$0\" 2>/dev/null; while kill -0 \"$0\" 2>/dev/null; do sleep 0.01; done", pid])
+    }
+
+    deinit { stop() }
+}
+#endif

@@ -3,9 +3,11 @@
 // removes while this process, and its connection, stay alive. Not shipped in any product.
 //
 // One command per line, one answer per line:
-//   init | probe | write SERVICE KEY plain|protected VALUE | read SERVICE KEY | delete SERVICE KEY | keys SERVICE
+//   init | prepared-init | probe | write SERVICE KEY plain|protected VALUE | read SERVICE KEY | delete SERVICE KEY | keys SERVICE
 // Answers: "ok", "none", "item plain|protected VALUE", "keys a,b", "available", "locked",
-// "unavailable CODE", "error CODE"; `init` and `probe` append the elapsed milliseconds.
+// "unavailable CODE", "error CODE"; `init`, `prepared-init` and `probe` append the elapsed milliseconds.
+// `prepared-init` is `init` right after `SecretServiceStore.prepareConnection()` (default timeout), so it
+// meets that connection while it is still being opened.
 #if os(Linux)
 import BiometricsVaultCore
 import BiometricsVaultSecretService
@@ -36,6 +38,11 @@ while let line = readLine() {
     switch command {
     case "init":
         let start = clock.now
+        let result = answer { store = try SecretServiceStore(timeout: .seconds(1)); return "ok" }
+        reply = "\(result) \(milliseconds(clock.now - start))"
+    case "prepared-init":
+        let start = clock.now
+        SecretServiceStore.prepareConnection()
         let result = answer { store = try SecretServiceStore(timeout: .seconds(1)); return "ok" }
         reply = "\(result) \(milliseconds(clock.now - start))"
     case "probe":

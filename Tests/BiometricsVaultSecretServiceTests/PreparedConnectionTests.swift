@@ -1,0 +1,57 @@
+#if os(Linux)
+import BiometricsVaultCore
+import BiometricsVaultSecretService
+import Foundation
+import Testing
+
+/// `SecretServiceStore.prepareConnection()`: the connection started ahead is the one the store then uses.
+/// Each test has a private bus + gnome-keyring and a `SecretServiceTestDriver` process, so the process's one
+/// shared connection starts out closed and a `dbus-monitor` sees only that process's calls.
+@Suite(.enabled(if: Daemon.runPrivateKeyringTests, "needs dbus-daemon, dbus-monitor and gnome-keyring-daemon"))
+struct PreparedConnectionTests {
+    func status(_ answer: String) -> String {
+        answer.split(separator: " ").dropLast().joined(separator: " ")
+    }
+
+    func elapsedMilliseconds(_ answer: String) -> Int? {
+        answer.split(separator: " ").last.flatMap { Int($0.dropLast(2)) }
+    }
+
+    /// The store created while the prepared open is in flight waits for it: one bus connection, one
+    /// session (a second proxy would mean a second OpenSession and key exchange).
+    @Test func theStoreWaitsForThePreparedConnectionInsteadOfOpeningAnother() throws {
+        let keyring = try PrivateKeyring()
+        let monitor = try BusMonitor(keyring)
+        let driver = try StoreDriver(environment: keyring.environment)
+        #expect(status(try driver.send("prepared-init")) == "ok")
+        #expect(try driver.send("write bv-test.prepared alice plain {\"a\":1}") == "ok")
+        #expect(try driver.send("read bv-test.prepared alice") == "item plain {\"a\":1}")
+        let calls = try monitor.methodCalls()
+        #expect(calls.filter { $0 == "Hello" }.count == 1, "\(calls)")
+        #expect(calls.filter { $0 == "OpenSession" }.count == 1, "\(calls)")
+    }
+
+    /// A caller waiting for a prepared open still ends at its own deadline (the driver's store: 1 s; the
+    /// prepared connection: 5 s), and the connection, once the provider answers, is used.
+    @Test func aWaitingCallerKeepsItsOwnDeadline() throws {
+        let keyring = try PrivateKeyring()
+        let driver = try StoreDriver(environment: keyring.environment)
+        try keyring.signalKeyring("STOP")
+        let answer = try driver.send("prepared-init")
+        try keyring.signalKeyring("CONT")
+        #expect(status(answer) == "error storeUnavailable")
+        let elapsed = try #require(elapsedMilliseconds(answer), "\(answer)")
+        #expect(elapsed < 4000, "waited \(elapsed) ms: the prepared connection's 5 s, not the caller's 1 s")
+        #expect(status(try driver.send("init")) == "ok")
+        #expect(try driver.send("read bv-test.prepared nobody") == "none")
+    }
+
+    /// Without a provider the prepared open fails, and the store reports that failure as any connect would.
+    @Test func withoutAProviderThePreparedFailureIsTheStoresError() throws {
+        let bus = try PrivateKeyring(withKeyring: false)
+        let driver = try StoreDriver(environment: bus.environment)
+        #expect(status(try driver.send("prepared-init")) == "error storeUnavailable")
+        #expect(status(try driver.send("init")) == "error storeUnavailable")
+    }
+}
+#endif
