@@ -50,13 +50,15 @@ final class LibSecretClient: Sendable {
     /// Opening is single-flight: a caller that finds an open in progress (``prepareConnection(timeout:)``'s,
     /// or another thread's) waits for it and shares its outcome, rather than opening a second proxy and
     /// session. A failure is not kept: the next caller after it opens again.
-    private static let sharedService = LockedValue<SharedService>(.closed)
+    private static let sharedService = LockedValue(SharedService())
     private var service: LockedValue<SharedService> { Self.sharedService }
 
-    private enum SharedService {
-        case closed
-        case opening(PendingOpen)
-        case open(ServiceHandle)
+    /// Closed (both `nil`), opening, or open. Two optionals, not an enum with class payloads: such an
+    /// enum keeps its case in the pointer's spare bits, and LeakSanitizer then reports the open
+    /// handle, reachable only through that tagged pointer, as leaked.
+    private struct SharedService {
+        var open: ServiceHandle?
+        var opening: PendingOpen?
     }
 
     /// One open in progress: its outcome is set before `done` is left.
@@ -272,15 +274,12 @@ final class LibSecretClient: Sendable {
 
     private func connectedService(_ deadline: Deadline) throws(VaultError) -> ServiceHandle {
         let step = service.withLock { state -> ConnectStep in
-            switch state {
-            case .open(let handle): return .use(handle)
-            case .opening(let pending): return .wait(pending)
-            case .closed:
-                let pending = PendingOpen()
-                pending.done.enter()
-                state = .opening(pending)
-                return .open(pending)
-            }
+            if let handle = state.open { return .use(handle) }
+            if let pending = state.opening { return .wait(pending) }
+            let pending = PendingOpen()
+            pending.done.enter()
+            state.opening = pending
+            return .open(pending)
         }
         switch step {
         case .use(let handle):
@@ -300,10 +299,8 @@ final class LibSecretClient: Sendable {
                 outcome = .failure(error)
             }
             service.withLock { state in
-                switch outcome {
-                case .success(let handle): state = .open(handle)
-                case .failure: state = .closed
-                }
+                state.opening = nil
+                if case .success(let handle) = outcome { state.open = handle }
             }
             pending.outcome.withLock { $0 = outcome }
             pending.done.leave()
@@ -314,7 +311,7 @@ final class LibSecretClient: Sendable {
     private func dropService(_ handle: ServiceHandle) {
         // The next call opens a fresh proxy and session with the new daemon.
         service.withLock { state in
-            if case .open(let current) = state, current === handle { state = .closed }
+            if state.open === handle { state.open = nil }
         }
     }
 
