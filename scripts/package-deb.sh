@@ -9,7 +9,8 @@
 #   /usr/share/polkit-1/actions/io.github.biometricsvault.policy
 #   /usr/share/biometrics-vault/               the same two files, for `biometrics-vault setup`
 #   /usr/share/doc/biometrics-vault/copyright
-# Depends is computed by dpkg-shlibdeps from the binary's shared libraries (libsecret, GLib, PAM, libc).
+# Depends is computed by dpkg-shlibdeps from the binary's shared libraries (libsecret, GLib, libc), plus
+# libpam0g, which the CLI opens with dlopen when it authenticates the owner (dpkg-shlibdeps cannot see it).
 # tpm2-tss is opened with dlopen only when a command uses the TPM (`key`, `doctor`, a TPM-sealed store): Suggests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,6 +68,7 @@ install -d "$STAGE/debian"
 printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$PACKAGE" "$PACKAGE" > "$STAGE/debian/control"
 DEPENDS=$(cd "$STAGE" && dpkg-shlibdeps -O "$PKG/usr/bin/$PACKAGE" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$DEPENDS" ] || { echo "dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+DEPENDS="$DEPENDS, libpam0g"
 
 SIZE=$(du -sk --exclude=DEBIAN "$PKG" | cut -f1)
 cat > "$PKG/DEBIAN/control" <<EOF

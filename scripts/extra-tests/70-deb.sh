@@ -24,6 +24,8 @@ start=$(date +%s)
 DEB=$(bash scripts/package-deb.sh | tail -n 1)
 echo "package-deb.sh: $DEB in $(( $(date +%s) - start )) s"
 dpkg-deb --info "$DEB" | sed -n 's/^ \(Depends\|Version\|Installed-Size\):/  \1:/p'
+# libpam is opened with dlopen (not seen by dpkg-shlibdeps) but owner authentication needs it.
+dpkg-deb -f "$DEB" Depends | grep -q 'libpam0g' || { echo "Depends does not name libpam0g"; exit 1; }
 dpkg-deb --contents "$DEB" | awk '{print $6}' | sed 's|^\./|/|' | grep -v '/$' > "$WORK/files"
 
 for file in "${SHARED[@]}"; do

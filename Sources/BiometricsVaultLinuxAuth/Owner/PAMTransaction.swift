@@ -7,7 +7,8 @@ import Glibc
 
 // The PAM choke point: the only file that calls libpam. It runs one pam_start / pam_authenticate /
 // pam_acct_mgmt / pam_end transaction and maps every PAM return code to a `VaultError` here, keeping the
-// code and its pam_strerror text as the underlying cause.
+// code and its pam_strerror text as the underlying cause. libpam is opened with dlopen on the first
+// transaction (`bv_pam_load` in shim.h), not linked: most runs never authenticate the owner.
 
 /// A message PAM asks the application to show, or a question it asks.
 public struct PAMMessage: Hashable, Sendable {
@@ -44,23 +45,24 @@ enum PAMTransaction {
     static func authenticate(
         service: String, user: String, conversation: @escaping PAMConversation, stop: StopRequest
     ) throws(VaultError) {
+        let pam = try library.get()
         let context = ConversationContext(conversation: conversation, stop: stop)
         let appdata = Unmanaged.passRetained(context)
         defer { appdata.release() }
         var conv = pam_conv(conv: pamConversation, appdata_ptr: appdata.toOpaque())
         var handle: OpaquePointer?
-        let started = pam_start(service, user, &conv, &handle)
+        let started = pam.pam_start(service, user, &conv, &handle)
         guard started == PAM_SUCCESS, let handle else {
-            throw VaultError(.passcodeNotSet, underlying: .pam(code: started, message: message(nil, started)))
+            throw VaultError(.passcodeNotSet, underlying: .pam(code: started, message: message(pam, nil, started)))
         }
-        var status = pam_authenticate(handle, 0)
+        var status = pam.pam_authenticate(handle, 0)
         if status == PAM_SUCCESS {
-            status = pam_acct_mgmt(handle, 0)
+            status = pam.pam_acct_mgmt(handle, 0)
             // A correct password whose renewal is due still proves the owner is present.
             if status == PAM_NEW_AUTHTOK_REQD { status = PAM_SUCCESS }
         }
-        let text = message(handle, status)
-        pam_end(handle, status)
+        let text = message(pam, handle, status)
+        _ = pam.pam_end(handle, status)
         if status == PAM_SUCCESS { return }
         throw vaultError(status: status, text: text, context: context)
     }
@@ -83,9 +85,21 @@ enum PAMTransaction {
         }
     }
 
-    private static func message(_ handle: OpaquePointer?, _ status: Int32) -> String {
-        pam_strerror(handle, status).map { String(cString: $0) } ?? "PAM error \(status)"
+    private static func message(_ pam: bv_pam_api, _ handle: OpaquePointer?, _ status: Int32) -> String {
+        pam.pam_strerror(handle, status).map { String(cString: $0) } ?? "PAM error \(status)"
     }
+
+    /// libpam, opened by the first transaction of the process. Without it owner authentication cannot
+    /// work here: `passcodeNotSet`, as for a missing service file.
+    private static let library: Result<bv_pam_api, VaultError> = {
+        let api = UnsafeMutablePointer<bv_pam_api>.allocate(capacity: 1)
+        defer { api.deallocate() }
+        if let missing = bv_pam_load(api) {
+            return .failure(VaultError(.passcodeNotSet, underlying: .message(
+                "owner authentication needs libpam, which could not be loaded here (\(String(cString: missing))): on Debian or Ubuntu, apt install libpam0g")))
+        }
+        return .success(api.pointee)
+    }()
 }
 
 /// State shared with the C conversation callback through `appdata_ptr`.

@@ -1,0 +1,30 @@
+#if os(Linux)
+import Foundation
+import Testing
+
+/// Libraries the CLI opens only when a command needs them, so that every other run neither loads them
+/// nor needs them installed (libpam here; tpm2-tss in `TPMSealingTests`).
+@Suite struct StartupLibrariesTests {
+    @Test("store and show of a plain item run with libpam hidden: PAM is opened only to authenticate the owner")
+    func plainItemsNeedNoPAM() throws {
+        // Root only: the library is hidden by a bind mount in a private mount namespace (CI runs as root).
+        guard getuid() == 0 else { return }
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"), "util-linux's unshare is missing")
+        let library = URL(fileURLWithPath: "/usr/lib/x86_64-linux-gnu/libpam.so.0").resolvingSymlinksInPath().path
+        try #require(FileManager.default.fileExists(atPath: library), "libpam0g is not installed")
+        let sandbox = try CLISandbox()
+        defer { sandbox.remove() }
+        let script = """
+            mount --bind /dev/null "$1" || exit 90
+            bv="$2"
+            printf '{"token":"kept"}' | "$bv" store plain --store file || exit 91
+            "$bv" show plain --store file --field token || exit 92
+            """
+        let result = try sandbox.run(
+            executable: URL(fileURLWithPath: "/usr/bin/unshare"),
+            ["-m", "/bin/sh", "-c", script, "sh", library, CLISandbox.binary.path])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasSuffix("kept\n"), "\(result.stdout)\(result.stderr)")
+    }
+}
+#endif
