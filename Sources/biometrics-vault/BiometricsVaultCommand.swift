@@ -44,7 +44,8 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
     /// ArgumentParser's `main`, with what must happen before any parsing: the process hardening, and the
     /// refusal of argv bytes that are not UTF-8 (ArgumentParser would decode them lossily, so `a\xffb` and
     /// `a\xfeb` would name one item). The command line as the user typed it becomes the one ArgumentParser
-    /// reads (``CommandLineRewriting``). Help and usage texts go through ``Console`` too.
+    /// reads (``CommandLineRewriting``). Help and usage texts go through ``Console`` too. The plainest
+    /// `show` lines skip ArgumentParser's reflection (``DirectParse``).
     static func main() async {
         StandardDescriptors.occupyClosed()
         ProcessHardening.apply()
@@ -60,11 +61,15 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
             let arguments = CommandLineRewriting.arguments(
                 program: CommandLine.arguments.first ?? "", Array(CommandLine.arguments.dropFirst()))
             StorePreparation.start(for: arguments)
-            var command = try await asyncParseAsRoot(arguments)
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
+            if let show = DirectParse.show(arguments) {
+                try await show.run()
             } else {
-                try command.run()
+                var command = try await asyncParseAsRoot(arguments)
+                if var asyncCommand = command as? any AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    try command.run()
+                }
             }
             status = ExitStatus.ok.rawValue
         } catch {

@@ -18,23 +18,22 @@ extension BiometricsVaultCommand {
             try await Console.run(options) {
                 let session = Session(options: options, probesAvailability: false)
                 let vault = try session.retrieveStored(item.key)
-                let field = field
-                try await Interrupts.cancellingOnInterrupt {
-                    let readable = vault.kind == .locked ? try await vault.unlock() : vault
-                    let credentials = try readable.credentials
-                    // On a terminal, characters that could rewrite the screen are shown escaped; a pipe
-                    // or file gets the exact bytes. (For the JSON text the escapes are JSON's own.)
-                    let printed: String
-                    if let field {
-                        guard let value = credentials.member(named: field) else {
-                            throw CLIFailure.notFound("the credentials under '\(vault.key)' have no field '\(Console.terminalSafe(field))'")
-                        }
-                        printed = value.rawText
-                    } else {
-                        printed = credentials.jsonText
+                // Only the unlock waits for the user: a plain item is read without the interrupt machinery.
+                let readable = vault.kind == .locked
+                    ? try await Interrupts.cancellingOnInterrupt { try await vault.unlock() } : vault
+                let credentials = try readable.credentials
+                // On a terminal, characters that could rewrite the screen are shown escaped; a pipe
+                // or file gets the exact bytes. (For the JSON text the escapes are JSON's own.)
+                let printed: String
+                if let field {
+                    guard let value = credentials.member(named: field) else {
+                        throw CLIFailure.notFound("the credentials under '\(vault.key)' have no field '\(Console.terminalSafe(field))'")
                     }
-                    Console.out(Console.stdoutIsTerminal ? Console.terminalSafe(printed) : printed)
+                    printed = value.rawText
+                } else {
+                    printed = credentials.jsonText
                 }
+                Console.out(Console.stdoutIsTerminal ? Console.terminalSafe(printed) : printed)
             }
         }
     }

@@ -14,8 +14,13 @@ import Darwin
 /// Ctrl-C while a command runs cancels its Swift task, so an authenticator waiting for a finger stops
 /// verifying and releases the reader; the command then ends with the "cancelled" status. A second
 /// Ctrl-C exits at once.
+///
+/// It costs a task, a signal source and the dispatch threads behind them: wrap only what may wait for
+/// the user (`show` wraps only the unlock of a protected item).
 enum Interrupts {
-    static func cancellingOnInterrupt(_ body: @escaping @Sendable () async throws -> Void) async throws {
+    static func cancellingOnInterrupt<Value: Sendable>(
+        _ body: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
         let task = Task { try await body() }
         let presses = LockedValue(0)
         signal(SIGINT, SIG_IGN)
@@ -33,6 +38,6 @@ enum Interrupts {
             source.cancel()
             signal(SIGINT, SIG_DFL)
         }
-        try await task.value
+        return try await task.value
     }
 }

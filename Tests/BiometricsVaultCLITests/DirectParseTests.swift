@@ -1,0 +1,99 @@
+#if os(Linux)
+import ArgumentParser
+import BiometricsVault
+@testable import biometrics_vault
+import Foundation
+import Testing
+
+/// ``DirectParse`` reads the plainest `show` lines without ArgumentParser: every line it reads must give
+/// the command ArgumentParser gives, and every other line must be left to ArgumentParser.
+@Suite struct DirectParseTests {
+    typealias Show = BiometricsVaultCommand.Show
+
+    /// Every value of the parsed command, by name.
+    static func values(_ show: Show) -> [String: String] {
+        [
+            "service": show.options.service, "store": show.options.store.rawValue,
+            "authenticator": show.options.authenticator.rawValue, "json": "\(show.options.json)",
+            "verbose": "\(show.options.verbose)", "pinStdin": "\(show.options.pinStdin)",
+            "passphraseStdin": "\(show.options.passphraseStdin)", "key": show.item.key,
+            "field": show.field ?? "<nil>",
+        ]
+    }
+
+    /// What ArgumentParser makes of the same line (the root command, as `main` would run it).
+    static func argumentParser(_ arguments: [String]) throws -> Show? {
+        try BiometricsVaultCommand.parseAsRoot(arguments) as? Show
+    }
+
+    @Test(arguments: [
+        ["show", "k"],
+        ["show", "github"],
+        ["show", "k", "--service", "work"],
+        ["show", "--service", "work", "k"],
+        ["show", "k", "--field", "token"],
+        ["show", "k", "--store", "file", "--authenticator", "none"],
+        ["show", "k", "--store", "secret-service", "--authenticator", "fprintd", "--json"],
+        ["show", "--json", "--verbose", "k", "--field", "user"],
+        ["show", "k", "--pin-stdin"],
+        ["show", "k", "--passphrase-stdin", "--store", "auto", "--authenticator", "pam"],
+        ["show", "k", "--authenticator", "polkit"],
+        ["show", "key with spaces", "--service", "ünïcode"],
+        ["show", "help"],
+        ["show", "show"],
+        ["show", "k", "--field", "x", "--store", "auto"],
+        ["show", "k", "--service", "show"],
+    ] as [[String]])
+    func readLinesGiveArgumentParsersCommand(arguments: [String]) throws {
+        let direct = try #require(DirectParse.show(arguments), "this plain line should be read directly")
+        let parsed = try #require(try Self.argumentParser(arguments))
+        #expect(Self.values(direct) == Self.values(parsed))
+    }
+
+    @Test(arguments: [
+        [], ["show"], ["status", "k"], ["reset", "k"], ["shows", "k"],
+        ["show", "-h"], ["show", "k", "--help"], ["show", "k", "-h"], ["show", "--version"],
+        ["show", "k", "k2"], ["show", "k", "--field"], ["show", "k", "--service"],
+        ["show", "--service=work", "k"], ["show", "k", "--field=token"],
+        ["show", "k", "--store", "tpm"], ["show", "k", "--authenticator", "face"],
+        ["show", "k", "--json", "--json"], ["show", "k", "--field", "a", "--field", "b"],
+        ["show", "k", "--field", "-x"], ["show", "-k"], ["show", "-"], ["show", ""], ["show", "k", "--"],
+        ["show", "--", "k"], ["show", "k", "--bogus"], ["show", "k", "--generate-completion-script", "bash"],
+        ["show", "k", "--service", ""],
+    ] as [[String]])
+    func otherLinesAreLeftToArgumentParser(arguments: [String]) {
+        #expect(DirectParse.show(arguments) == nil)
+    }
+
+    /// Lines built from every piece in many orders: whenever the direct parse reads one, ArgumentParser
+    /// accepts it too and gives the same command.
+    @Test func combinationsAgreeWithArgumentParser() throws {
+        let pieces: [[String]] = [
+            ["k"], ["--service", "s"], ["--store", "file"], ["--authenticator", "none"], ["--field", "f"],
+            ["--json"], ["--verbose"], ["--pin-stdin"], ["--passphrase-stdin"], ["--service", "-s"], ["k2"],
+        ]
+        var generator = SystemRandomNumberGenerator()
+        var read = 0
+        for _ in 0..<400 {
+            let count = Int.random(in: 1...5, using: &generator)
+            let line = ["show"] + (0..<count).flatMap { _ in pieces.randomElement(using: &generator)! }
+            guard let direct = DirectParse.show(line) else { continue }
+            read += 1
+            let parsed = try #require(try Self.argumentParser(line), "\(line)")
+            #expect(Self.values(direct) == Self.values(parsed), "\(line)")
+        }
+        #expect(read > 50)
+    }
+
+    /// The direct parse sets each property of `show` itself; a new option must be added there (and to
+    /// ``values(_:)``), or this fails.
+    @Test func everyPropertyOfShowIsSet() {
+        let show = Mirror(reflecting: Show()).children.compactMap(\.label)
+        #expect(show == ["_options", "_item", "_field"])
+        let options = Mirror(reflecting: GlobalOptions()).children.compactMap(\.label)
+        #expect(options == ["_service", "_store", "_authenticator", "_json", "_verbose", "_pinStdin", "_passphraseStdin"])
+        let item = Mirror(reflecting: KeyArgument()).children.compactMap(\.label)
+        #expect(item == ["_key"])
+    }
+}
+#endif
