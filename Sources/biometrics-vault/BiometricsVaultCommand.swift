@@ -1,5 +1,6 @@
 import ArgumentParser
 import BiometricsVault
+import Dispatch
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -46,7 +47,13 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
     /// `a\xfeb` would name one item). The command line as the user typed it becomes the one ArgumentParser
     /// reads (``CommandLineRewriting``). Help and usage texts go through ``Console`` too. The plainest
     /// `show` lines skip ArgumentParser's reflection (``DirectParse``).
-    static func main() async {
+    ///
+    /// Synchronous: the command runs in a task on the cooperative pool while this thread waits. An async
+    /// `main` starts on the main actor and parks the main thread in `dispatch_main`, which ends it with
+    /// `pthread_exit` (glibc then loads libgcc_s to unwind it) and needs another thread to come back to
+    /// the main actor at the end. Nothing in the CLI uses the main actor or the main queue. The waiting
+    /// thread takes the process's signals, as the thread parked by `dispatch_main` did.
+    static func main() {
         StandardDescriptors.occupyClosed()
         ProcessHardening.apply()
         if let index = RawArguments.firstNonUTF8Index() {
@@ -56,11 +63,27 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
                 json: RawArguments.requestsJSON)
             exitProcess(ExitStatus.badInput.rawValue)
         }
+        let arguments = CommandLineRewriting.arguments(
+            program: CommandLine.arguments.first ?? "", Array(CommandLine.arguments.dropFirst()))
+        StorePreparation.start(for: arguments)
+        let finished = DispatchSemaphore(value: 0)
+        let status = LockedValue(ExitStatus.ok.rawValue)
+        // Detached: a plain `Task` would inherit the main actor of `main` and wait for this thread.
+        Task.detached {
+            let result = await run(arguments)
+            status.withLock { $0 = result }
+            finished.signal()
+        }
+        MainThreadSignals.acceptAll()
+        finished.wait()
+        exitProcess(status.withLock { $0 })
+    }
+
+    /// Parses `arguments` (``DirectParse``, else ArgumentParser), runs the command, prints any failure, and
+    /// returns the exit status.
+    private static func run(_ arguments: [String]) async -> Int32 {
         var status: Int32
         do {
-            let arguments = CommandLineRewriting.arguments(
-                program: CommandLine.arguments.first ?? "", Array(CommandLine.arguments.dropFirst()))
-            StorePreparation.start(for: arguments)
             if let show = DirectParse.show(arguments) {
                 try await show.run()
             } else {
@@ -82,6 +105,6 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
         if status == ExitStatus.ok.rawValue, let failed = Console.finishOutput(json: RawArguments.requestsJSON) {
             status = failed.rawValue
         }
-        exitProcess(status)
+        return status
     }
 }
