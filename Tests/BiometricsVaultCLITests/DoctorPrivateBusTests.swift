@@ -22,11 +22,14 @@ import Testing
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             socket = directory.appendingPathComponent("system_bus_socket").path
             process.executableURL = URL(fileURLWithPath: DoctorPrivateBusTests.dbusDaemon)
-            process.arguments = ["--session", "--nofork", "--nopidfile", "--address=" + address]
-            process.standardOutput = FileHandle.nullDevice
+            process.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1", "--address=" + address]
+            let printed = Pipe()
+            process.standardOutput = printed
             process.standardError = FileHandle.nullDevice
             try process.run()
-            for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { usleep(50_000) }
+            // The daemon prints its address once it listens: the socket file alone exists from bind(), and a
+            // client connecting before listen() is refused (seen in CI under ASan).
+            _ = printed.fileHandleForReading.availableData
         }
 
         var isListening: Bool { process.isRunning && FileManager.default.fileExists(atPath: socket) }

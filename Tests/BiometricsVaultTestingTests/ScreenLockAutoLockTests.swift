@@ -24,11 +24,14 @@ import Testing
             let socket = directory.appendingPathComponent("bus").path
             address = "unix:path=" + socket
             process.executableURL = URL(fileURLWithPath: ScreenLockAutoLockTests.dbusDaemon)
-            process.arguments = ["--session", "--nofork", "--nopidfile", "--address=" + address]
-            process.standardOutput = FileHandle.nullDevice
+            process.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1", "--address=" + address]
+            let printed = Pipe()
+            process.standardOutput = printed
             process.standardError = FileHandle.nullDevice
             try process.run()
-            for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { usleep(50_000) }
+            // The daemon prints its address once it listens: the socket file alone exists from bind(), and a
+            // client connecting before listen() is refused (seen in CI under ASan).
+            _ = printed.fileHandleForReading.availableData
         }
 
         /// Sends one signal with `gdbus emit` (a separate process and connection, as a desktop would).
