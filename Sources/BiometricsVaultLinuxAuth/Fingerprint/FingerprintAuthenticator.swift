@@ -89,7 +89,7 @@ public struct FingerprintAuthenticator: Authenticator {
     }
 
     public func currentEnrollment() throws -> EnrollmentFingerprint? {
-        let probe = probe(claiming: false)
+        let probe = probe(claiming: false, enrollment: true)
         switch probe.reason {
         case .available: return probe.enrollment
         case .notEnrolled: return nil
@@ -159,13 +159,16 @@ public struct FingerprintAuthenticator: Authenticator {
         var error: VaultError? { reason.error.map { VaultError($0.code, underlying: underlying ?? $0.underlying) } }
     }
 
-    /// Reads the reader and the user's enrolled fingers; with `claiming`, also claims and releases it.
-    func probe(claiming: Bool) -> Probe {
+    /// Reads the reader and the user's enrolled fingers; with `enrollment`, also the reader's name (one
+    /// more call) for ``Probe/enrollment``; with `claiming`, also claims and releases it. Availability
+    /// needs neither: it is asked at every `retrieveVault`.
+    func probe(claiming: Bool, enrollment needsEnrollment: Bool = false) -> Probe {
         do throws(FprintdFailure) {
             let device = try FprintdDevice.openDefault()
             let fingers = try device.enrolledFingers(user: fprintdUser)
             if fingers.isEmpty { return Probe(reason: .notEnrolled) }
-            let enrollment = Self.enrollment(user: user, device: try device.name(), fingers: fingers)
+            let enrollment = needsEnrollment
+                ? Self.enrollment(user: user, device: try device.name(), fingers: fingers) : nil
             if claiming {
                 try device.claim(user: fprintdUser)
                 device.release()
