@@ -23,8 +23,9 @@ enum DirectParse {
         case json = "--json", verbose = "--verbose", pinStdin = "--pin-stdin", passphraseStdin = "--passphrase-stdin"
     }
 
-    /// For `arguments` as ``CommandLineRewriting`` left them (the verb first): `show KEY` with any of `--service S`, `--store S`, `--authenticator A`, `--field F` and the global
-    /// flags, each at most once, in any order; `nil` for anything else.
+    /// For `arguments` as ``CommandLineRewriting`` left them (the verb first): `show KEY` with any of
+    /// `--service S`, `--store S`, `--authenticator A`, `--field F` and the global flags, each at most
+    /// once, in any order; `nil` for anything else.
     static func show(_ arguments: [String]) -> BiometricsVaultCommand.Show? {
         guard arguments.first == "show" else { return nil }
         var values: [ValueOption: String] = [:]
