@@ -198,7 +198,7 @@ var targets: [Target] = [
         ],
         swiftSettings: strictSettings,
         // Release builds carry the C++ runtime and the unwinder the static Swift runtime needs, instead of
-        // loading libstdc++.so.6 and libgcc_s.so.1 at every start (Linker/static-libstdc++; about 0.3 ms of
+        // loading libstdc++.so.6 and libgcc_s.so.1 at every start (Linker/static-libstdc++; about 0.4 ms of
         // each run, Docs/Benchmarks.md). Debug and sanitizer builds link as usual.
         linkerSettings: [
             .unsafeFlags(

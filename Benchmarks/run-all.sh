@@ -35,12 +35,8 @@ set -a
 # shellcheck disable=SC1090
 source "$BV_ENV_FILE"
 set +a
-stop_bus() { # the setup script records both daemons' PIDs in its sandbox and never stops a running bus
-    for pidfile in "${BV_SECRET_SERVICE_SANDBOX:-/nonexistent}"/keyring.pid "${BV_SECRET_SERVICE_SANDBOX:-/nonexistent}"/dbus.pid; do
-        if [ -s "$pidfile" ]; then kill "$(cat "$pidfile")" 2>/dev/null || true; fi
-    done
-}
-trap stop_bus EXIT
+# The bus and keyring of this run, and their directory in /tmp, go at the end.
+trap 'bash scripts/stop-daemons.sh' EXIT
 
 run() { # name command...
     local name="$1"; shift

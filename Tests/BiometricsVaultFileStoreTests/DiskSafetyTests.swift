@@ -137,7 +137,7 @@ struct DiskSafetyTests {
     }
 
     @Test("permission denied is storeUnavailable with the errno kept (needs a non-root user)",
-          .enabled(if: geteuid() != 0, "root bypasses file permissions; the fsize-limit test covers errno as root"))
+          .enabled(if: geteuid() != 0, "root bypasses file permissions: run as a non-root user by scripts/extra-tests/30-file-store-non-root.sh"))
     func permissionDenied() throws {
         let directory = try TemporaryDirectory()
         let store = try EncryptedFileStore(directory: directory.storeURL)
