@@ -1,6 +1,5 @@
 import ArgumentParser
 import BiometricsVault
-import Dispatch
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -52,7 +51,8 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
     /// `main` starts on the main actor and parks the main thread in `dispatch_main`, which ends it with
     /// `pthread_exit` (glibc then loads libgcc_s to unwind it) and needs another thread to come back to
     /// the main actor at the end. Nothing in the CLI uses the main actor or the main queue. The waiting
-    /// thread takes the process's signals, as the thread parked by `dispatch_main` did.
+    /// thread takes the process's signals, as the thread parked by `dispatch_main` did, and the task ends
+    /// the process.
     static func main() {
         StandardDescriptors.occupyClosed()
         ProcessHardening.apply()
@@ -66,17 +66,11 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
         let arguments = CommandLineRewriting.arguments(
             program: CommandLine.arguments.first ?? "", Array(CommandLine.arguments.dropFirst()))
         StorePreparation.start(for: arguments)
-        let finished = DispatchSemaphore(value: 0)
-        let status = LockedValue(ExitStatus.ok.rawValue)
         // Detached: a plain `Task` would inherit the main actor of `main` and wait for this thread.
-        Task.detached {
-            let result = await run(arguments)
-            status.withLock { $0 = result }
-            finished.signal()
-        }
-        MainThreadSignals.acceptAll()
-        finished.wait()
-        exitProcess(status.withLock { $0 })
+        Task.detached { exitProcess(await run(arguments)) }
+        // The task ends the process; this thread only takes the signals until then.
+        ThreadSignalMask.acceptAll()
+        while true { pause() }
     }
 
     /// Parses `arguments` (``DirectParse``, else ArgumentParser), runs the command, prints any failure, and

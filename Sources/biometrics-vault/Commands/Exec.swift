@@ -184,9 +184,7 @@ enum ProgramLookup {
         for number in Int32(1)..<32 where number != SIGKILL && number != SIGSTOP {
             signal(number, SIG_DFL)
         }
-        var all = sigset_t()
-        sigemptyset(&all)
-        pthread_sigmask(SIG_SETMASK, &all, nil)
+        ThreadSignalMask.acceptAll()
         ProcessHardening.restoreForExec()
 
         let argv = arguments.map { strdup($0) } + [nil]
