@@ -2,9 +2,15 @@
 import BiometricsVaultCore
 import Glibc
 
-/// Cross-process serialisation of the writes to one Secret Service item: an exclusive `flock` on a lock
-/// file per (service, key) under `$XDG_RUNTIME_DIR/biometrics-vault/` (or, without a usable runtime
-/// directory, `/tmp/biometrics-vault-<uid>/`, created 0700 and checked to be ours).
+/// Cross-process serialisation of the writes to one Secret Service item: an exclusive `flock` on one of
+/// ``stripes`` lock files, chosen by a hash of (service, key), under `$XDG_RUNTIME_DIR/biometrics-vault/`
+/// (or, without a usable runtime directory, `/tmp/biometrics-vault-<uid>/`, created 0700 and checked to
+/// be ours).
+///
+/// A fixed set of files, not one per item: a lock file cannot be removed safely while another process
+/// may hold it open, so per-item files piled up, one for every key ever written (700 in `/tmp` after a
+/// day of test runs). Two items sharing a stripe only wait for each other's write; no code path holds
+/// one item's lock while taking another's, so sharing cannot deadlock.
 ///
 /// The Secret Service has no compare-and-swap, so a conditional write is search, check, create, delete:
 /// four D-Bus calls another process could interleave with. Every BiometricsVault process takes this lock
@@ -15,6 +21,9 @@ import Glibc
 /// description: each call opens its own descriptor, so threads exclude each other like processes do,
 /// and the kernel drops the lock when a holder dies.
 enum ItemLockFile {
+    /// How many lock files a user's writes share, at most.
+    static let stripes = 64
+
     /// Runs `body` holding the item's lock, waiting at most `timeout` for it: like every Secret Service
     /// call, a write never hangs (a holder that was stopped, not killed, keeps its lock).
     static func withLock<Result>(
@@ -88,12 +97,17 @@ enum ItemLockFile {
         return (info.st_mode & S_IFMT) == S_IFDIR && info.st_uid == geteuid() && (info.st_mode & 0o077) == 0
     }
 
+    /// `secret-service-<stripe>.lock`, the stripe in two hex digits (part of the cross-process protocol).
+    static func fileName(for id: SecretItemID) -> String {
+        // Not a secret: key names are attributes in the keyring already.
+        let hash = FNV1a.hash(of: Array(id.service.utf8) + [0] + Array(id.key.utf8))
+        let stripe = Int(hash % UInt64(stripes))
+        return "secret-service-" + (stripe < 16 ? "0" : "") + String(stripe, radix: 16) + ".lock"
+    }
+
     private static func open(_ id: SecretItemID) throws(VaultError) -> Int32 {
         let directory = try directory.get()
-        // Not a secret: key names are attributes in the keyring already. Hashed only to make a file name;
-        // two items sharing a lock by a collision merely wait for each other.
-        let name = FNV1a.hex(of: Array(id.service.utf8) + [0] + Array(id.key.utf8))
-        let path = directory + "/secret-service-" + name + ".lock"
+        let path = directory + "/" + fileName(for: id)
         while true {
             let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if descriptor >= 0 {

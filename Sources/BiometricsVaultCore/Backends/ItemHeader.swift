@@ -130,13 +130,17 @@ public struct StoredItem: Sendable, Equatable {
 
 /// 64-bit FNV-1a, for identifiers only (enrollment sets). Not a security primitive.
 package enum FNV1a {
-    package static func hex(of bytes: some Sequence<UInt8>) -> String {
+    package static func hash(of bytes: some Sequence<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
-        let digits = String(hash, radix: 16)
+        return hash
+    }
+
+    package static func hex(of bytes: some Sequence<UInt8>) -> String {
+        let digits = String(hash(of: bytes), radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }
