@@ -259,10 +259,21 @@ final class LibSecretClient: Sendable {
     /// own work (parsing a command line, say) overlaps the connection and the DH session setup. An
     /// operation that starts meanwhile waits for this open (at most until its own deadline) and shares its
     /// outcome, error included; a failure is not kept, so later operations open again.
+    ///
+    /// One plain thread, not a dispatch queue: the first `async` to a global queue also starts
+    /// libdispatch's root-queue workers, and at process start those thread creations delayed the
+    /// connection by about 0.15 ms (Docs/Benchmarks.md). When no thread can be started, nothing is
+    /// prepared and the first operation opens the service itself.
     static func prepareConnection(timeout: Duration) {
-        let client = LibSecretClient(timeout: timeout)
-        DispatchQueue.global(qos: .userInitiated).async {
-            try? client.connect()
+        let client = Unmanaged.passRetained(LibSecretClient(timeout: timeout)).toOpaque()
+        let thread = g_thread_try_new("secret-connect", { client in
+            try? Unmanaged<LibSecretClient>.fromOpaque(client!).takeRetainedValue().connect()
+            return nil
+        }, client, nil)
+        if let thread {
+            g_thread_unref(thread)  // detached: the thread's own reference ends with it
+        } else {
+            Unmanaged<LibSecretClient>.fromOpaque(client).release()
         }
     }
 
