@@ -69,6 +69,15 @@ printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$PACKAGE" "$PACKAGE" > 
 DEPENDS=$(cd "$STAGE" && dpkg-shlibdeps -O "$PKG/usr/bin/$PACKAGE" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$DEPENDS" ] || { echo "dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 DEPENDS="$DEPENDS, libpam0g"
+# dpkg-shlibdeps derives libc6's version from versioned symbols only. The packed relative relocations
+# of the release link (Package.swift, fastStartLinkerSettings) need glibc 2.36, which the binary states
+# in a symbol-less GLIBC_ABI_DT_RELR version reference that dpkg-shlibdeps does not map: raise it here.
+if objdump -p "$PKG/usr/bin/$PACKAGE" | grep -q GLIBC_ABI_DT_RELR; then
+    LIBC=$(printf '%s\n' "$DEPENDS" | tr ',' '\n' | sed -n 's/^ *libc6 (>= \([^)]*\)).*/\1/p')
+    if [ -n "$LIBC" ] && dpkg --compare-versions "$LIBC" lt 2.36; then
+        DEPENDS=$(printf '%s\n' "$DEPENDS" | sed "s/libc6 (>= $LIBC)/libc6 (>= 2.36)/")
+    fi
+fi
 
 SIZE=$(du -sk --exclude=DEBIAN "$PKG" | cut -f1)
 cat > "$PKG/DEBIAN/control" <<EOF

@@ -26,6 +26,13 @@ echo "package-deb.sh: $DEB in $(( $(date +%s) - start )) s"
 dpkg-deb --info "$DEB" | sed -n 's/^ \(Depends\|Version\|Installed-Size\):/  \1:/p'
 # libpam is opened with dlopen (not seen by dpkg-shlibdeps) but owner authentication needs it.
 dpkg-deb -f "$DEB" Depends | grep -q 'libpam0g' || { echo "Depends does not name libpam0g"; exit 1; }
+# The binary's oldest glibc must be in Depends, including one it names only by a symbol-less version
+# reference (GLIBC_ABI_DT_RELR: glibc 2.36), or dpkg installs it where the loader then refuses it.
+dpkg-deb -x "$DEB" "$WORK/unpacked"
+if objdump -p "$WORK/unpacked/usr/bin/$PACKAGE" | grep -q GLIBC_ABI_DT_RELR; then
+    LIBC=$(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | sed -n 's/^ *libc6 (>= \([^)]*\)).*/\1/p')
+    dpkg --compare-versions "${LIBC:-0}" ge 2.36 || { echo "Depends asks libc6 >= ${LIBC:-?}, the binary needs 2.36 (DT_RELR)"; exit 1; }
+fi
 dpkg-deb --contents "$DEB" | awk '{print $6}' | sed 's|^\./|/|' | grep -v '/$' > "$WORK/files"
 
 for file in "${SHARED[@]}"; do
