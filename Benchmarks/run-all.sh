@@ -9,7 +9,8 @@
 #   Benchmarks/run-cli.sh             `biometrics-vault show` vs `secret-tool lookup` and python
 #                                     `keyring.get_password` (whole process); the CLI binary's size
 #   retrieveVault cold start          (here) first retrieveVault in a fresh process vs the next ones, and the
-#                                     whole process vs `secret-tool lookup` of the same item
+#                                     whole process vs `secret-tool lookup` of the same item: with fprintd's
+#                                     reader probed where one is present, and without a reader
 # Each comparison is measured side by side (interleaved) inside its own script; absolute numbers drift
 # with the machine's load, ratios much less. Every log is kept in $BV_BENCH_DIR (default .build-bench/logs).
 # The table prints each ratio next to its goal (issue 14) and whether this run met it.
