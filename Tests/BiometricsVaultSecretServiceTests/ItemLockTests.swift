@@ -5,7 +5,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// The per-item lock file that makes the Secret Service store's conditional write atomic among
+/// The item lock files (64 stripes) that make the Secret Service store's conditional write atomic among
 /// BiometricsVault processes: a holder that never lets go (stopped, not killed) delays a writer by at
 /// most the store's timeout, then the write fails and changes nothing.
 @Suite(.enabled(if: Daemon.runSessionTests, "needs the Secret Service (scripts/setup/20-secret-service.sh)"))
