@@ -10,9 +10,17 @@ mkdir -p "$(dirname "$BV_ENV_FILE")"
 
 bash scripts/install-deps.sh
 
+# The run's temporary files go to a directory of their own, removed at the end with everything in it:
+# SwiftPM leaves its TemporaryDirectory.* and lock files in $TMPDIR at every build (about 100 a run), and
+# nothing a test forgot can outlive the run. Sticky and world-writable like /tmp: the test users write
+# there too, and the file store accepts such a parent as it accepts /tmp.
+RUN_TMP=$(mktemp -d /tmp/bv-run.XXXXXX)
+chmod 1777 "$RUN_TMP"
+export TMPDIR=$RUN_TMP
+
 # The session bus, keyring and software TPMs the setup scripts start for this run are stopped at the end,
 # and their directories in /tmp (a keyring holding test credentials) removed.
-trap 'bash scripts/stop-daemons.sh' EXIT
+trap 'bash scripts/stop-daemons.sh; rm -rf "$RUN_TMP"' EXIT
 
 # Each setup script installs and starts one real component and appends the variables the tests need
 # (bus addresses, socket paths, ...) to $BV_ENV_FILE.
