@@ -125,19 +125,27 @@ final class VaultSession: Sendable {
 
 /// The sessions that may be reused by `unlock()` under `.session(timeout:)`, one per item, and every
 /// session still open (for ``VaultConfiguration/lockAllSessions()``).
+///
+/// One lock over one non-generic state: every configuration makes a registry, and three generic
+/// `LockedValue`s cost a cold `retrieveVault` their runtime metadata on its critical path (the most
+/// expensive step between the Secret Service opening and the read, Docs/Benchmarks.md).
 final class SessionRegistry: Sendable {
     private struct OpenSession: Sendable {
         // Weak: a session nobody holds any more cannot be used, so it need not be remembered.
         weak var session: VaultSession?
     }
 
-    private let sessions = LockedValue<[SecretItemID: VaultSession]>([:])
-    private let open = LockedValue<[ObjectIdentifier: OpenSession]>([:])
-    private let lockAllCount = LockedValue(0)
+    private struct State: Sendable {
+        var reusable: [SecretItemID: VaultSession] = [:]
+        var open: [ObjectIdentifier: OpenSession] = [:]
+        var lockAllCount = 0
+    }
+
+    private let state = LockedValue(State())
 
     /// Changes with every ``lockAll()``: an operation that saw another value when it started was
     /// running while everything was locked, and must not leave a session open (``endIfLockedAll(since:_:)``).
-    var epoch: Int { lockAllCount.withLock { $0 } }
+    var epoch: Int { state.withLock { $0.lockAllCount } }
 
     /// Ends `session` if ``lockAll()`` ran since `epoch` (the operation that opened it was in flight then).
     func endIfLockedAll(since epoch: Int, _ session: VaultSession?) {
@@ -146,42 +154,42 @@ final class SessionRegistry: Sendable {
     }
 
     func register(_ session: VaultSession) {
-        sessions.withLock { $0[session.id] = session }
-        open.withLock { open in
-            open = open.filter { $0.value.session != nil }
-            open[ObjectIdentifier(session)] = OpenSession(session: session)
+        state.withLock { state in
+            state.reusable[session.id] = session
+            state.open = state.open.filter { $0.value.session != nil }
+            state.open[ObjectIdentifier(session)] = OpenSession(session: session)
         }
     }
 
     /// Locks every session registered so far, whether or not it is still the reusable one of its item.
     func lockAll() {
-        lockAllCount.withLock { $0 += 1 }
-        let reusable = sessions.withLock { sessions in
-            defer { sessions = [:] }
-            return Array(sessions.values)
+        let sessions = state.withLock { state in
+            state.lockAllCount += 1
+            defer {
+                state.reusable = [:]
+                state.open = [:]
+            }
+            return Array(state.reusable.values) + state.open.values.compactMap(\.session)
         }
-        let others = open.withLock { open in
-            defer { open = [:] }
-            return open.values.compactMap(\.session)
-        }
-        for session in reusable + others { session.lock() }
+        // Outside the registry's lock: locking a session takes the session's own.
+        for session in sessions { session.lock() }
     }
 
     func reusableSession(for id: SecretItemID, now: Duration, reuse: AuthenticationReuse) -> VaultSession? {
-        guard let session = sessions.withLock({ $0[id] }) else { return nil }
+        guard let session = state.withLock({ $0.reusable[id] }) else { return nil }
         return session.snapshot(now: now, reuse: reuse).isReusable ? session : nil
     }
 
     /// Locks `session` and stops offering it for reuse.
     func end(_ session: VaultSession) {
-        sessions.withLock { sessions in
-            if sessions[session.id] === session { sessions[session.id] = nil }
+        state.withLock { state in
+            if state.reusable[session.id] === session { state.reusable[session.id] = nil }
         }
         session.lock()
     }
 
     /// Locks whatever session the item has (after `reset()`: the credentials are gone).
     func endAll(for id: SecretItemID) {
-        sessions.withLock { $0.removeValue(forKey: id) }?.lock()
+        state.withLock { $0.reusable.removeValue(forKey: id) }?.lock()
     }
 }
