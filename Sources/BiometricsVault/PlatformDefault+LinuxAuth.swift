@@ -1,6 +1,5 @@
 #if os(Linux)
 import BiometricsVaultLinuxAuth
-import Glibc
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -96,12 +95,10 @@ enum LinuxAuthAdapter {
             authenticate: { prompt in try await polkit.authenticateOwner(prompt: prompt) })
     }
 
-    /// Whether this process runs in a graphical session, where a polkit agent answers. Two `getenv`s:
-    /// `ProcessInfo.environment` copies the whole environment into a dictionary at every call, and this
-    /// is asked at every platform selection.
+    /// Whether this process runs in a graphical session, where a polkit agent answers (asked at every
+    /// platform selection).
     static var hasGraphicalSession: Bool {
-        let names: [String] = ["WAYLAND_DISPLAY", "DISPLAY"]
-        return names.contains { name in getenv(name).map { $0.pointee != 0 } ?? false }
+        EnvironmentVariable.isSet("WAYLAND_DISPLAY") || EnvironmentVariable.isSet("DISPLAY")
     }
 }
 

@@ -14,11 +14,9 @@ import Darwin
 enum RemoteSession {
     static let variables = ["SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY"]
 
-    /// The first SSH variable set, or `nil` in a local session. Read with `getenv`: building
-    /// `ProcessInfo.environment`'s dictionary of every variable cost each command a few hundredths of a
-    /// millisecond between the store's connection and its first read.
+    /// The first SSH variable set, or `nil` in a local session.
     static func variable() -> String? {
-        variables.first { name in getenv(name).map { $0.pointee != 0 } ?? false }
+        variables.first(where: EnvironmentVariable.isSet)
     }
 
     /// `doctor`'s line about the session.
