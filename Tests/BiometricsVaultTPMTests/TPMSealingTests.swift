@@ -6,7 +6,7 @@ import Testing
 
 /// The file store's key sealed by a real TPM (swtpm), through the CLI's `key` verbs and the library,
 /// cross-checked with tpm2-tools. Every test checks that no transient object is left in the TPM.
-@Suite("TPM sealing", .serialized)
+@Suite("TPM sealing", .serialized, .enabled(if: SoftwareTPM.testsRun, SoftwareTPM.missing))
 struct TPMSealingTests {
     static let credentials = #"{"token":"s3cr3t"}"#
 
@@ -36,7 +36,7 @@ struct TPMSealingTests {
     }
 
     @Test func roundTripKeyFileToTPMToPassphraseAndBack() throws {
-        guard SoftwareTPM.isAvailable else { return }
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
         try Self.withTPM("BV_TPM_TCTI") { tcti in
             let sandbox = try CLISandbox(tcti: tcti)
             defer { sandbox.remove() }
@@ -79,7 +79,7 @@ struct TPMSealingTests {
     }
 
     @Test func libraryRoundTripWithPIN() throws {
-        guard SoftwareTPM.isAvailable else { return }
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
         try Self.withTPM("BV_TPM_TCTI") { tcti in
             let directory = URL(fileURLWithPath: "/tmp/bv-tpm-lib-\(UUID().uuidString.prefix(8))/store")
             defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
@@ -99,7 +99,7 @@ struct TPMSealingTests {
     }
 
     @Test func storeCopiedToASecondTPMDoesNotDecrypt() throws {
-        guard SoftwareTPM.isAvailable else { return }
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
         try Self.withTPM("BV_TPM_TCTI") { first in
             try Self.withTPM("BV_TPM_TCTI_SECOND") { second in
                 let sandbox = try CLISandbox(tcti: first)
@@ -126,7 +126,7 @@ struct TPMSealingTests {
     }
 
     @Test func tpmGoneExitsSixAndTheStoreOpensWhenItIsBack() throws {
-        guard SoftwareTPM.isAvailable else { return }
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
         let tpm = try SoftwareTPM()
         defer { tpm.remove() }
         let sandbox = try CLISandbox(tcti: tpm.tcti)
@@ -151,7 +151,7 @@ struct TPMSealingTests {
     }
 
     @Test func noTPMDeviceSaysSoAndAccessDeniedSaysJoinTheTssGroup() throws {
-        guard SoftwareTPM.isAvailable else { return }
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
         let sandbox = try CLISandbox(tcti: "device:/nonexistent/tpmrm0")
         defer { sandbox.remove() }
         let missing = try sandbox.run(["key", "seal", "--tpm"])
@@ -176,7 +176,7 @@ struct TPMSealingTests {
         "without tpm2-tss the CLI still starts and stores; the TPM verbs say what to install",
         .enabled(if: getuid() == 0, "hides libtss2-esys with a bind mount: root only"))
     func withoutTPMLibrariesOnlyTheTPMVerbsFail() throws {
-        guard SoftwareTPM.isAvailable else { return }
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"), "util-linux's unshare is missing")
         let library = URL(fileURLWithPath: "/usr/lib/x86_64-linux-gnu/libtss2-esys.so.0").resolvingSymlinksInPath().path
         let sandbox = try CLISandbox(tcti: "swtpm:path=/nonexistent/bv-no-tpm.sock")
@@ -200,7 +200,7 @@ struct TPMSealingTests {
 
     @Test("a PIN-sealed or passphrase store used by scripts: show, store, update and list take the secret from stdin's first line")
     func dataVerbsReadTheStoreSecretFromStdin() throws {
-        guard SoftwareTPM.isAvailable else { return }
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
         try Self.withTPM("BV_TPM_TCTI") { tcti in
             let sandbox = try CLISandbox(tcti: tcti)
             defer { sandbox.remove() }
@@ -233,7 +233,7 @@ struct TPMSealingTests {
 
     @Test("doctor --json shows the TPM: reachable, its failed-PIN counter and the most tries it allows")
     func doctorJSONShowsTheTPM() throws {
-        guard SoftwareTPM.isAvailable else { return }
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
         try Self.withTPM("BV_TPM_TCTI") { tcti in
             let sandbox = try CLISandbox(tcti: tcti)
             defer { sandbox.remove() }
@@ -251,7 +251,7 @@ struct TPMSealingTests {
     }
 
     @Test func wrongPINThenDictionaryAttackLockout() throws {
-        guard SoftwareTPM.isAvailable else { return }
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
         // A fresh TPM: swtpm allows 3 failures and forgets one every 1000 s.
         let tpm = try SoftwareTPM()
         defer { tpm.remove() }
@@ -297,7 +297,7 @@ struct TPMSealingTests {
     }
 
     @Test func killDuringKeySealLeavesAReadableStore() throws {
-        guard SoftwareTPM.isAvailable else { return }
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
         let tpm = try SoftwareTPM()
         defer { tpm.remove() }
         let sandbox = try CLISandbox(tcti: tpm.tcti)
@@ -334,7 +334,7 @@ struct TPMSealingTests {
     /// A `key unseal` killed between writing its temporary plain key file and the rename must not leave
     /// the plain key beside a store that is still sealed: the next command removes it.
     @Test func plainKeyLeftByAnInterruptedUnsealIsRemoved() throws {
-        guard SoftwareTPM.isAvailable else { return }
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
         try Self.withTPM("BV_TPM_TCTI") { tcti in
             let sandbox = try CLISandbox(tcti: tcti)
             defer { sandbox.remove() }
@@ -350,7 +350,7 @@ struct TPMSealingTests {
     }
 
     @Test func damagedSealedKeyFileIsCorruptNotAWrongPIN() throws {
-        guard SoftwareTPM.isAvailable else { return }
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
         try Self.withTPM("BV_TPM_TCTI") { tcti in
             let sandbox = try CLISandbox(tcti: tcti)
             defer { sandbox.remove() }
