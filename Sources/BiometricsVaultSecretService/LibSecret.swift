@@ -64,7 +64,20 @@ final class LibSecretClient: Sendable {
     /// One open in progress: its outcome is set before `done` is left.
     private final class PendingOpen: Sendable {
         let done = DispatchGroup()
-        let outcome = LockedValue<Result<ServiceHandle, VaultError>?>(nil)
+        let outcome = LockedValue(OpenOutcome())
+    }
+
+    /// The handle, or the error (nothing yet while the open runs). Not a `Result<ServiceHandle, VaultError>`:
+    /// creating that type makes the runtime check `VaultError: Error` by scanning every protocol
+    /// conformance in the binary, on the way to the first connect. Two optionals, like ``SharedService``.
+    private struct OpenOutcome {
+        var handle: ServiceHandle?
+        var error: VaultError?
+
+        func get() throws(VaultError) -> ServiceHandle {
+            if let handle { return handle }
+            throw error ?? VaultError(.storeUnavailable, underlying: .message("no answer from the Secret Service in time"))
+        }
     }
 
     static let secretsBusName = "org.freedesktop.secrets"
@@ -297,21 +310,20 @@ final class LibSecretClient: Sendable {
             return handle
         case .wait(let pending):
             // Bounded by this caller's own deadline, whatever the opener's is.
-            guard pending.done.wait(timeout: deadline.end) == .success, let outcome = pending.outcome.withLock({ $0 })
-            else {
+            guard pending.done.wait(timeout: deadline.end) == .success else {
                 throw VaultError(.storeUnavailable, underlying: .message("no answer from the Secret Service in time"))
             }
-            return try outcome.get()
+            return try pending.outcome.withLock { $0 }.get()
         case .open(let pending):
-            let outcome: Result<ServiceHandle, VaultError>
+            var outcome = OpenOutcome()
             do throws(VaultError) {
-                outcome = .success(try openService(deadline))
+                outcome.handle = try openService(deadline)
             } catch {
-                outcome = .failure(error)
+                outcome.error = error
             }
             service.withLock { state in
                 state.opening = nil
-                if case .success(let handle) = outcome { state.open = handle }
+                if let handle = outcome.handle { state.open = handle }
             }
             pending.outcome.withLock { $0 = outcome }
             pending.done.leave()

@@ -33,6 +33,8 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
     static func retrieve(key: String, configuration: VaultConfiguration) throws(VaultError) -> Vault<Credentials> {
         let id = try SecretItemID(service: configuration.service, key: key)
         let driver = VaultDriver(configuration: configuration, id: id)
+        // Before the read, which may wait for the store's connection anyway: see `textType`.
+        let textType = Self.textType
         var item = try driver.storeCall { try configuration.store.read(id, authorization: nil) }
         let reinstalled = try driver.resetIfReinstalled(found: item != nil)
         if reinstalled { item = nil }
@@ -60,7 +62,7 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
             guard let payload = item?.payload else {
                 throw VaultError(.corruptedItem, underlying: .message("plain item returned without payload"))
             }
-            let credentials = try decode(payload)
+            let credentials = try decode(payload, as: textType)
             let vault = KeychainSecureVault(driver: driver, credentials: credentials, upgradable: upgradable)
             return upgradable ? .keychainUpgradable(vault) : .keychain(vault)
         case .locked(let policy):
@@ -370,10 +372,19 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
         return SecretBytes(data)
     }
 
-    static func decode(_ payload: SecretBytes) throws(VaultError) -> Credentials {
+    /// `Credentials` as ``JSONTextCredentials``; `nil` when it is stored as `JSONEncoder` output.
+    ///
+    /// The cast is a protocol-conformance lookup: the first one for a type in a process scans every
+    /// conformance record in the binary (thousands in a static executable). `retrieve` asks before its
+    /// read instead of after the last reply, where the CLI's `show` waited for it.
+    static var textType: (any JSONTextCredentials.Type)? { Credentials.self as? any JSONTextCredentials.Type }
+
+    static func decode(
+        _ payload: SecretBytes, as textType: (any JSONTextCredentials.Type)? = textType
+    ) throws(VaultError) -> Credentials {
         do {
             return try payload.withUnsafeBytes { raw in
-                if let textType = Credentials.self as? any JSONTextCredentials.Type {
+                if let textType {
                     guard let credentials = try textType.init(storedJSONText: Data(raw)) as? Credentials else {
                         throw VaultError(.corruptedItem)
                     }

@@ -23,24 +23,64 @@ enum DirectParse {
         case json = "--json", verbose = "--verbose", pinStdin = "--pin-stdin", passphraseStdin = "--passphrase-stdin"
     }
 
+    /// What the line gave, one stored property per option. Not a `Dictionary` and a `Set` keyed by the
+    /// enums: their first use makes the runtime scan every protocol conformance in the binary (for
+    /// `Hashable`), which is what this parser exists to avoid.
+    private struct Words {
+        var service, store, authenticator, field: String?
+        var json = false, verbose = false, pinStdin = false, passphraseStdin = false
+
+        subscript(option: ValueOption) -> String? {
+            get {
+                switch option {
+                case .service: service
+                case .store: store
+                case .authenticator: authenticator
+                case .field: field
+                }
+            }
+            set {
+                switch option {
+                case .service: service = newValue
+                case .store: store = newValue
+                case .authenticator: authenticator = newValue
+                case .field: field = newValue
+                }
+            }
+        }
+
+        /// Sets `flag`; false when it was set already.
+        mutating func set(_ flag: FlagOption) -> Bool {
+            func setOnce(_ value: inout Bool) -> Bool {
+                defer { value = true }
+                return !value
+            }
+            switch flag {
+            case .json: return setOnce(&json)
+            case .verbose: return setOnce(&verbose)
+            case .pinStdin: return setOnce(&pinStdin)
+            case .passphraseStdin: return setOnce(&passphraseStdin)
+            }
+        }
+    }
+
     /// For `arguments` as ``CommandLineRewriting`` left them (the verb first): `show KEY` with any of
     /// `--service S`, `--store S`, `--authenticator A`, `--field F` and the global flags, each at most
     /// once, in any order; `nil` for anything else.
     static func show(_ arguments: [String]) -> BiometricsVaultCommand.Show? {
         guard arguments.first == "show" else { return nil }
-        var values: [ValueOption: String] = [:]
-        var flags: Set<FlagOption> = []
+        var words = Words()
         var key: String?
         var index = 1
         while index < arguments.count {
             let word = arguments[index]
             index += 1
             if let option = ValueOption(rawValue: word) {
-                guard values[option] == nil, index < arguments.count, isPlain(arguments[index]) else { return nil }
-                values[option] = arguments[index]
+                guard words[option] == nil, index < arguments.count, isPlain(arguments[index]) else { return nil }
+                words[option] = arguments[index]
                 index += 1
             } else if let flag = FlagOption(rawValue: word) {
-                guard flags.insert(flag).inserted else { return nil }
+                guard words.set(flag) else { return nil }
             } else {
                 guard key == nil, isPlain(word) else { return nil }
                 key = word
@@ -48,22 +88,22 @@ enum DirectParse {
         }
         guard let key else { return nil }
         var options = GlobalOptions()
-        options.service = values[.service] ?? VaultConfiguration.defaultService
-        guard let store = StoreOption(rawValue: values[.store] ?? StoreOption.auto.rawValue),
-            let authenticator = AuthenticatorOption(rawValue: values[.authenticator] ?? AuthenticatorOption.auto.rawValue)
+        options.service = words.service ?? VaultConfiguration.defaultService
+        guard let store = StoreOption(rawValue: words.store ?? StoreOption.auto.rawValue),
+            let authenticator = AuthenticatorOption(rawValue: words.authenticator ?? AuthenticatorOption.auto.rawValue)
         else { return nil }
         options.store = store
         options.authenticator = authenticator
-        options.json = flags.contains(.json)
-        options.verbose = flags.contains(.verbose)
-        options.pinStdin = flags.contains(.pinStdin)
-        options.passphraseStdin = flags.contains(.passphraseStdin)
+        options.json = words.json
+        options.verbose = words.verbose
+        options.pinStdin = words.pinStdin
+        options.passphraseStdin = words.passphraseStdin
         var item = KeyArgument()
         item.key = key
         var show = BiometricsVaultCommand.Show()
         show.options = options
         show.item = item
-        show.field = values[.field]
+        show.field = words.field
         return show
     }
 

@@ -186,6 +186,47 @@ struct JSONSyntaxError: Error {
     }
 }
 
+/// The member names of one object so far, for the duplicate check: open addressing over each name's UTF-8
+/// bytes, hashed with the standard library's per-process seeded `Hasher` (crafted names cannot make it
+/// quadratic) and compared byte for byte.
+///
+/// Not a `Set<[UInt8]>`: creating that type makes the runtime check `[UInt8]: Hashable` by scanning every
+/// protocol conformance in the binary, and `show` paid that after the store's last reply, on its critical
+/// path (Docs/Benchmarks.md).
+struct MemberNames {
+    private var names: [[UInt8]] = []
+    /// Indices into `names`; -1 is an empty slot. A power of two, at most half full.
+    private var slots = [Int](repeating: -1, count: 8)
+
+    /// Adds `name`; false when the object has it already.
+    mutating func insert(_ name: [UInt8]) -> Bool {
+        if (names.count + 1) * 2 > slots.count { rehash(capacity: slots.count * 2) }
+        var slot = firstSlot(for: name)
+        while slots[slot] >= 0 {
+            if names[slots[slot]] == name { return false }
+            slot = (slot + 1) & (slots.count - 1)
+        }
+        slots[slot] = names.count
+        names.append(name)
+        return true
+    }
+
+    private mutating func rehash(capacity: Int) {
+        slots = [Int](repeating: -1, count: capacity)
+        for index in names.indices {
+            var slot = firstSlot(for: names[index])
+            while slots[slot] >= 0 { slot = (slot + 1) & (slots.count - 1) }
+            slots[slot] = index
+        }
+    }
+
+    private func firstSlot(for name: [UInt8]) -> Int {
+        var hasher = Hasher()
+        name.withUnsafeBytes { hasher.combine(bytes: $0) }
+        return hasher.finalize() & (slots.count - 1)
+    }
+}
+
 /// A recursive-descent RFC 8259 parser over UTF-8 bytes (recursion bounded by the depth limit).
 struct JSONParser {
     let bytes: [UInt8]
@@ -272,7 +313,7 @@ struct JSONParser {
         try enter()
         position += 1  // {
         var members: [JSONMember] = []
-        var names = Set<[UInt8]>()
+        var names = MemberNames()
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             position += 1
@@ -288,7 +329,7 @@ struct JSONParser {
             let name = try parseString()
             // Duplicates compare decoded code points, so "a" and "\u0061" are the same name (RFC 8259
             // leaves duplicates undefined; keeping one silently is how credentials got lost).
-            guard names.insert(Array(name.value.utf8)).inserted else {
+            guard names.insert(Array(name.value.utf8)) else {
                 throw JSONSyntaxError(reason: .duplicateMemberName, offset: nameOffset, memberName: name.value)
             }
             skipWhitespace()

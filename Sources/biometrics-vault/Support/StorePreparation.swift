@@ -11,13 +11,16 @@ enum StorePreparation {
     /// The verbs that open the store (through ``Session``). Spelled out rather than read from each
     /// command's `configuration`, which would build twelve configurations before the connection starts;
     /// `StorePreparationTests.theVerbsAreCommands` catches a renamed verb.
-    static let verbs: Set<String> = [
+    ///
+    /// Arrays, not sets: this runs before the connection starts, and a `Set<String>`'s first use makes the
+    /// runtime scan every protocol conformance in the binary to check `String: Hashable`.
+    static let verbs: [String] = [
         "status", "store", "show", "update", "upgrade", "downgrade", "reset", "list", "import", "git-credential",
         "exec", "clear-lockout",
     ]
 
     /// Words after which ArgumentParser prints text instead of running the verb.
-    static let helpWords: Set<String> = ["-h", "--help", "help", "--version", "--generate-completion-script"]
+    static let helpWords: [String] = ["-h", "--help", "help", "--version", "--generate-completion-script"]
 
     /// The store choice to prepare for `arguments` (the command line after ``CommandLineRewriting``,
     /// which puts the verb first), or `nil` when the command will not open a store, asks for help, or
