@@ -108,7 +108,10 @@ final class LibSecretClient: Sendable {
 
     /// Connects (or reuses the connection); `storeUnavailable` when no bus or no provider answers.
     func connect() throws(VaultError) {
-        let deadline = Deadline(after: timeout)
+        try connect(by: Deadline(after: timeout))
+    }
+
+    private func connect(by deadline: Deadline) throws(VaultError) {
         defer { deadline.finish() }
         _ = try connectedService(deadline)
     }
@@ -277,16 +280,33 @@ final class LibSecretClient: Sendable {
     /// libdispatch's root-queue workers, and at process start those thread creations delayed the
     /// connection by about 0.15 ms (Docs/Benchmarks.md). When no thread can be started, nothing is
     /// prepared and the first operation opens the service itself.
+    ///
+    /// The open's deadline is armed here, after the thread starts: the process's first dispatch timer
+    /// also starts libdispatch's manager thread, which delayed the connection by about 0.05 ms when the
+    /// connecting thread armed it (Docs/Benchmarks.md). The end of the deadline is fixed before either.
     static func prepareConnection(timeout: Duration) {
-        let client = Unmanaged.passRetained(LibSecretClient(timeout: timeout)).toOpaque()
-        let thread = g_thread_try_new("secret-connect", { client in
-            try? Unmanaged<LibSecretClient>.fromOpaque(client!).takeRetainedValue().connect()
+        let deadline = Deadline(after: timeout, armed: false)
+        let open = Unmanaged.passRetained(PreparedOpen(LibSecretClient(timeout: timeout), deadline)).toOpaque()
+        let thread = g_thread_try_new("secret-connect", { open in
+            let open = Unmanaged<PreparedOpen>.fromOpaque(open!).takeRetainedValue()
+            try? open.client.connect(by: open.deadline)
             return nil
-        }, client, nil)
+        }, open, nil)
         if let thread {
             g_thread_unref(thread)  // detached: the thread's own reference ends with it
+            deadline.arm()
         } else {
-            Unmanaged<LibSecretClient>.fromOpaque(client).release()
+            Unmanaged<PreparedOpen>.fromOpaque(open).release()
+        }
+    }
+
+    /// What the connecting thread of ``prepareConnection(timeout:)`` is handed.
+    private final class PreparedOpen: Sendable {
+        let client: LibSecretClient
+        let deadline: Deadline
+        init(_ client: LibSecretClient, _ deadline: Deadline) {
+            self.client = client
+            self.deadline = deadline
         }
     }
 
@@ -442,13 +462,19 @@ final class Deadline: @unchecked Sendable {
     let end: DispatchTime
     private let timer: DispatchWorkItem
 
-    init(after timeout: Duration) {
+    /// A deadline `timeout` from now; unless `armed` is false, its timer is armed at once (else ``arm()``).
+    init(after timeout: Duration, armed: Bool = true) {
         let cancellable = g_cancellable_new()!
         self.cancellable = cancellable
         let box = CancellableBox(cancellable)
         timer = DispatchWorkItem { g_cancellable_cancel(box.cancellable) }
         let nanoseconds = Int(clamping: LibSecretClient.milliseconds(timeout)) * 1_000_000
         end = .now() + .nanoseconds(nanoseconds)
+        if armed { arm() }
+    }
+
+    /// Arms the timer for `end` (once). After ``finish()`` the cancelled timer never fires.
+    func arm() {
         DispatchQueue.global().asyncAfter(deadline: end, execute: timer)
     }
 

@@ -46,6 +46,23 @@ struct PreparedConnectionTests {
         #expect(try driver.send("read bv-test.prepared nobody") == "none")
     }
 
+    /// The prepared open ends at its own deadline too (its timer is armed by the thread that prepared it,
+    /// after the connecting thread started): a store created later, with a longer deadline, that waits
+    /// for that open gets its failure when the prepared deadline (0.5 s) passes, not at its own (30 s).
+    @Test func thePreparedOpenEndsAtItsOwnDeadline() throws {
+        let keyring = try PrivateKeyring()
+        let driver = try StoreDriver(environment: keyring.environment)
+        try keyring.signalKeyring("STOP")
+        #expect(try driver.send("prepare 500") == "ok")
+        usleep(100_000)  // the connecting thread is the opener by now: the store below waits for it
+        let answer = try driver.send("init 30000")
+        try keyring.signalKeyring("CONT")
+        #expect(status(answer) == "error storeUnavailable")
+        let elapsed = try #require(elapsedMilliseconds(answer), "\(answer)")
+        #expect(elapsed < 4000, "waited \(elapsed) ms: the prepared open did not end at its 0.5 s deadline")
+        #expect(status(try driver.send("init")) == "ok")
+    }
+
     /// Without a provider the prepared open fails, and the store reports that failure as any connect would.
     @Test func withoutAProviderThePreparedFailureIsTheStoresError() throws {
         let bus = try PrivateKeyring(withKeyring: false)

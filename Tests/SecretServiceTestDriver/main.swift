@@ -3,11 +3,12 @@
 // removes while this process, and its connection, stay alive. Not shipped in any product.
 //
 // One command per line, one answer per line:
-//   init | prepared-init | probe | write SERVICE KEY plain|protected VALUE | read SERVICE KEY | delete SERVICE KEY | keys SERVICE
+//   init [MS] | prepared-init | prepare MS | probe | write SERVICE KEY plain|protected VALUE | read SERVICE KEY | delete SERVICE KEY | keys SERVICE
 // Answers: "ok", "none", "item plain|protected VALUE", "keys a,b", "available", "locked",
 // "unavailable CODE", "error CODE"; `init`, `prepared-init` and `probe` append the elapsed milliseconds.
 // `prepared-init` is `init` right after `SecretServiceStore.prepareConnection()` (default timeout), so it
-// meets that connection while it is still being opened.
+// meets that connection while it is still being opened; `prepare MS` only starts a prepared connection
+// with that timeout, and `init MS` gives the store that timeout (default 1 s).
 #if os(Linux)
 import BiometricsVaultCore
 import BiometricsVaultSecretService
@@ -37,9 +38,13 @@ while let line = readLine() {
     let reply: String
     switch command {
     case "init":
+        let timeout = words.count == 2 ? Int(words[1]).map { Duration.milliseconds($0) } ?? .seconds(1) : .seconds(1)
         let start = clock.now
-        let result = answer { store = try SecretServiceStore(timeout: .seconds(1)); return "ok" }
+        let result = answer { store = try SecretServiceStore(timeout: timeout); return "ok" }
         reply = "\(result) \(milliseconds(clock.now - start))"
+    case "prepare" where words.count == 2:
+        SecretServiceStore.prepareConnection(timeout: .milliseconds(Int(words[1]) ?? 5000))
+        reply = "ok"
     case "prepared-init":
         let start = clock.now
         SecretServiceStore.prepareConnection()
