@@ -204,7 +204,8 @@ var targets: [Target] = [
     ),
 
     // MARK: CLI (owner: cli)
-    // prctl(PR_SET_DUMPABLE) for the CLI: prctl is variadic, which Swift cannot call.
+    // prctl(PR_SET_DUMPABLE) for the CLI (prctl is variadic, which Swift cannot call), and the argv the
+    // Swift runtime asks for, recorded by an ELF constructor (ArgumentVector.c says why).
     .target(name: "CProcessControl"),
     .executableTarget(
         name: "biometrics-vault",
