@@ -25,7 +25,7 @@ enum SecretServiceAdapter {
 
     /// Says "no session bus" plainly when that is the cause (libsecret's own text is about X11 autolaunch).
     private static func explained(_ error: VaultError) -> VaultError {
-        guard ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]?.isEmpty != false else { return error }
+        guard !EnvironmentVariable.isSet("DBUS_SESSION_BUS_ADDRESS") else { return error }
         let words = "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)"
         // The GLib cause (domain, code) stays in the structured fields; the text leads with the words.
         if case .gError(let domain, let code, let message)? = error.underlying {

@@ -93,12 +93,11 @@ public struct EncryptedFileStore: SecretStore {
     /// `$XDG_DATA_HOME/biometrics-vault`, or `~/.local/share/biometrics-vault` when `XDG_DATA_HOME` is unset
     /// or not absolute (as the XDG Base Directory specification says).
     public static func defaultDirectory() -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+        if let dataHome = EnvironmentVariable.value("XDG_DATA_HOME"), dataHome.hasPrefix("/") {
             return URL(fileURLWithPath: dataHome, isDirectory: true).appendingPathComponent("biometrics-vault", isDirectory: true)
         }
         let home: URL
-        if let path = environment["HOME"], path.hasPrefix("/") {
+        if let path = EnvironmentVariable.value("HOME"), path.hasPrefix("/") {
             home = URL(fileURLWithPath: path, isDirectory: true)
         } else {
             home = FileManager.default.homeDirectoryForCurrentUser

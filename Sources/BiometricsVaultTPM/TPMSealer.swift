@@ -14,7 +14,7 @@ public enum TPMConfiguration {
 
     /// The TCTI this process uses.
     public static var tcti: String {
-        let value = ProcessInfo.processInfo.environment[environmentVariable] ?? ""
+        let value = EnvironmentVariable.value(environmentVariable) ?? ""
         return value.isEmpty ? defaultTCTI : value
     }
 

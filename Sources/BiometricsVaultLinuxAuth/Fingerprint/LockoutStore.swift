@@ -23,11 +23,11 @@ struct LockoutStore: Sendable {
 
     /// `$XDG_STATE_HOME/biometrics-vault`, else `~/.local/state/biometrics-vault`.
     static func defaultDirectory() -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+        if let state = EnvironmentVariable.value("XDG_STATE_HOME"), state.hasPrefix("/") {
             return URL(fileURLWithPath: state).appendingPathComponent("biometrics-vault")
         }
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        let home = EnvironmentVariable.value("HOME").flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? FileManager.default.homeDirectoryForCurrentUser.path
         return URL(fileURLWithPath: home).appendingPathComponent(".local/state/biometrics-vault")
     }
 
