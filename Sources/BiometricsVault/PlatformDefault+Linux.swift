@@ -15,9 +15,9 @@ enum PlatformBackends {
         interaction: PlatformInteraction,
         preparesProbes: Bool = false
     ) -> PlatformSelection {
-        // The library's platform default starts opening the store on another thread first: the probes
-        // below (PAM's dlopen, the fprintd set-up) then overlap its connection and key exchange, and the
-        // store choice further down joins that open instead of starting one.
+        // The library's platform default starts opening the store on another thread first, so the rest of
+        // the selection (the PAM service check, starting the fprintd probe) overlaps its connection and
+        // key exchange; the store choice further down joins that open instead of starting one.
         if preparesProbes { prepareStore(storeChoice) }
         let owner = ownerAuthentication(for: authenticatorChoice, interaction: interaction)
         let authenticator: any Authenticator

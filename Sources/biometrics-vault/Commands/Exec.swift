@@ -63,8 +63,9 @@ extension BiometricsVaultCommand {
                     let fields = try readable.credentials.fields(for: environment, key: vault.key)
                     values.withLock { $0 = fields }
                 }
-                let program = try ProgramLookup.resolve(command[0], path: ProcessInfo.processInfo.environment["PATH"])
                 var merged = ProcessInfo.processInfo.environment
+                // COMMAND is looked up on this process's PATH, before any --env value is merged in.
+                let program = try ProgramLookup.resolve(command[0], path: merged["PATH"])
                 for (name, value) in values.withLock({ $0 }) { merged[name] = value }
                 throw ProgramLookup.replaceProcess(program: program, arguments: command, environment: merged)
             }
