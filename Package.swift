@@ -113,6 +113,8 @@ var targets: [Target] = [
         name: "BiometricsVaultSecretService",
         dependencies: [
             "BiometricsVaultCore",
+            .target(name: "BiometricsVaultGLib", condition: linux),
+            .target(name: "CGio", condition: linux),
             .target(name: "CLibSecret", condition: linux),
         ],
         swiftSettings: strictSettings
@@ -130,6 +132,17 @@ var targets: [Target] = [
             .target(name: "BiometricsVaultSecretService", condition: linux),
         ],
         path: "Tests/SecretServiceTestDriver",
+        swiftSettings: strictSettings
+    ),
+    // Starts the Secret Service open and fprintd's probe at one instant, in a fresh process each time,
+    // for GTypeRaceTests (GLib's type system can deadlock when two threads start GIO together).
+    .executableTarget(
+        name: "GLibTypeRaceDriver",
+        dependencies: [
+            .target(name: "BiometricsVaultSecretService", condition: linux),
+            .target(name: "BiometricsVaultLinuxAuth", condition: linux),
+        ],
+        path: "Tests/GLibTypeRaceDriver",
         swiftSettings: strictSettings
     ),
     // Not a test: vault read vs raw secret_password_lookupv_sync (Benchmarks/run-secret-service.sh).
@@ -151,6 +164,13 @@ var targets: [Target] = [
         pkgConfig: "gio-2.0",
         providers: [.apt(["libglib2.0-dev"])]
     ),
+    // Sets up GIO's classes once per process before the Secret Service and fprintd threads use GIO side
+    // by side (GLib's type system can deadlock otherwise; GTypeStartup.swift).
+    .target(
+        name: "BiometricsVaultGLib",
+        dependencies: [.target(name: "CGio", condition: linux)],
+        swiftSettings: strictSettings
+    ),
     .systemLibrary(
         name: "CPAM",
         providers: [.apt(["libpam0g-dev"])]
@@ -159,6 +179,7 @@ var targets: [Target] = [
         name: "BiometricsVaultLinuxAuth",
         dependencies: [
             "BiometricsVaultCore",
+            .target(name: "BiometricsVaultGLib", condition: linux),
             .target(name: "CGio", condition: linux),
             .target(name: "CPAM", condition: linux),
         ],

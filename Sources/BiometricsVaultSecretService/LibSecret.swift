@@ -21,6 +21,8 @@
 // Every call carries a `GCancellable` that a timer cancels at the operation's deadline, so nothing can
 // hang for GDBus's 25 s default.
 import BiometricsVaultCore
+import BiometricsVaultGLib
+import CGio  // GLib's and GIO's declarations (CLibSecret's header includes them too)
 import CLibSecret
 import Dispatch
 
@@ -361,6 +363,7 @@ final class LibSecretClient: Sendable {
     private func openService(_ deadline: Deadline) throws(VaultError) -> ServiceHandle {
         // Always on the session bus of the process environment (the constructor fixes the bus type), at
         // libsecret's default bus name.
+        GTypeStartup.prepare()
         var error: UnsafeMutablePointer<GError>?
         let service = secret_service_open_sync(
             secret_service_get_type(), nil, SECRET_SERVICE_OPEN_SESSION, deadline.cancellable, &error)
@@ -464,6 +467,8 @@ final class Deadline: @unchecked Sendable {
 
     /// A deadline `timeout` from now; unless `armed` is false, its timer is armed at once (else ``arm()``).
     init(after timeout: Duration, armed: Bool = true) {
+        // Every libsecret call starts with a deadline, so this is each thread's first GIO call.
+        GTypeStartup.prepare()
         let cancellable = g_cancellable_new()!
         self.cancellable = cancellable
         let box = CancellableBox(cancellable)

@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVaultCore
+import BiometricsVaultGLib
 import CGio
 
 // The package's one D-Bus binding: GIO's GDBus (libgio-2.0), which libsecret already links, so the
@@ -161,6 +162,7 @@ final class SystemBusConnection {
     private var subscriptions: [UInt32] = []
 
     init(_ bus: DBusBus = .system) throws(DBusFailure) {
+        GTypeStartup.prepare()  // before this thread's first GIO call (GTypeStartup says why)
         var error: UnsafeMutablePointer<GError>?
         let resolved: UnsafeMutablePointer<gchar>?
         switch bus {

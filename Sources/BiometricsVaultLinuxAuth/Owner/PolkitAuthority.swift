@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVaultCore
+import BiometricsVaultGLib
 import CGio
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -153,7 +154,10 @@ enum PolkitAuthority {
     final class CancelHandle: @unchecked Sendable {
         let raw: UnsafeMutablePointer<GCancellable>
 
-        init() { raw = g_cancellable_new() }
+        init() {
+            GTypeStartup.prepare()
+            raw = g_cancellable_new()
+        }
         deinit { g_object_unref(raw) }
 
         func cancel() { g_cancellable_cancel(raw) }
