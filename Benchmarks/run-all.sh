@@ -10,7 +10,9 @@
 #                                     `keyring.get_password` (whole process); the CLI binary's size
 #   retrieveVault cold start          (here) first retrieveVault in a fresh process vs the next ones, and the
 #                                     whole process vs `secret-tool lookup` of the same item: with fprintd's
-#                                     reader probed where one is present, and without a reader
+#                                     reader probed where one is present, and without a reader; where a
+#                                     reader is present, also the floor of that row: a C program doing
+#                                     only the read and fprintd's check (Benchmarks/PlatformFloor)
 # Each comparison is measured side by side (interleaved) inside its own script; absolute numbers drift
 # with the machine's load, ratios much less. Every log is kept in $BV_BENCH_DIR (default .build-bench/logs).
 # The table prints each ratio next to its goal (issue 14) and whether this run met it.
@@ -65,14 +67,22 @@ cold_start() {
     if busctl --system call net.reactivated.Fprint /net/reactivated/Fprint/Manager \
         net.reactivated.Fprint.Manager GetDefaultDevice >/dev/null 2>&1; then
         variants=("reader" "no-reader")
+        # The floor of the reader row: a C program doing only the read and fprintd's enrollment check.
+        local floor="$scratch/read-with-enrollment-check"
+        if ${CC:-cc} -O2 -o "$floor" Benchmarks/PlatformFloor/read-with-enrollment-check.c \
+            $(pkg-config --cflags --libs libsecret-1 gio-2.0) -lpthread; then
+            variants+=("floor")
+        fi
     fi
     # Whole process, interleaved: rounds alternate which command hyperfine runs first.
-    local ours="$bin retrieve $key" theirs="secret-tool lookup service biometrics-vault username $key"
+    local theirs="secret-tool lookup service biometrics-vault username $key"
     for variant in "${variants[@]}"; do
+        local ours="$bin retrieve $key"
+        [ "$variant" = floor ] && ours="$floor $key"
         for round in 1 2 3 4 5 6; do
             if (( round % 2 )); then first=$ours; second=$theirs; else first=$theirs; second=$ours; fi
             # Exported for both commands (secret-tool never uses the system bus): no wrapper process.
-            ( [ "$variant" = reader ] || export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/bv-bench
+            ( [ "$variant" = no-reader ] && export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/bv-bench
               hyperfine -N --runs 15 --warmup 3 --style none --export-json "$logs/cold-start-$variant-round$round.json" \
                   "$first" "$second" >/dev/null )
             python3 - "$logs/cold-start-$variant-round$round.json" "$ours" "$variant" <<'PY'
@@ -187,15 +197,17 @@ if cold and warm:
     row("retrieveVault cold start: first call vs later calls (in process)", f"{c / 1000:.2f} ms", f"{w / 1000:.2f} ms", f"{c / w:.2f}x", "info")
 else:
     row("retrieveVault cold start: first call vs later calls (in process)", missing, missing, missing, "info")
-labels = {"reader": "fprintd and a reader, probed", "no-reader": "no fingerprint reader"}
+labels = {"reader": "retrieveVault cold start: whole process vs secret-tool lookup (fprintd and a reader, probed)",
+          "no-reader": "retrieveVault cold start: whole process vs secret-tool lookup (no fingerprint reader)",
+          "floor": "the reader row's floor: C read + fprintd enrollment check vs secret-tool lookup"}
 for variant in [v for v in labels if any(r[0] == v for r in whole)] or ["no-reader"]:
     runs = [r for r in whole if r[0] == variant]
-    what = f"retrieveVault cold start: whole process vs secret-tool lookup ({labels[variant]})"
+    goal = "info" if variant == "floor" else "<= 1.20x"
     if runs:
         o = statistics.median(float(r[1]) for r in runs); t = statistics.median(float(r[2]) for r in runs)
-        row(what, f"{o:.2f} ms", f"{t:.2f} ms", f"{statistics.median(float(r[3]) for r in runs):.2f}x", "<= 1.20x")
+        row(labels[variant], f"{o:.2f} ms", f"{t:.2f} ms", f"{statistics.median(float(r[3]) for r in runs):.2f}x", goal)
     else:
-        row(what, missing, missing, missing, "<= 1.20x")
+        row(labels[variant], missing, missing, missing, goal)
 
 print()
 print(f"machine: {machine}")
