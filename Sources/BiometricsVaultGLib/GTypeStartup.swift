@@ -16,9 +16,9 @@ internal import CGio
 /// first call into GIO or libsecret (the Secret Service, D-Bus and polkit choke points do). A thread that
 /// arrives while another runs it waits without holding any GLib lock. Afterwards the public classes that
 /// a Secret Service open and a system-bus connection set up (GLib 2.74) are ready, so neither set-up
-/// waits on the other's type registration. Not covered: private GIO classes (none that the other side's
-/// class set-up refers to, as far as the type tree shows), and an app's own threads that start GIO at
-/// the same moment without calling this.
+/// waits on the other's type registration for those. Not covered: GIO's private classes (socket streams,
+/// the authentication mechanisms), which no public call can set up ahead, and an app's own threads that
+/// start GIO at the same moment without calling this.
 public enum GTypeStartup {
     /// Runs the set-up once per process; later calls return at once.
     public static func prepare() {
