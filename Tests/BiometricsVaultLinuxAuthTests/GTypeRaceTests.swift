@@ -11,8 +11,8 @@ import Testing
 /// Type set-up happens once per process, so each attempt is a fresh `GLibTypeRaceDriver` process that
 /// starts both at one instant, with the Secret Service side delayed by a swept offset so the two set-ups
 /// meet at every point of their overlap. Against the build before the fix, a sweep of half this size
-/// (every 20 µs) failed in each of 6 runs, with 1 to 5 of its 496 attempts hung, all at offsets between
-/// 140 and 280 µs; this one tries every 10 µs. No daemon is needed: both set-ups happen before any
+/// (every 20 µs) failed in each of 6 runs, with 1 to about 6 of its 496 attempts hung (the three runs
+/// that listed them: offsets between 140 and 280 µs); this one tries every 10 µs. No daemon is needed: both set-ups happen before any
 /// message is sent, whichever buses there are (one of those 6 runs had none).
 @Suite struct GTypeRaceTests {
     static let offsets = Array(stride(from: 0, through: 600, by: 10))
