@@ -66,30 +66,61 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
         let arguments = CommandLineRewriting.arguments(
             program: CommandLine.arguments.first ?? "", Array(CommandLine.arguments.dropFirst()))
         StorePreparation.start(for: arguments)
-        // Detached: a plain `Task` would inherit the main actor of `main` and wait for this thread.
-        Task.detached { exitProcess(await run(arguments)) }
-        // The task ends the process; this thread only takes the signals until then.
+        // This thread takes the process's signals (Ctrl-C, SIGTERM, SIGHUP) whatever mask the CLI inherited.
         ThreadSignalMask.acceptAll()
+        if let show = DirectParse.show(arguments) {
+            runShow(show)
+        } else {
+            // Detached: a plain `Task` would inherit the main actor of `main` and wait for this thread.
+            Task.detached { exitProcess(await run(arguments)) }
+        }
+        // The task ends the process; this thread only takes the signals until then.
         while true { pause() }
     }
 
-    /// Parses `arguments` (``DirectParse``, else ArgumentParser), runs the command, prints any failure, and
-    /// returns the exit status.
-    private static func run(_ arguments: [String]) async -> Int32 {
-        var status: Int32
+    /// Runs a directly parsed `show` on this thread, without a task: a plain item's read never waits for
+    /// the user, and starting the cooperative pool's first thread for it cost about 0.4 ms of each run
+    /// (Docs/Benchmarks.md). Ends the process, except for a locked item, whose unlock (a prompt that
+    /// Ctrl-C cancels) continues in a task as ArgumentParser's `show` would run it.
+    private static func runShow(_ show: Show) {
+        let locked: Vault<JSONValue>?
         do {
-            if let show = DirectParse.show(arguments) {
-                try await show.run()
-            } else {
-                var command = try await asyncParseAsRoot(arguments)
-                if var asyncCommand = command as? any AsyncParsableCommand {
-                    try await asyncCommand.run()
-                } else {
-                    try command.run()
-                }
-            }
-            status = ExitStatus.ok.rawValue
+            locked = try show.printUnlessLocked()
         } catch {
+            exitProcess(exitStatus(after: error))
+        }
+        guard let locked else { exitProcess(exitStatus(after: nil)) }
+        Task.detached {
+            do {
+                try await show.unlockAndPrint(locked)
+                exitProcess(exitStatus(after: nil))
+            } catch {
+                exitProcess(exitStatus(after: error))
+            }
+        }
+    }
+
+    /// Parses `arguments` with ArgumentParser, runs the command, prints any failure, and returns the exit
+    /// status.
+    private static func run(_ arguments: [String]) async -> Int32 {
+        do {
+            var command = try await asyncParseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return exitStatus(after: nil)
+        } catch {
+            return exitStatus(after: error)
+        }
+    }
+
+    /// The exit status of a command that ended with `error` (`nil`: it succeeded), after printing the
+    /// failure, or the stdout failure of a command that succeeded.
+    private static func exitStatus(after error: (any Error)?) -> Int32 {
+        var status = ExitStatus.ok.rawValue
+        if let error {
             status = exitCode(for: error).rawValue
             let text = fullMessage(for: error)
             if !text.isEmpty {

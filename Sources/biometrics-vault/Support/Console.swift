@@ -58,10 +58,25 @@ enum Console {
         do {
             try await body()
         } catch {
-            let (status, code, message) = describe(error, verbose: options.verbose)
-            report(status: status, code: code, message: message, json: options.json)
-            throw ExitCode(status.rawValue)
+            throw reportFailure(error, options)
         }
+    }
+
+    /// ``run(_:_:)`` for the part of a verb that never waits (`show` of a plain item runs on the main
+    /// thread, outside any task).
+    static func run<Result>(_ options: GlobalOptions, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch {
+            throw reportFailure(error, options)
+        }
+    }
+
+    /// Prints `error` and returns what ends the process with its stable status.
+    private static func reportFailure(_ error: any Error, _ options: GlobalOptions) -> ExitCode {
+        let (status, code, message) = describe(error, verbose: options.verbose)
+        report(status: status, code: code, message: message, json: options.json)
+        return ExitCode(status.rawValue)
     }
 
     /// Prints one error on stderr, as text or (`--json`) as `{"error":{...}}`.
