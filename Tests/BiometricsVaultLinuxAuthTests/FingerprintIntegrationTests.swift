@@ -110,7 +110,7 @@ extension LinuxAuthIntegration {
             await #expect(throws: VaultError.authenticationFailed) {
                 try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
             }
-            let file = LockoutStore(directory: stateDirectory, user: fingerprint.user).fileURL.path
+            let file = LockoutStore(directoryPath: stateDirectory.path, user: fingerprint.user).filePath
             let attributes = try FileManager.default.attributesOfItem(atPath: file)
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         }

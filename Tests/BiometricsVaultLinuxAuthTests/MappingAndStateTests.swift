@@ -56,12 +56,12 @@ struct LockoutStoreTests {
     let directory = Harness.temporaryStateDirectory().appendingPathComponent("state")
 
     @Test func countsAcrossInstancesAndResetsOnMatchOrOwner() throws {
-        let store = LockoutStore(directory: directory, user: "ann")
+        let store = LockoutStore(directoryPath: directory.path, user: "ann")
         #expect(try store.load().consecutiveFailures == 0)
         for _ in 0..<FailedAttemptCounter.limit { try store.record(.noMatch) }
         // A new instance (another process) reads the same file.
-        #expect(try LockoutStore(directory: directory, user: "ann").load().isLockedOut)
-        #expect(try LockoutStore(directory: directory, user: "bob").load().consecutiveFailures == 0)
+        #expect(try LockoutStore(directoryPath: directory.path, user: "ann").load().isLockedOut)
+        #expect(try LockoutStore(directoryPath: directory.path, user: "bob").load().consecutiveFailures == 0)
         try store.record(.cancelled)
         #expect(try store.load().isLockedOut, "a cancel never changes the count")
         try store.record(.ownerAuthenticated)
@@ -72,20 +72,20 @@ struct LockoutStoreTests {
     }
 
     @Test func fileIsPrivateAndAnUnreadableCountFailsClosed() throws {
-        let store = LockoutStore(directory: directory, user: "ann")
+        let store = LockoutStore(directoryPath: directory.path, user: "ann")
         try store.record(.noMatch)
         let directoryMode = try FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? NSNumber
-        let fileMode = try FileManager.default.attributesOfItem(atPath: store.fileURL.path)[.posixPermissions] as? NSNumber
+        let fileMode = try FileManager.default.attributesOfItem(atPath: store.filePath)[.posixPermissions] as? NSNumber
         #expect(directoryMode?.intValue == 0o700)
         #expect(fileMode?.intValue == 0o600)
-        try Data("garbage".utf8).write(to: store.fileURL)
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: store.filePath))
         #expect(try store.load().isLockedOut)
         try store.record(.ownerAuthenticated)
         #expect(try store.load().consecutiveFailures == 0)
     }
 
     @Test func concurrentFailuresAreAllCounted() async throws {
-        let store = LockoutStore(directory: directory, user: "ann")
+        let store = LockoutStore(directoryPath: directory.path, user: "ann")
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<4 { group.addTask { _ = try? store.record(.noMatch) } }
         }
@@ -93,8 +93,24 @@ struct LockoutStoreTests {
     }
 
     @Test func userNamesCannotEscapeTheDirectory() {
-        let store = LockoutStore(directory: directory, user: "../../etc/x")
-        #expect(store.fileURL.deletingLastPathComponent().path == directory.path)
+        let store = LockoutStore(directoryPath: directory.path, user: "../../etc/x")
+        #expect(URL(fileURLWithPath: store.filePath).deletingLastPathComponent().path == directory.path)
+        #expect(store.filePath == directory.path + "/fingerprint-attempts-.._.._etc_x")
+        let unicode = LockoutStore(directoryPath: directory.path + "//", user: "jörg/ü 1")
+        #expect(unicode.filePath == directory.path + "/fingerprint-attempts-jörg_ü_1")
+    }
+
+    /// What the counter file may hold: digits, white space around them; anything else is a lockout.
+    @Test(arguments: [
+        ("3\n", 3), ("0", 0), ("  4 \n\n", 4), ("\t12\r\n", 12), ("999999999999999999", 999_999_999_999_999_999),
+        ("garbage", nil), ("-1", nil), ("+2", nil), ("1 2", nil), ("9999999999999999999", nil), (" \n", nil),
+        ("3\u{00A0}", nil),
+    ] as [(String, Int?)])
+    func counterFileContents(text: String, count: Int?) throws {
+        let store = LockoutStore(directoryPath: directory.path, user: "ann")
+        _ = try store.load()
+        try Data(text.utf8).write(to: URL(fileURLWithPath: store.filePath))
+        #expect(try store.load().consecutiveFailures == count ?? FailedAttemptCounter.limit)
     }
 }
 #endif

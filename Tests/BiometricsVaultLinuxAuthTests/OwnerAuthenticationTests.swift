@@ -142,7 +142,7 @@ extension LinuxAuthIntegration {
         @Test func fingerprintAuthenticatorClearsALockoutThroughPolkit() async throws {
             guard Harness.fingerprintStackReady(), Harness.runsAsTestUser, let password = Harness.testPassword else { return }
             let directory = Harness.temporaryStateDirectory()
-            let store = LockoutStore(directory: directory, user: Harness.testUser)
+            let store = LockoutStore(directoryPath: directory.path, user: Harness.testUser)
             for _ in 0..<FailedAttemptCounter.limit { try store.record(.noMatch) }
             let fingerprint = FingerprintAuthenticator(owner: PolkitOwnerAuthenticator(timeout: .seconds(30)), stateDirectory: directory)
             #expect(try fingerprint.isLockedOut())

@@ -32,7 +32,9 @@ public struct FingerprintAuthenticator: Authenticator {
     /// How long one prompt waits for a finger before it ends with `systemCancel`.
     public let verifyTimeout: Duration
     /// Where the failed-attempt counter lives (0700 directory, 0600 file).
-    public let stateDirectory: URL
+    public var stateDirectory: URL { URL(fileURLWithPath: stateDirectoryPath, isDirectory: true) }
+    /// ``stateDirectory`` as a path (see ``LockoutStore``).
+    private let stateDirectoryPath: String
     /// Whose prints are verified.
     public let user: String
 
@@ -49,7 +51,7 @@ public struct FingerprintAuthenticator: Authenticator {
     ) {
         self.owner = owner
         self.verifyTimeout = verifyTimeout
-        self.stateDirectory = stateDirectory ?? LockoutStore.defaultDirectory()
+        self.stateDirectoryPath = stateDirectory?.path ?? LockoutStore.defaultDirectoryPath()
         self.user = user ?? Self.currentUserName()
     }
 
@@ -125,7 +127,7 @@ public struct FingerprintAuthenticator: Authenticator {
 
     // MARK: Private
 
-    private var lockout: LockoutStore { LockoutStore(directory: stateDirectory, user: user) }
+    private var lockout: LockoutStore { LockoutStore(directoryPath: stateDirectoryPath, user: user) }
 
     private var ownerAvailability: AuthenticatorAvailability {
         owner == nil

@@ -13,22 +13,42 @@ import Glibc
 /// `<stateDirectory>/fingerprint-attempts-<user>` (directory 0700, file 0600), updated under an
 /// exclusive `flock` so concurrent processes never lose an increment. An unreadable file counts as locked
 /// out (fail closed); a successful owner authentication rewrites it.
+///
+/// Paths are strings, not `URL`s: the store is opened by every cold `retrieveVault` where fprintd has a
+/// reader (the probe reads the count), and FoundationEssentials' URL path operations cost about 0.3 ms of
+/// CPU there (perf, Docs/Benchmarks.md), for a name this type builds itself.
 struct LockoutStore: Sendable {
-    let fileURL: URL
+    /// The counter file.
+    let filePath: String
+    private let directoryPath: String
 
-    init(directory: URL, user: String) {
-        let safeUser = String(user.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "_" })
-        fileURL = directory.appendingPathComponent("fingerprint-attempts-\(safeUser)")
+    init(directoryPath: String, user: String) {
+        // Most names are portable ASCII already; only others need the Character walk.
+        let isPortable = user.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+        }
+        let safeUser = isPortable
+            ? user : String(user.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "_" })
+        self.directoryPath = directoryPath
+        filePath = Self.path(directoryPath, "fingerprint-attempts-\(safeUser)")
     }
 
     /// `$XDG_STATE_HOME/biometrics-vault`, else `~/.local/state/biometrics-vault`.
-    static func defaultDirectory() -> URL {
+    static func defaultDirectoryPath() -> String {
         if let state = EnvironmentVariable.value("XDG_STATE_HOME"), state.hasPrefix("/") {
-            return URL(fileURLWithPath: state).appendingPathComponent("biometrics-vault")
+            return path(state, "biometrics-vault")
         }
         let home = EnvironmentVariable.value("HOME").flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? FileManager.default.homeDirectoryForCurrentUser.path
-        return URL(fileURLWithPath: home).appendingPathComponent(".local/state/biometrics-vault")
+        return path(home, ".local/state/biometrics-vault")
+    }
+
+    /// `directory/name`, with one slash between them however many `directory` ends with.
+    private static func path(_ directory: String, _ name: String) -> String {
+        var directory = Substring(directory)
+        while directory.hasSuffix("/") { directory = directory.dropLast() }
+        return "\(directory)/\(name)"
     }
 
     /// The current count; a missing file is zero.
@@ -43,13 +63,12 @@ struct LockoutStore: Sendable {
     }
 
     private func update(_ change: (inout FailedAttemptCounter) -> Void) throws(VaultError) -> FailedAttemptCounter {
-        let directory = fileURL.deletingLastPathComponent().path
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+        if mkdir(directoryPath, 0o700) != 0 && errno != EEXIST {
             // Parents may be missing (a fresh ~/.local/state): create them, then ours with 0700.
             try? FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                atPath: directoryPath, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        let fd = open(fileURL.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let fd = open(filePath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw failure("open") }
         defer { close(fd) }
         guard flock(fd, LOCK_EX) == 0 else { throw failure("flock") }
@@ -65,14 +84,27 @@ struct LockoutStore: Sendable {
         return counter
     }
 
+    /// The count the file holds: decimal digits, ASCII white space around them allowed. Anything else
+    /// (a sign, a number too large, other text) counts as locked out. Read as bytes: generic `String`
+    /// trimming cost this cold-start path a protocol-conformance scan.
     private func read(_ fd: Int32) -> FailedAttemptCounter {
         var buffer = [UInt8](repeating: 0, count: 32)
         let count = pread(fd, &buffer, buffer.count, 0)
         guard count > 0 else { return FailedAttemptCounter() }
-        let written = String(decoding: buffer.prefix(count), as: UTF8.self)
-        let text = String(written.reversed().drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace))
-        guard let failures = Int(text) else { return FailedAttemptCounter(consecutiveFailures: FailedAttemptCounter.limit) }
-        return FailedAttemptCounter(consecutiveFailures: failures)
+        return FailedAttemptCounter(consecutiveFailures: Self.count(in: buffer[..<count]) ?? FailedAttemptCounter.limit)
+    }
+
+    static func count(in bytes: ArraySlice<UInt8>) -> Int? {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }),
+            last - first < 18
+        else { return nil }
+        var value = 0
+        for byte in bytes[first...last] {
+            guard (0x30...0x39).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return value
     }
 
     private func fileSize(_ fd: Int32) -> Int {
