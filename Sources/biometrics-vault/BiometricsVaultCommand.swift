@@ -47,7 +47,8 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
     /// reads (``CommandLineRewriting``). Help and usage texts go through ``Console`` too. The plainest
     /// `show` lines skip ArgumentParser's reflection (``DirectParse``).
     ///
-    /// Synchronous: the command runs in a task on the cooperative pool while this thread waits. An async
+    /// Synchronous: the command runs in a task on the cooperative pool while this thread waits (a directly
+    /// parsed `show` runs on this thread, see ``runShow(_:)``). An async
     /// `main` starts on the main actor and parks the main thread in `dispatch_main`, which ends it with
     /// `pthread_exit` (glibc then loads libgcc_s to unwind it) and needs another thread to come back to
     /// the main actor at the end. Nothing in the CLI uses the main actor or the main queue. The waiting
@@ -65,22 +66,26 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
         }
         let arguments = CommandLineRewriting.arguments(
             program: CommandLine.arguments.first ?? "", Array(CommandLine.arguments.dropFirst()))
-        StorePreparation.start(for: arguments)
-        // This thread takes the process's signals (Ctrl-C, SIGTERM, SIGHUP) whatever mask the CLI inherited.
-        ThreadSignalMask.acceptAll()
+        // This thread takes the process's signals (Ctrl-C, SIGTERM, SIGHUP) whatever mask the CLI inherited:
+        // before a directly parsed `show` runs here, and otherwise while the task runs the command.
         if let show = DirectParse.show(arguments) {
+            ThreadSignalMask.acceptAll()
             runShow(show)
         } else {
+            StorePreparation.start(for: arguments)
             // Detached: a plain `Task` would inherit the main actor of `main` and wait for this thread.
             Task.detached { exitProcess(await run(arguments)) }
+            ThreadSignalMask.acceptAll()
         }
         // The task ends the process; this thread only takes the signals until then.
         while true { pause() }
     }
 
-    /// Runs a directly parsed `show` on this thread, without a task: a plain item's read never waits for
-    /// the user, and starting the cooperative pool's first thread for it cost about 0.4 ms of each run
-    /// (Docs/Benchmarks.md). Ends the process, except for a locked item, whose unlock (a prompt that
+    /// Runs a directly parsed `show` on this thread, without a task and without ``StorePreparation``'s
+    /// connecting thread: a plain item's read never waits for the user, and once the parse is this cheap
+    /// the extra threads cost more than the overlap bought (about 0.4 ms for the task's thread, 0.1 to
+    /// 0.2 ms and 1 ms of CPU for the connecting one; Docs/Benchmarks.md). The store connects here, when
+    /// the session selects it. Ends the process, except for a locked item, whose unlock (a prompt that
     /// Ctrl-C cancels) continues in a task as ArgumentParser's `show` would run it.
     private static func runShow(_ show: Show) {
         let locked: Vault<JSONValue>?

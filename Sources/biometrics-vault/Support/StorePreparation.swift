@@ -2,7 +2,8 @@ import BiometricsVault
 
 /// Which store to start connecting to before ArgumentParser runs, so that parsing the command line
 /// (about 2 ms of first-use runtime work in the static binary) overlaps the Secret Service connection and
-/// its key exchange instead of preceding them. Measured in Docs/Benchmarks.md.
+/// its key exchange instead of preceding them. Measured in Docs/Benchmarks.md. Not for the `show` lines
+/// ``DirectParse`` reads: their parse is too cheap to hide anything behind a second thread.
 ///
 /// A guess from the raw words, never a decision: ``Session`` still selects the store from the parsed
 /// options, and only waits for this connection when it selects the same one. A wrong guess costs a
