@@ -87,7 +87,7 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
     /// 0.2 ms and 1 ms of CPU for the connecting one; Docs/Benchmarks.md). The store connects here, when
     /// the session selects it. Ends the process, except for a locked item, whose unlock (a prompt that
     /// Ctrl-C cancels) continues in a task as ArgumentParser's `show` would run it.
-    private static func runShow(_ show: Show) {
+    private static func runShow(_ show: ShowRequest) {
         let locked: Vault<JSONValue>?
         do {
             locked = try show.printUnlessLocked()

@@ -6,7 +6,8 @@ import BiometricsVault
 /// runtime work (metadata, protocol-conformance scans, the completion-script check that parses the line
 /// against two more pseudo-commands) costs about 1.5 ms of CPU per run: more than the read itself. `show`
 /// is the CLI's main job, run by scripts in `$(...)`, so its plainest lines are read here, into the same
-/// ``BiometricsVaultCommand/Show`` that ArgumentParser would build, and run by the same code.
+/// ``ShowRequest`` that ArgumentParser's ``BiometricsVaultCommand/Show`` runs, without creating any
+/// ArgumentParser type.
 ///
 /// Anything this does not recognise exactly (help, `--name=value`, a value or key that starts with `-`,
 /// a repeated or unknown option, a second operand, an invalid choice) returns `nil`, and ArgumentParser
@@ -67,7 +68,7 @@ enum DirectParse {
     /// For `arguments` as ``CommandLineRewriting`` left them (the verb first): `show KEY` with any of
     /// `--service S`, `--store S`, `--authenticator A`, `--field F` and the global flags, each at most
     /// once, in any order; `nil` for anything else.
-    static func show(_ arguments: [String]) -> BiometricsVaultCommand.Show? {
+    static func show(_ arguments: [String]) -> ShowRequest? {
         guard arguments.first == "show" else { return nil }
         var words = Words()
         var key: String?
@@ -87,7 +88,7 @@ enum DirectParse {
             }
         }
         guard let key else { return nil }
-        var options = GlobalOptions()
+        var options = PlainGlobalOptions()
         options.service = words.service ?? VaultConfiguration.defaultService
         guard let store = StoreOption(rawValue: words.store ?? StoreOption.auto.rawValue),
             let authenticator = AuthenticatorOption(rawValue: words.authenticator ?? AuthenticatorOption.auto.rawValue)
@@ -98,13 +99,7 @@ enum DirectParse {
         options.verbose = words.verbose
         options.pinStdin = words.pinStdin
         options.passphraseStdin = words.passphraseStdin
-        var item = KeyArgument()
-        item.key = key
-        var show = BiometricsVaultCommand.Show()
-        show.options = options
-        show.item = item
-        show.field = words.field
-        return show
+        return ShowRequest(options: options, key: key, field: words.field)
     }
 
     /// A word ArgumentParser reads as a value, never as an option or the `--` terminator.

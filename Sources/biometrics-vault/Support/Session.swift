@@ -7,13 +7,14 @@ import Foundation
 
 /// The configuration one invocation works with, built by the library from the global flags.
 struct Session {
-    let options: GlobalOptions
+    let options: PlainGlobalOptions
     let selection: PlatformSelection
     let configuration: VaultConfiguration
 
     /// - Parameter probesAvailability: `false` for commands that only read (see
     ///   ``FingerprintPromptAuthenticator/probesAvailability``).
-    init(options: GlobalOptions, probesAvailability: Bool = true) {
+    init(options: some GlobalOptionValues, probesAvailability: Bool = true) {
+        let options = PlainGlobalOptions(options)
         self.options = options
         let storeSecret = StdinStoreSecret(pin: options.pinStdin, passphrase: options.passphraseStdin)
         var selection = VaultConfiguration.platform(
