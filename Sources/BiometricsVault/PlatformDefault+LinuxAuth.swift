@@ -5,6 +5,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Glibc
 
 /// The one place the platform default reaches fprintd, PAM and polkit.
 enum LinuxAuthAdapter {
@@ -32,7 +33,10 @@ enum LinuxAuthAdapter {
     }
 
     static func probePAM(interaction: PlatformInteraction) -> PlatformComponent {
-        guard FileManager.default.fileExists(atPath: pamServiceFile) else {
+        // stat(2), as FileManager's `fileExists` does, without creating `FileManager.default` on the
+        // start-up path (about 0.05 ms on `show`'s critical path).
+        var info = stat()
+        guard stat(pamServiceFile, &info) == 0 else {
             return .unusable(
                 .ownerAuthentication, "pam",
                 VaultError(.passcodeNotSet, underlying: .message("PAM service file \(pamServiceFile) missing (run `biometrics-vault setup` as root)")))

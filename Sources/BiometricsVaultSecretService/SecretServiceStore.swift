@@ -255,7 +255,8 @@ public struct SecretServiceStore: SecretStore {
     /// (which hold the lock and clean up themselves) pass `false`.
     private func readItem(_ id: SecretItemID, _ call: LibSecretClient.Call, repairs: Bool) throws(VaultError) -> StoredItem? {
         let plainHeader = ItemHeader(protection: .none)
-        let fast = try call.search(["service": id.service, "username": id.key, Self.headerAttribute: plainHeader.attributeValue])
+        let fast = try call.search(
+            ["service": id.service, "username": id.key, Self.headerAttribute: plainHeader.attributeValue] as KeyValuePairs)
         if let path = fast.unlocked.first, let payload = try call.secret(at: path) {
             return StoredItem(header: plainHeader, payload: payload)
         }
