@@ -94,7 +94,7 @@ struct LockoutStore: Sendable {
         return FailedAttemptCounter(consecutiveFailures: Self.count(in: buffer[..<count]) ?? FailedAttemptCounter.limit)
     }
 
-    static func count(in bytes: ArraySlice<UInt8>) -> Int? {
+    private static func count(in bytes: ArraySlice<UInt8>) -> Int? {
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
         guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }),
             last - first < 18
