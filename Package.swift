@@ -109,6 +109,12 @@ var targets: [Target] = [
         pkgConfig: "libsecret-1",
         providers: [.apt(["libsecret-1-dev"])]
     ),
+    // The Secret Service session's key exchange (libsecret's own dependency, so no new library at run time).
+    .systemLibrary(
+        name: "CGcrypt",
+        pkgConfig: "libgcrypt",
+        providers: [.apt(["libgcrypt20-dev"])]
+    ),
     .target(
         name: "BiometricsVaultSecretService",
         dependencies: [
@@ -116,6 +122,9 @@ var targets: [Target] = [
             .target(name: "BiometricsVaultGLib", condition: linux),
             .target(name: "CGio", condition: linux),
             .target(name: "CLibSecret", condition: linux),
+            .target(name: "CGcrypt", condition: linux),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
         ],
         swiftSettings: strictSettings
     ),

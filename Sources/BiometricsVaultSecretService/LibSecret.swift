@@ -142,59 +142,61 @@ final class LibSecretClient: Sendable {
             return SearchResult(unlocked: stringArray(unlocked), locked: stringArray(locked))
         }
 
-        /// GetSecret of one item. A locked item is `storeLocked`, a vanished one `nil`.
+        /// GetSecret of one item, decrypted with the session's key. A locked item is `storeLocked`, a
+        /// vanished one `nil`.
         func secret(at path: String) throws(VaultError) -> SecretBytes? {
-            var error: UnsafeMutablePointer<GError>?
-            let value = secret_service_get_secret_for_dbus_path_sync(handle.service, path, deadline.cancellable, &error)
-            if let error {
-                if value != nil { secret_value_unref(UnsafeMutableRawPointer(value)) }
-                let mapped = LibSecretClient.vaultError(consuming: error, deadline: deadline)
-                if mapped.isNoSuchObject { return nil }
-                throw mapped
+            guard let reply = try handle.call(
+                path, "org.freedesktop.Secret.Item", "GetSecret", tuple([g_variant_new_object_path(handle.sessionPath)]),
+                replyType: "((oayays))", deadline: deadline, timeout: timeout)
+            else { return nil }
+            defer { g_variant_unref(reply) }
+            guard let secret = g_variant_get_child_value(reply, 0) else {
+                throw LibSecretClient.unexpected("GetSecret returned no secret")
             }
-            guard let value else { return nil }
-            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-            var length: gsize = 0
-            guard let bytes = secret_value_get(value, &length) else { return SecretBytes([]) }
-            return SecretBytes(UnsafeRawBufferPointer(start: bytes, count: Int(length)))
+            defer { g_variant_unref(secret) }
+            guard stringChild(secret, 0) == handle.sessionPath else {
+                throw LibSecretClient.unexpected("GetSecret answered for another session")
+            }
+            return try handle.encryption.decrypt(parameters: bytesChild(secret, 1), value: bytesChild(secret, 2))
         }
 
-        /// CreateItem in the default collection, replacing an item with the same attributes.
-        /// Returns the item's D-Bus path.
+        /// CreateItem in the default collection, replacing an item with the same attributes; the secret
+        /// goes encrypted with the session's key. Returns the item's D-Bus path.
         func createItem(
             attributes: SecretAttributes, label: String, secret: SecretBytes, contentType: String
         ) throws(VaultError) -> String {
-            let properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, { variant in
-                g_variant_unref(OpaquePointer(variant))
-            })!
-            defer { g_hash_table_unref(properties) }
-            g_hash_table_insert(
-                properties, UnsafeMutableRawPointer(g_strdup("org.freedesktop.Secret.Item.Label")),
-                UnsafeMutableRawPointer(g_variant_ref_sink(g_variant_new_string(label))))
-            g_hash_table_insert(
-                properties, UnsafeMutableRawPointer(g_strdup("org.freedesktop.Secret.Item.Attributes")),
-                UnsafeMutableRawPointer(g_variant_ref_sink(makeStringDictionaryVariant(attributes))))
-            let value = secret.withUnsafeBytes { raw in
-                // secret_value_new copies the bytes into libsecret's non-pageable memory.
-                let zero: CChar = 0
-                return withUnsafePointer(to: zero) { empty in
-                    let start = raw.baseAddress?.assumingMemoryBound(to: CChar.self) ?? empty
-                    return secret_value_new(start, gssize(raw.count), contentType)
-                }
+            let entryType = g_variant_type_new("{sv}")
+            defer { g_variant_type_free(entryType) }
+            let entries: [OpaquePointer?] = [
+                g_variant_new_dict_entry(
+                    g_variant_new_string("org.freedesktop.Secret.Item.Label"), g_variant_new_variant(g_variant_new_string(label))),
+                g_variant_new_dict_entry(
+                    g_variant_new_string("org.freedesktop.Secret.Item.Attributes"),
+                    g_variant_new_variant(makeStringDictionaryVariant(attributes))),
+            ]
+            let properties = entries.withUnsafeBufferPointer { g_variant_new_array(entryType, $0.baseAddress, 2) }
+            let encrypted = try handle.encryption.encrypt(secret)
+            let value = tuple([
+                g_variant_new_object_path(handle.sessionPath), byteArray(encrypted.parameters), byteArray(encrypted.value),
+                g_variant_new_string(contentType),
+            ])
+            let parameters = tuple([properties, value, g_variant_new_boolean(1)])
+            guard let reply = try handle.call(
+                LibSecretClient.defaultCollectionPath, "org.freedesktop.Secret.Collection", "CreateItem", parameters,
+                replyType: "(oo)", deadline: deadline, timeout: timeout)
+            else {
+                throw VaultError(.storeUnavailable, underlying: .message("the Secret Service has no default collection"))
             }
-            guard let value else { throw LibSecretClient.unexpected("secret_value_new failed") }
-            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-            var error: UnsafeMutablePointer<GError>?
-            let path = secret_service_create_item_dbus_path_sync(
-                handle.service, LibSecretClient.defaultCollectionPath, properties,
-                value, SECRET_ITEM_CREATE_REPLACE, deadline.cancellable, &error)
-            if let error {
-                g_free(path)
-                throw LibSecretClient.vaultError(consuming: error, deadline: deadline)
+            defer { g_variant_unref(reply) }
+            // A prompt means the service wants the user to confirm (a locked collection): this library never
+            // shows one, and the item is not created.
+            guard stringChild(reply, 1) == "/" else {
+                throw VaultError(.storeLocked, underlying: .message("the Secret Service asked for a prompt to create the item"))
             }
-            guard let path else { throw LibSecretClient.unexpected("CreateItem returned no item") }
-            defer { g_free(path) }
-            return String(cString: path)
+            guard let path = stringChild(reply, 0), path != "/" else {
+                throw LibSecretClient.unexpected("CreateItem returned no item")
+            }
+            return path
         }
 
         /// Deletes one item; an item that is already gone is not an error.
@@ -249,22 +251,11 @@ final class LibSecretClient: Sendable {
 
         /// Properties.Get; `nil` when the object does not exist.
         private func property(_ path: String, interface: String, name: String) throws(VaultError) -> OpaquePointer? {
-            let connection = g_dbus_proxy_get_connection(handle.proxy)
-            let arguments: [OpaquePointer?] = [g_variant_new_string(interface), g_variant_new_string(name)]
-            let parameters = arguments.withUnsafeBufferPointer { g_variant_new_tuple($0.baseAddress, 2) }
-            let replyType = g_variant_type_new("(v)")
-            defer { g_variant_type_free(replyType) }
-            var error: UnsafeMutablePointer<GError>?
-            let reply = g_dbus_connection_call_sync(
-                connection, LibSecretClient.secretsBusName, path, "org.freedesktop.DBus.Properties", "Get",
-                parameters, replyType, G_DBUS_CALL_FLAGS_NO_AUTO_START, LibSecretClient.milliseconds(timeout),
-                deadline.cancellable, &error)
-            if let error {
-                let mapped = LibSecretClient.vaultError(consuming: error, deadline: deadline)
-                if mapped.isNoSuchObject { return nil }
-                throw mapped
-            }
-            guard let reply else { throw LibSecretClient.unexpected("Properties.Get returned nothing") }
+            guard let reply = try handle.call(
+                path, "org.freedesktop.DBus.Properties", "Get",
+                tuple([g_variant_new_string(interface), g_variant_new_string(name)]),
+                replyType: "(v)", deadline: deadline, timeout: timeout)
+            else { return nil }
             defer { g_variant_unref(reply) }
             guard let boxed = g_variant_get_child_value(reply, 0) else {
                 throw LibSecretClient.unexpected("Properties.Get returned no value")
@@ -375,17 +366,69 @@ final class LibSecretClient: Sendable {
 
     private func openService(_ deadline: Deadline) throws(VaultError) -> ServiceHandle {
         // Always on the session bus of the process environment (the constructor fixes the bus type), at
-        // libsecret's default bus name.
+        // libsecret's default bus name. The proxy only: the session is ours (SessionEncryption.swift).
         GTypeStartup.prepare()
+        // Registers the Secret Service's D-Bus error names (IsLocked, NoSuchObject, NoSession) as
+        // libsecret's error domain, for the calls this file makes itself.
+        _ = secret_error_get_quark()
         var error: UnsafeMutablePointer<GError>?
         let service = secret_service_open_sync(
-            secret_service_get_type(), nil, SECRET_SERVICE_OPEN_SESSION, deadline.cancellable, &error)
+            secret_service_get_type(), nil, SECRET_SERVICE_NONE, deadline.cancellable, &error)
         if let error {
             if let service { g_object_unref(UnsafeMutableRawPointer(service)) }
             throw Self.vaultError(consuming: error, deadline: deadline)
         }
         guard let service else { throw Self.unexpected("secret_service_open_sync returned nothing") }
-        return ServiceHandle(service)
+        let connection = g_dbus_proxy_get_connection(
+            UnsafeMutableRawPointer(service).assumingMemoryBound(to: GDBusProxy.self))
+        do throws(VaultError) {
+            let keyPair = try SessionEncryption.KeyPair()
+            let input = g_variant_new_variant(byteArray(keyPair.publicKey))
+            guard let reply = try Self.call(
+                connection, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "OpenSession",
+                tuple([g_variant_new_string(SessionEncryption.algorithm), input]), replyType: "(vo)",
+                deadline: deadline, timeout: timeout)
+            else { throw Self.unexpected("OpenSession: no Secret Service object") }
+            defer { g_variant_unref(reply) }
+            guard let boxed = g_variant_get_child_value(reply, 0) else { throw Self.unexpected("OpenSession returned nothing") }
+            defer { g_variant_unref(boxed) }
+            guard let output = g_variant_get_variant(boxed) else { throw Self.unexpected("OpenSession returned nothing") }
+            defer { g_variant_unref(output) }
+            guard String(cString: g_variant_get_type_string(output)) == "ay", let sessionPath = stringChild(reply, 1) else {
+                throw Self.unexpected("OpenSession returned no session key")
+            }
+            let encryption = try SessionEncryption(serverPublicKey: bytes(of: output), keyPair: keyPair)
+            return ServiceHandle(service, sessionPath: sessionPath, encryption: encryption)
+        } catch {
+            g_object_unref(UnsafeMutableRawPointer(service))
+            // A provider without this algorithm answers NotSupported: say what is missing, since the
+            // fallback libsecret would take (secrets in the clear) is refused here.
+            if case .gError(_, _, let message)? = error.underlying, message.hasPrefix("org.freedesktop.DBus.Error.NotSupported") {
+                throw VaultError(.storeUnavailable, underlying: .message(
+                    "the Secret Service offers no encrypted session (\(SessionEncryption.algorithm)); secrets are never sent in the clear"))
+            }
+            throw error
+        }
+    }
+
+    /// One D-Bus call to the Secret Service on `connection`; `nil` when the object does not exist.
+    fileprivate static func call(
+        _ connection: OpaquePointer?, _ path: String, _ interface: String, _ method: String, _ parameters: OpaquePointer?,
+        replyType: String, deadline: Deadline, timeout: Duration
+    ) throws(VaultError) -> OpaquePointer? {
+        let type = g_variant_type_new(replyType)
+        defer { g_variant_type_free(type) }
+        var error: UnsafeMutablePointer<GError>?
+        let reply = g_dbus_connection_call_sync(
+            connection, secretsBusName, path, interface, method, parameters, type, G_DBUS_CALL_FLAGS_NO_AUTO_START,
+            milliseconds(timeout), deadline.cancellable, &error)
+        if let error {
+            let mapped = vaultError(consuming: error, deadline: deadline)
+            if mapped.isNoSuchObject { return nil }
+            throw mapped
+        }
+        guard let reply else { throw unexpected("\(method) returned nothing") }
+        return reply
     }
 
     // MARK: error mapping (the one place)
@@ -454,17 +497,34 @@ extension VaultError {
 
 // MARK: GLib helpers
 
-/// An owned reference to a `SecretService`.
+/// An owned reference to a `SecretService` proxy, and the encrypted session this process opened on it.
 ///
-/// @unchecked Sendable: the pointer is immutable; GObject reference counting is atomic, and libsecret's
-/// `SecretService` serialises its session state behind its own mutex (its sync calls each run a private
-/// main context), so calls from several threads at once are safe (64 parallel lookups were verified in
-/// the shared reference).
+/// @unchecked Sendable: every stored property is immutable; GObject reference counting is atomic, and the
+/// proxy's connection (`GDBusConnection`, whose calls are documented as thread-safe) is all the calls of
+/// this file use, besides libsecret's search and delete, which run each call in a private main context
+/// (64 parallel lookups were verified in the shared reference).
 final class ServiceHandle: @unchecked Sendable {
     let service: UnsafeMutablePointer<SecretService>
+    let sessionPath: String
+    let encryption: SessionEncryption
     var proxy: UnsafeMutablePointer<GDBusProxy> { UnsafeMutableRawPointer(service).assumingMemoryBound(to: GDBusProxy.self) }
 
-    init(_ service: UnsafeMutablePointer<SecretService>) { self.service = service }
+    init(_ service: UnsafeMutablePointer<SecretService>, sessionPath: String, encryption: SessionEncryption) {
+        self.service = service
+        self.sessionPath = sessionPath
+        self.encryption = encryption
+    }
+
+    /// A call on the service's own connection (see `LibSecretClient.call`).
+    func call(
+        _ path: String, _ interface: String, _ method: String, _ parameters: OpaquePointer?,
+        replyType: String, deadline: Deadline, timeout: Duration
+    ) throws(VaultError) -> OpaquePointer? {
+        try LibSecretClient.call(
+            g_dbus_proxy_get_connection(proxy), path, interface, method, parameters,
+            replyType: replyType, deadline: deadline, timeout: timeout)
+    }
+
     deinit { g_object_unref(UnsafeMutableRawPointer(service)) }
 }
 
@@ -555,5 +615,40 @@ private func withCStringArray<Result>(_ strings: [String], _ body: (UnsafeMutabl
     defer { for copy in copies { free(UnsafeMutableRawPointer(mutating: copy)) } }
     var pointers = copies
     return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+}
+
+/// A floating tuple of floating children.
+private func tuple(_ children: [OpaquePointer?]) -> OpaquePointer? {
+    children.withUnsafeBufferPointer { g_variant_new_tuple($0.baseAddress, gsize($0.count)) }
+}
+
+/// A floating `ay` GVariant (a copy of the bytes).
+private func byteArray(_ bytes: [UInt8]) -> OpaquePointer? {
+    let elementType = g_variant_type_new("y")
+    defer { g_variant_type_free(elementType) }
+    let padded = bytes.isEmpty ? [0] : bytes  // GLib wants a non-NULL pointer; the count stays 0
+    return padded.withUnsafeBytes { g_variant_new_fixed_array(elementType, $0.baseAddress, gsize(bytes.count), 1) }
+}
+
+/// The bytes of an `ay` GVariant.
+private func bytes(of variant: OpaquePointer?) -> [UInt8] {
+    var count: gsize = 0
+    guard let start = g_variant_get_fixed_array(variant, &count, 1), count > 0 else { return [] }
+    return Array(UnsafeRawBufferPointer(start: start, count: Int(count)))
+}
+
+/// Child `index` of a tuple as `ay` bytes.
+private func bytesChild(_ tuple: OpaquePointer?, _ index: Int) -> [UInt8] {
+    guard let child = g_variant_get_child_value(tuple, gsize(index)) else { return [] }
+    defer { g_variant_unref(child) }
+    return bytes(of: child)
+}
+
+/// Child `index` of a tuple as a string (also an object path); `nil` if it is neither.
+private func stringChild(_ tuple: OpaquePointer?, _ index: Int) -> String? {
+    guard let child = g_variant_get_child_value(tuple, gsize(index)) else { return nil }
+    defer { g_variant_unref(child) }
+    guard let text = g_variant_get_string(child, nil) else { return nil }
+    return String(cString: text)
 }
 #endif
