@@ -130,7 +130,10 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "BiometricsVaultSecretServiceTests",
-        dependencies: ["BiometricsVaultSecretService", "BiometricsVaultCore", "BiometricsVaultTesting"],
+        dependencies: [
+            "BiometricsVaultSecretService", "BiometricsVaultCore", "BiometricsVaultTesting",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ],
         swiftSettings: strictSettings
     ),
     // Runs a SecretServiceStore in its own process on a private bus, for the locked / restart / no-daemon tests.

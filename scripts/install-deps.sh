@@ -6,7 +6,7 @@ set -euo pipefail
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 need=()
-for pkg in pkg-config libsecret-1-dev libglib2.0-dev libpam0g-dev libtss2-dev strace dpkg-dev; do
+for pkg in pkg-config libsecret-1-dev libgcrypt20-dev libglib2.0-dev libpam0g-dev libtss2-dev strace dpkg-dev; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then

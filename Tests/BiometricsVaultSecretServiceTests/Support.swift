@@ -349,11 +349,15 @@ final class BusMonitor {
 
     /// Stops the monitor and returns the member names of the method calls it saw, in order.
     func methodCalls() throws -> [String] {
-        stop()
-        let text = try String(contentsOfFile: log, encoding: .utf8)
-        return text.split(separator: "\n").filter { $0.hasPrefix("method call ") }.compactMap { line in
+        try capture().split(separator: "\n").filter { $0.hasPrefix("method call ") }.compactMap { line in
             line.range(of: "member=").map { String(line[$0.upperBound...].prefix { !$0.isWhitespace }) }
         }
+    }
+
+    /// Stops the monitor and returns everything it printed.
+    func capture() throws -> String {
+        stop()
+        return try String(contentsOfFile: log, encoding: .utf8)
     }
 
     private func stop() {
