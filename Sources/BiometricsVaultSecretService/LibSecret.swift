@@ -5,19 +5,22 @@
 // domain, code and message as `.gError(domain:code:message:)`. No secret ever goes into an error.
 //
 // Which libsecret calls, and why:
-// - `secret_service_open_sync` with `SECRET_SERVICE_OPEN_SESSION`, once per process (see
-//   `LibSecretClient.sharedService`): the proxy and the encrypted session, as `secret-tool` sets them up.
+// - `secret_service_open_sync` without a session, once per process (see `LibSecretClient.sharedService`):
+//   the proxy `secret-tool` sets up too.
 // - `secret_service_search_for_dbus_paths_sync`: one SearchItems round trip that returns locked and
 //   unlocked matches separately and never unlocks (so it never prompts). `secret_password_lookupv_sync`
 //   would try to unlock a locked match, which shows a GUI prompt on a desktop.
-// - `secret_service_get_secret_for_dbus_path_sync`: one GetSecret round trip over the (encrypted)
-//   session libsecret negotiates; binary values through `SecretValue`.
-// - `secret_service_create_item_dbus_path_sync` with `SECRET_ITEM_CREATE_REPLACE`: one CreateItem round
-//   trip on the "default" alias. It returns the new item's path (the store's replace protocol needs it)
-//   and never tries to create a missing default collection (which would prompt).
 // - `secret_service_delete_item_dbus_path_sync`: one Delete round trip.
-// - Item attributes, the Created time and the collection's Locked flag: `org.freedesktop.DBus.Properties.Get`
-//   through GDBus on the service's own connection.
+// The calls that carry secrets go through GDBus on the proxy's connection, with the session this file
+// opens itself (`OpenSession` with "dh-ietf1024-sha256-aes128-cbc-pkcs7", crypto in SessionEncryption.swift):
+// libsecret's own session costs two full-length 1024-bit exponentiations on every process's first read,
+// about 1.5 ms of a 9 ms `show` (Docs/Benchmarks.md). A provider without that algorithm is refused, where
+// libsecret would fall back to sending secrets in the clear.
+// - `Item.GetSecret`: one round trip; the secret comes back encrypted with the session's key.
+// - `Collection.CreateItem` with `replace` on the "default" alias: one round trip. It returns the new
+//   item's path (the store's replace protocol needs it) and never creates a missing default collection (a
+//   prompt); a prompt it asks for instead (a locked collection) is `storeLocked`, never shown.
+// - Item attributes, the Created time and the collection's Locked flag: `org.freedesktop.DBus.Properties.Get`.
 // Every call carries a `GCancellable` that a timer cancels at the operation's deadline, so nothing can
 // hang for GDBus's 25 s default.
 import BiometricsVaultCore
