@@ -11,8 +11,8 @@
 #   retrieveVault cold start          (here) first retrieveVault in a fresh process vs the next ones, and the
 #                                     whole process vs `secret-tool lookup` of the same item: with fprintd's
 #                                     reader probed where one is present, and without a reader; where a
-#                                     reader is present, also the floor of that row: a C program doing
-#                                     only the read and fprintd's check (Benchmarks/PlatformFloor)
+#                                     reader is present, also that row done the libsecret way: a C program
+#                                     doing only libsecret's read and fprintd's check (Benchmarks/PlatformFloor)
 # Each comparison is measured side by side (interleaved) inside its own script; absolute numbers drift
 # with the machine's load, ratios much less. Every log is kept in $BV_BENCH_DIR (default .build-bench/logs).
 # The table prints each ratio next to its goal (issue 14) and whether this run met it.
@@ -199,7 +199,7 @@ else:
     row("retrieveVault cold start: first call vs later calls (in process)", missing, missing, missing, "info")
 labels = {"reader": "retrieveVault cold start: whole process vs secret-tool lookup (fprintd and a reader, probed)",
           "no-reader": "retrieveVault cold start: whole process vs secret-tool lookup (no fingerprint reader)",
-          "floor": "the reader row's floor: C read + fprintd enrollment check vs secret-tool lookup"}
+          "floor": "the reader row in C with libsecret's session: read + fprintd check vs secret-tool lookup"}
 for variant in [v for v in labels if any(r[0] == v for r in whole)] or ["no-reader"]:
     runs = [r for r in whole if r[0] == variant]
     goal = "info" if variant == "floor" else "<= 1.20x"

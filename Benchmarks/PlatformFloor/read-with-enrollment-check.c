@@ -1,6 +1,7 @@
-// The platform's floor for a cold retrieveVault of a plain item where fprintd runs (a measurement, not
-// a test; Benchmarks/run-all.sh builds and times it). A C program that does only what that call must
-// do, with the same libraries, and nothing of ours:
+// A cold retrieveVault of a plain item where fprintd runs, done the libsecret way (a measurement, not a
+// test; Benchmarks/run-all.sh builds and times it). A C program that does only what that call must do,
+// with libsecret's own Secret Service session (whose key exchange costs more than the library's own, see
+// Sources/BiometricsVaultSecretService/SessionEncryption.swift), and nothing of ours:
 //
 //   - on the main thread, what `secret-tool lookup` does: libsecret's lookup of one item by
 //     service/username (session bus, Secret Service session with its key exchange, SearchItems,
