@@ -123,17 +123,12 @@ var targets: [Target] = [
             .target(name: "CGio", condition: linux),
             .target(name: "CLibSecret", condition: linux),
             .target(name: "CGcrypt", condition: linux),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "_CryptoExtras", package: "swift-crypto"),
         ],
         swiftSettings: strictSettings
     ),
     .testTarget(
         name: "BiometricsVaultSecretServiceTests",
-        dependencies: [
-            "BiometricsVaultSecretService", "BiometricsVaultCore", "BiometricsVaultTesting",
-            .product(name: "Crypto", package: "swift-crypto"),
-        ],
+        dependencies: ["BiometricsVaultSecretService", "BiometricsVaultCore", "BiometricsVaultTesting"],
         swiftSettings: strictSettings
     ),
     // Runs a SecretServiceStore in its own process on a private bus, for the locked / restart / no-daemon tests.

@@ -1,7 +1,6 @@
 #if os(Linux)
 import BiometricsVaultCore
 @testable import BiometricsVaultSecretService
-import Crypto
 import Testing
 
 /// The session algorithm's crypto against vectors computed independently, with python's `secretstorage`
@@ -50,7 +49,7 @@ struct SessionEncryptionTests {
     }
 
     @Test func thePublicKeyIsTwoToThePrivateExponent() throws {
-        let pair = try SessionEncryption.KeyPair(privateExponent: SecretBytes(Self.clientExponent))
+        let pair = try SessionEncryption.KeyPair(privateExponent: Self.clientExponent)
         #expect(pair.publicKey == Self.hex(
             "c72cd3f0d691e4f5202df6b7c4a02a2a234c52b7138e3c17b46db4c8312b9639e55d89590390b04efc1ff1526daa85a5"
                 + "3f564063ca6dcbc203ae047ce14e217bd633d4e6a673cc80808d89db0b411bcb095cd3ba207604a568cc51aefefb0f3e"
@@ -59,12 +58,12 @@ struct SessionEncryptionTests {
 
     @Test(arguments: vectors)
     func theSessionDecryptsWhatTheOtherSideEncrypted(_ vector: Vector) throws {
-        let pair = try SessionEncryption.KeyPair(privateExponent: SecretBytes(Self.clientExponent))
+        let pair = try SessionEncryption.KeyPair(privateExponent: Self.clientExponent)
         let session = try SessionEncryption(serverPublicKey: vector.serverPublicKey, keyPair: pair)
         let secret = try session.decrypt(parameters: Self.iv, value: vector.ciphertext)
         #expect(secret == SecretBytes(Self.plaintext))
         // The same key, given directly, gives the same answer: the derivation above is the one tested.
-        let direct = SessionEncryption(key: SymmetricKey(data: vector.sessionKey))
+        let direct = SessionEncryption(key: vector.sessionKey)
         #expect(try direct.decrypt(parameters: Self.iv, value: vector.ciphertext) == SecretBytes(Self.plaintext))
     }
 
@@ -76,7 +75,7 @@ struct SessionEncryptionTests {
     }
 
     @Test func encryptionUsesAFreshIVAndRoundTrips() throws {
-        let session = SessionEncryption(key: SymmetricKey(data: Self.vectors[0].sessionKey))
+        let session = SessionEncryption(key: Self.vectors[0].sessionKey)
         let secret = SecretBytes(Self.plaintext)
         let first = try session.encrypt(secret)
         let second = try session.encrypt(secret)
@@ -108,11 +107,23 @@ struct SessionEncryptionTests {
         ("not whole blocks", iv, Array(vectors[0].ciphertext.dropLast())),
         ("empty value", iv, []),
         ("wrong key or padding", iv, vectors[1].ciphertext),
+        // Blocks encrypted without padding whose last byte is not valid PKCS#7 padding: 0, 17, and 3
+        // preceded by a byte that is not 3.
+        ("padding byte 0", iv, hex("17b0262e04a0a66b355db6f2fb8e88c7")),
+        ("padding byte 17", iv, hex("7241c3183304104b1d56e2ddfaa775a7")),
+        ("inconsistent padding", iv, hex("eae79b7549a77f9b4bd4a76e3187478e")),
     ]
+
+    /// A whole block of padding (a secret of a multiple of 16 bytes) is removed whole.
+    @Test func aFullBlockOfPaddingIsRemoved() throws {
+        let session = SessionEncryption(key: Self.vectors[0].sessionKey)
+        let ciphertext = Self.hex("5d056e167e98c31f8cf9f410613c8f412806615a2ffc22a582b8281621d4ff0a")
+        #expect(try session.decrypt(parameters: Self.iv, value: ciphertext) == SecretBytes(Array("AAAAAAAAAAAAAAAA".utf8)))
+    }
 
     @Test(arguments: malformedSecrets)
     func aMalformedSecretIsATypedError(_ name: String, _ parameters: [UInt8], _ value: [UInt8]) {
-        let session = SessionEncryption(key: SymmetricKey(data: Self.vectors[0].sessionKey))
+        let session = SessionEncryption(key: Self.vectors[0].sessionKey)
         let error = #expect(throws: VaultError.self) { try session.decrypt(parameters: parameters, value: value) }
         #expect(error?.code == .storeUnavailable, "\(name)")
         // No byte of the secret (or of anything) in the description.
