@@ -29,10 +29,9 @@ struct SessionEncryption: Sendable {
     /// The AES-128 key of the session.
     private let key: SecretBytes
 
-    /// One side of the exchange: a fresh random private exponent and the public key to send. Used by the
-    /// thread that opens the session only.
-    struct KeyPair {
-        fileprivate let privateExponent: Integer
+    /// One side of the exchange: a fresh random private exponent and the public key to send.
+    struct KeyPair: Sendable {
+        fileprivate let privateExponent: SecretBytes
         /// 2^x mod p, big-endian, without leading zero bytes.
         let publicKey: [UInt8]
 
@@ -48,8 +47,8 @@ struct SessionEncryption: Sendable {
 
         /// A key pair with a given exponent (big-endian), for known-answer tests.
         init(privateExponent: [UInt8]) throws(VaultError) {
-            self.privateExponent = try Integer(bytes: privateExponent)
-            publicKey = try Integer.power(Integer(bytes: [2]), self.privateExponent).bytes()
+            self.privateExponent = SecretBytes(privateExponent)
+            publicKey = try Integer.power(Integer(bytes: [2]), Integer(self.privateExponent)).bytes()
         }
     }
 
@@ -62,7 +61,7 @@ struct SessionEncryption: Sendable {
         }
         // The shared secret always has the prime's width: the algorithm hashes all 128 bytes, leading
         // zeros included.
-        var shared = try Integer.power(peer, keyPair.privateExponent).bytes(width: Integer.width)
+        var shared = try Integer.power(peer, Integer(keyPair.privateExponent)).bytes(width: Integer.width)
         defer { shared.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
         // HKDF-SHA256 (RFC 5869) with no salt (a hash length of zeros) and no info, 16 bytes: one block,
         // HMAC(HMAC(zeros, shared), 0x01).
@@ -174,13 +173,23 @@ private final class Integer {
 
     /// A non-negative integer from big-endian bytes.
     convenience init(bytes: [UInt8]) throws(VaultError) {
-        Integer.initializeLibrary()
-        var handle: gcry_mpi_t?
-        let status = bytes.withUnsafeBytes { raw in
-            gcry_mpi_scan(&handle, GCRYMPI_FMT_USG, raw.baseAddress, raw.count, nil)
-        }
-        guard status == 0, let handle else { throw Integer.failure("gcry_mpi_scan", status) }
+        try self.init(scanned: bytes.withUnsafeBytes(Integer.scan))
+    }
+
+    convenience init(_ secret: SecretBytes) throws(VaultError) {
+        try self.init(scanned: secret.withUnsafeBytes(Integer.scan))
+    }
+
+    private convenience init(scanned: (status: gcry_error_t, handle: gcry_mpi_t?)) throws(VaultError) {
+        guard scanned.status == 0, let handle = scanned.handle else { throw Integer.failure("gcry_mpi_scan", scanned.status) }
         self.init(handle)
+    }
+
+    private static func scan(_ raw: UnsafeRawBufferPointer) -> (status: gcry_error_t, handle: gcry_mpi_t?) {
+        initializeLibrary()
+        var handle: gcry_mpi_t?
+        let status = gcry_mpi_scan(&handle, GCRYMPI_FMT_USG, raw.baseAddress, raw.count, nil)
+        return (status, handle)
     }
 
     /// base^exponent mod p.
