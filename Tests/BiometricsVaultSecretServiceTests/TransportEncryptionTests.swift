@@ -29,5 +29,71 @@ struct TransportEncryptionTests {
         let hex = canary.utf8.map { String($0, radix: 16) }.joined()
         #expect(!capture.filter { !$0.isWhitespace }.contains(hex))
     }
+
+    /// A provider that offers only `plain` is refused with a typed error, where libsecret would send the
+    /// secret in the clear. The provider is a fake (python with jeepney on a private bus): gnome-keyring
+    /// always offers the encrypted algorithm, so it cannot show this.
+    @Test func aProviderWithoutEncryptedSessionsIsRefused() throws {
+        let bus = try PrivateKeyring(withKeyring: false)
+        let provider = try Shell.spawn(try Daemon.pythonKeyring(), ["-c", Self.plainOnlyProvider], environment: bus.environment)
+        defer {
+            kill(provider.pid, SIGTERM)
+            var status: Int32 = 0
+            while waitpid(provider.pid, &status, 0) < 0 && errno == EINTR {}
+            close(provider.stdin)
+            close(provider.stdout)
+            close(provider.stderr)
+        }
+        #expect(try Self.readLine(provider.stdout) == "ready")
+        let driver = try StoreDriver(environment: bus.environment)
+        let answer = try driver.send("init-why")
+        #expect(answer.hasPrefix("error storeUnavailable: "), "\(answer)")
+        #expect(answer.contains("offers no encrypted session"), "\(answer)")
+        // The provider was asked for the encrypted algorithm, and never for `plain`.
+        #expect(try Self.readLine(provider.stdout) == "OpenSession dh-ietf1024-sha256-aes128-cbc-pkcs7")
+        kill(provider.pid, SIGTERM)
+        var rest = ""
+        while let line = try? Self.readLine(provider.stdout) { rest += line + "\n" }
+        #expect(!rest.contains("OpenSession"), "\(rest)")
+    }
+
+    /// Owns org.freedesktop.secrets, answers the proxy's GetAll with no properties and OpenSession with
+    /// NotSupported unless `plain` is asked for; prints each OpenSession's algorithm.
+    static let plainOnlyProvider = """
+        from jeepney import HeaderFields, MessageType, new_error, new_method_return
+        from jeepney.bus_messages import message_bus
+        from jeepney.io.blocking import open_dbus_connection
+        conn = open_dbus_connection(bus="SESSION")
+        conn.send_and_get_reply(message_bus.RequestName("org.freedesktop.secrets"))
+        print("ready", flush=True)
+        while True:
+            msg = conn.receive()
+            if msg.header.message_type != MessageType.method_call:
+                continue
+            member = msg.header.fields.get(HeaderFields.member)
+            if member == "OpenSession":
+                print("OpenSession", msg.body[0], flush=True)
+                if msg.body[0] == "plain":
+                    conn.send(new_method_return(msg, "vo", (("s", ""), "/org/freedesktop/secrets/session/s1")))
+                else:
+                    conn.send(new_error(msg, "org.freedesktop.DBus.Error.NotSupported", "s", ("only plain",)))
+            elif member == "GetAll":
+                conn.send(new_method_return(msg, "a{sv}", ({},)))
+            else:
+                conn.send(new_error(msg, "org.freedesktop.DBus.Error.UnknownMethod", "s", (str(member),)))
+        """
+
+    /// One line from `fd`; throws at end of file.
+    static func readLine(_ fd: Int32) throws -> String {
+        var line = [UInt8]()
+        var byte: UInt8 = 0
+        while true {
+            let count = read(fd, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { throw TestFailure("end of output") }
+            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+    }
 }
 #endif

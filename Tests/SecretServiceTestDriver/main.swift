@@ -3,9 +3,10 @@
 // removes while this process, and its connection, stay alive. Not shipped in any product.
 //
 // One command per line, one answer per line:
-//   init [MS] | prepared-init | prepare MS | probe | write SERVICE KEY plain|protected VALUE | read SERVICE KEY | delete SERVICE KEY | keys SERVICE
+//   init [MS] | init-why | prepared-init | prepare MS | probe | write SERVICE KEY plain|protected VALUE | read SERVICE KEY | delete SERVICE KEY | keys SERVICE
 // Answers: "ok", "none", "item plain|protected VALUE", "keys a,b", "available", "locked",
-// "unavailable CODE", "error CODE"; `init`, `prepared-init` and `probe` append the elapsed milliseconds.
+// "unavailable CODE", "error CODE"; `init`, `prepared-init` and `probe` append the elapsed milliseconds;
+// `init-why` is `init` answering "error CODE: UNDERLYING" on failure.
 // `prepared-init` is `init` right after `SecretServiceStore.prepareConnection()` (default timeout), so it
 // meets that connection while it is still being opened; `prepare MS` only starts a prepared connection
 // with that timeout, and `init MS` gives the store that timeout (default 1 s).
@@ -42,6 +43,15 @@ while let line = readLine() {
         let start = clock.now
         let result = answer { store = try SecretServiceStore(timeout: timeout); return "ok" }
         reply = "\(result) \(milliseconds(clock.now - start))"
+    case "init-why":
+        do {
+            store = try SecretServiceStore(timeout: .seconds(1))
+            reply = "ok"
+        } catch let error as VaultError {
+            reply = "error \(error.code): \(error.underlying.map { "\($0)" } ?? "")"
+        } catch {
+            reply = "error other"
+        }
     case "prepare" where words.count == 2:
         SecretServiceStore.prepareConnection(timeout: .milliseconds(Int(words[1]) ?? 5000))
         reply = "ok"
