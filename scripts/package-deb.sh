@@ -9,7 +9,7 @@
 #   /usr/share/polkit-1/actions/io.github.biometricsvault.policy
 #   /usr/share/biometrics-vault/               the same two files, for `biometrics-vault setup`
 #   /usr/share/doc/biometrics-vault/copyright
-# Depends is computed by dpkg-shlibdeps from the binary's shared libraries (libsecret, GLib, libc), plus
+# Depends is computed by dpkg-shlibdeps from the binary's shared libraries (libsecret, libgcrypt, GLib, libc), plus
 # libpam0g, which the CLI opens with dlopen when it authenticates the owner (dpkg-shlibdeps cannot see it).
 # tpm2-tss is opened with dlopen only when a command uses the TPM (`key`, `doctor`, a TPM-sealed store): Suggests.
 set -euo pipefail
