@@ -22,8 +22,8 @@ struct SessionEncryption: Sendable {
     /// The exponent's length. The prime is a safe prime (the exchange's group has prime order q =
     /// (p-1)/2), so no small-subgroup shortcut applies to a short exponent, and the best attack on a
     /// uniformly random 256-bit exponent takes about 2^128 steps, more than the 1024-bit group itself
-    /// resists (about 2^80). NIST SP 800-56A rev. 3 asks for at least twice the group's security strength
-    /// for safe-prime groups: 160 bits here.
+    /// resists (about 2^80). It is also more than twice the group's strength (160 bits), the private-key
+    /// length NIST SP 800-56A rev. 3 sets for safe-prime groups.
     static let privateExponentBits = 256
 
     /// The AES-128 key of the session.
