@@ -16,7 +16,7 @@
 // libsecret's own session costs two full-length 1024-bit exponentiations on every process's first read,
 // about 1.5 ms of a 9 ms `show` (Docs/Benchmarks.md). A provider without that algorithm is refused, where
 // libsecret would fall back to sending secrets in the clear.
-// - `Item.GetSecret`: one round trip; the secret comes back encrypted with the session's key.
+// - `Service.GetSecrets` for one item: one round trip; the secret comes back encrypted with the session's key.
 // - `Collection.CreateItem` with `replace` on the "default" alias: one round trip. It returns the new
 //   item's path (the store's replace protocol needs it) and never creates a missing default collection (a
 //   prompt); a prompt it asks for instead (a locked collection) is `storeLocked`, never shown.
@@ -145,22 +145,31 @@ final class LibSecretClient: Sendable {
             return SearchResult(unlocked: stringArray(unlocked), locked: stringArray(locked))
         }
 
-        /// GetSecret of one item, decrypted with the session's key. A locked item is `storeLocked`, a
-        /// vanished one `nil`.
+        /// The secret of one item (the service's GetSecrets, as libsecret and `secret-tool` ask for it),
+        /// decrypted with the session's key. A locked item is `storeLocked`; an item that vanished since
+        /// the search is `nil`: GetSecrets leaves it out, where the item's own GetSecret fails with
+        /// UnknownMethod while gnome-keyring is still deleting it (found by Stress/, 60-stress.sh).
         func secret(at path: String) throws(VaultError) -> SecretBytes? {
+            let items = withCStringArray([path]) { g_variant_new_objv($0, 1) }
             guard let reply = try handle.call(
-                path, "org.freedesktop.Secret.Item", "GetSecret", tuple([g_variant_new_object_path(handle.sessionPath)]),
-                replyType: "((oayays))", deadline: deadline, timeout: timeout)
-            else { return nil }
+                "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "GetSecrets",
+                tuple([items, g_variant_new_object_path(handle.sessionPath)]),
+                replyType: "(a{o(oayays)})", deadline: deadline, timeout: timeout)
+            else { throw LibSecretClient.unexpected("GetSecrets: no Secret Service object") }
             defer { g_variant_unref(reply) }
-            guard let secret = g_variant_get_child_value(reply, 0) else {
-                throw LibSecretClient.unexpected("GetSecret returned no secret")
+            guard let secrets = g_variant_get_child_value(reply, 0) else { return nil }
+            defer { g_variant_unref(secrets) }
+            for index in 0..<g_variant_n_children(secrets) {
+                guard let entry = g_variant_get_child_value(secrets, index) else { continue }
+                defer { g_variant_unref(entry) }
+                guard stringChild(entry, 0) == path, let secret = g_variant_get_child_value(entry, 1) else { continue }
+                defer { g_variant_unref(secret) }
+                guard stringChild(secret, 0) == handle.sessionPath else {
+                    throw LibSecretClient.unexpected("GetSecrets answered for another session")
+                }
+                return try handle.encryption.decrypt(parameters: bytesChild(secret, 1), value: bytesChild(secret, 2))
             }
-            defer { g_variant_unref(secret) }
-            guard stringChild(secret, 0) == handle.sessionPath else {
-                throw LibSecretClient.unexpected("GetSecret answered for another session")
-            }
-            return try handle.encryption.decrypt(parameters: bytesChild(secret, 1), value: bytesChild(secret, 2))
+            return nil
         }
 
         /// CreateItem in the default collection, replacing an item with the same attributes; the secret
