@@ -21,7 +21,7 @@ struct TransportEncryptionTests {
         // parts (an attribute value)...
         #expect(capture.contains("string \"dh-ietf1024-sha256-aes128-cbc-pkcs7\""))
         #expect(capture.contains("member=CreateItem"))
-        #expect(capture.contains("member=GetSecret"))
+        #expect(capture.contains("member=GetSecrets"))
         #expect(capture.contains("bv-test.transport"))
         // ... but not the secret: neither as text (how dbus-monitor prints printable byte arrays) nor as
         // hex bytes (how it prints the others).
