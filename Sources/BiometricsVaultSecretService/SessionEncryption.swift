@@ -37,10 +37,8 @@ struct SessionEncryption: Sendable {
 
         /// A new key pair from the system's random source.
         init() throws(VaultError) {
-            var random = SystemRandomNumberGenerator()
-            var exponent = [UInt8](repeating: 0, count: SessionEncryption.privateExponentBits / 8)
+            var exponent = SessionEncryption.randomBytes(SessionEncryption.privateExponentBits / 8)
             defer { exponent.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
-            for index in exponent.indices { exponent[index] = random.next() }
             exponent[0] |= 0x80  // exactly `privateExponentBits` long
             try self.init(privateExponent: exponent)
         }
@@ -79,8 +77,7 @@ struct SessionEncryption: Sendable {
 
     /// The `parameters` (a fresh IV) and `value` (AES-128-CBC, PKCS#7 padding) of an encrypted secret.
     func encrypt(_ secret: SecretBytes) throws(VaultError) -> (parameters: [UInt8], value: [UInt8]) {
-        var random = SystemRandomNumberGenerator()
-        let iv = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+        let iv = Self.randomBytes(16)
         let padding = 16 - secret.count % 16
         var buffer = [UInt8](repeating: UInt8(padding), count: secret.count + padding)
         defer { buffer.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
@@ -127,6 +124,17 @@ struct SessionEncryption: Sendable {
         if status == 0 { status = iv.withUnsafeBytes { gcry_cipher_setiv(handle, $0.baseAddress, $0.count) } }
         if status == 0 { status = body(handle) }
         guard status == 0 else { throw Self.failure("AES-128-CBC failed (libgcrypt error \(status))") }
+    }
+
+    /// `count` (a multiple of 8) bytes from the system's random source, 8 per call: asking
+    /// `SystemRandomNumberGenerator` for one `UInt8` at a time costs one `getrandom` call per byte.
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var random = SystemRandomNumberGenerator()
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { raw in
+            for offset in stride(from: 0, to: count, by: 8) { raw.storeBytes(of: random.next() as UInt64, toByteOffset: offset, as: UInt64.self) }
+        }
+        return bytes
     }
 
     /// HMAC-SHA256 of `message` under `key`.
