@@ -129,6 +129,7 @@ struct SessionEncryption: Sendable {
     /// `count` (a multiple of 8) bytes from the system's random source, 8 per call: asking
     /// `SystemRandomNumberGenerator` for one `UInt8` at a time costs one `getrandom` call per byte.
     static func randomBytes(_ count: Int) -> [UInt8] {
+        precondition(count % 8 == 0, "randomBytes takes a multiple of 8")
         var random = SystemRandomNumberGenerator()
         var bytes = [UInt8](repeating: 0, count: count)
         bytes.withUnsafeMutableBytes { raw in
