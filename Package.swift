@@ -109,7 +109,7 @@ var targets: [Target] = [
         pkgConfig: "libsecret-1",
         providers: [.apt(["libsecret-1-dev"])]
     ),
-    // The Secret Service session's key exchange (libsecret's own dependency, so no new library at run time).
+    // The Secret Service session's crypto (libgcrypt: libsecret's own dependency, so no new library at run time).
     .systemLibrary(
         name: "CGcrypt",
         pkgConfig: "libgcrypt",

@@ -1,6 +1,6 @@
 #ifndef CGCRYPT_SHIM_H
 #define CGCRYPT_SHIM_H
-// Only libgcrypt's multi-precision integers are used (the Secret Service session's Diffie-Hellman, in
-// Sources/BiometricsVaultSecretService/SessionKeyExchange.swift), as libsecret itself uses them.
+// libgcrypt, as libsecret uses it, for the Secret Service session's crypto only (Diffie-Hellman, HMAC-SHA256
+// for HKDF, AES-128-CBC), in Sources/BiometricsVaultSecretService/SessionEncryption.swift.
 #include <gcrypt.h>
 #endif

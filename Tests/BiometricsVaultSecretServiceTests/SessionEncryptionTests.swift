@@ -67,7 +67,7 @@ struct SessionEncryptionTests {
         #expect(try direct.decrypt(parameters: Self.iv, value: vector.ciphertext) == SecretBytes(Self.plaintext))
     }
 
-    @Test func aNewKeyPairHasAFullLengthExponentAndAFreshKey() throws {
+    @Test func eachNewKeyPairIsFresh() throws {
         let first = try SessionEncryption.KeyPair()
         let second = try SessionEncryption.KeyPair()
         #expect(first.publicKey != second.publicKey)
