@@ -160,6 +160,19 @@ enum Shell {
 
     private static let spawnLock = NSLock()
 
+    /// One line from `fd`, without its newline; throws at end of file.
+    static func readLine(_ fd: Int32) throws -> String {
+        var line = [UInt8]()
+        var byte: UInt8 = 0
+        while true {
+            let count = read(fd, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { throw TestFailure("end of output") }
+            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+    }
+
     private static func readAll(_ fd: Int32) -> String {
         var data = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -305,16 +318,11 @@ final class StoreDriver {
         let bytes = Array((command + "\n").utf8)
         let written = bytes.withUnsafeBytes { write(child.stdin, $0.baseAddress, $0.count) }
         guard written == bytes.count else { throw TestFailure("driver stdin closed") }
-        var line = [UInt8]()
-        var byte: UInt8 = 0
-        while true {
-            let count = read(child.stdout, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            guard count == 1 else { throw TestFailure("driver exited while answering \(command.split(separator: " ").first ?? "")") }
-            if byte == UInt8(ascii: "\n") { break }
-            line.append(byte)
+        do {
+            return try Shell.readLine(child.stdout)
+        } catch {
+            throw TestFailure("driver exited while answering \(command.split(separator: " ").first ?? "")")
         }
-        return String(decoding: line, as: UTF8.self)
     }
 
     deinit {

@@ -44,16 +44,16 @@ struct TransportEncryptionTests {
             close(provider.stdout)
             close(provider.stderr)
         }
-        #expect(try Self.readLine(provider.stdout) == "ready")
+        #expect(try Shell.readLine(provider.stdout) == "ready")
         let driver = try StoreDriver(environment: bus.environment)
         let answer = try driver.send("init-why")
         #expect(answer.hasPrefix("error storeUnavailable: "), "\(answer)")
         #expect(answer.contains("offers no encrypted session"), "\(answer)")
         // The provider was asked for the encrypted algorithm, and never for `plain`.
-        #expect(try Self.readLine(provider.stdout) == "OpenSession dh-ietf1024-sha256-aes128-cbc-pkcs7")
+        #expect(try Shell.readLine(provider.stdout) == "OpenSession dh-ietf1024-sha256-aes128-cbc-pkcs7")
         kill(provider.pid, SIGTERM)
         var rest = ""
-        while let line = try? Self.readLine(provider.stdout) { rest += line + "\n" }
+        while let line = try? Shell.readLine(provider.stdout) { rest += line + "\n" }
         #expect(!rest.contains("OpenSession"), "\(rest)")
     }
 
@@ -82,18 +82,5 @@ struct TransportEncryptionTests {
             else:
                 conn.send(new_error(msg, "org.freedesktop.DBus.Error.UnknownMethod", "s", (str(member),)))
         """
-
-    /// One line from `fd`; throws at end of file.
-    static func readLine(_ fd: Int32) throws -> String {
-        var line = [UInt8]()
-        var byte: UInt8 = 0
-        while true {
-            let count = read(fd, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            guard count == 1 else { throw TestFailure("end of output") }
-            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
-            line.append(byte)
-        }
-    }
 }
 #endif
