@@ -128,7 +128,7 @@ enum FileSystem {
     static func readFile(_ path: String, limit: Int) throws(VaultError) -> ReadResult {
         let descriptor: Int32
         do {
-            descriptor = try openDescriptor(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode: 0)
+            descriptor = try openForReading(path)
         } catch where error.underlying?.errnoValue == ENOENT {
             return .missing
         } catch where error.underlying?.errnoValue == ELOOP {
@@ -305,6 +305,20 @@ enum FileSystem {
         return descriptor
     }
 
+    /// Opens without updating the access time: a read of a credential then writes nothing (with
+    /// `relatime`, the first read after each write would otherwise dirty the inode and start a journal
+    /// transaction), and the file does not record when it was last read. The kernel allows that flag only
+    /// on the caller's own files (`EPERM` otherwise); such a file is opened again without it, so the
+    /// ownership check below refuses it with the usual words.
+    private static func openForReading(_ path: String) throws(VaultError) -> Int32 {
+        let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+        do {
+            return try openDescriptor(path, flags | noAccessTimeFlag, mode: 0)
+        } catch where noAccessTimeFlag != 0 && error.underlying?.errnoValue == EPERM {
+            return try openDescriptor(path, flags, mode: 0)
+        }
+    }
+
     private static func openDescriptor(_ path: String, _ flags: Int32, mode: UInt32) throws(VaultError) -> Int32 {
         while true {
             let descriptor = open(path, flags, mode_t(mode))
@@ -326,6 +340,15 @@ enum FileSystem {
         }
     }
 }
+
+#if os(Linux)
+// `O_NOATIME`, which Swift's Glibc module does not export: 01000000 in asm-generic/fcntl.h, the value on
+// every architecture Swift runs Linux on.
+private let noAccessTimeFlag: Int32 = 0o1000000
+#else
+// No such flag: reads update the access time as the file system's mount options say.
+private let noAccessTimeFlag: Int32 = 0
+#endif
 
 #if canImport(Darwin)
 // On Apple platforms `fsync` only reaches the drive's cache; `F_FULLFSYNC` reaches stable storage.

@@ -36,6 +36,36 @@ struct FileStoreEdgeCLITests {
         #expect(listed.status == 6, "\(listed.status): \(listed.stderr)")
     }
 
+    /// Item files are opened with `O_NOATIME`, which the kernel refuses (`EPERM`) on a file the caller
+    /// does not own unless the caller is root: a user's own store holding another user's file must still
+    /// get the ownership refusal, not a bare "operation not permitted". As root the test runs the CLI as
+    /// an unprivileged user (uid 12345), whose store holds one file given to `nobody`.
+    @Test("a non-root user's item file owned by another user: show refuses it by name (6), not with EPERM",
+          .enabled(if: geteuid() == 0, "needs root to give a file to another user"))
+    func foreignItemFileForANonRootUser() throws {
+        var sandbox = try CLISandbox()
+        defer { sandbox.remove() }
+        #expect(try sandbox.run(["store", "k"] + common, stdin: #"{"v":1}"#).status == 0)
+        let root = storeRoot(sandbox)
+        let serviceDirectory = try #require(try FileManager.default.contentsOfDirectory(atPath: root.path).first { $0.count == 64 })
+        let directory = root.appendingPathComponent(serviceDirectory).path
+        let item = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".bvi") })
+        let user: uid_t = 12345
+        let chowned = try sandbox.run(
+            executable: URL(fileURLWithPath: "/bin/chown"), ["-R", "\(user):\(user)", sandbox.root.appendingPathComponent("data").path])
+        #expect(chowned.status == 0, "\(chowned.stderr)")
+        #expect(chown(directory + "/" + item, 65534, 65534) == 0)
+        #expect(chmod(directory + "/" + item, 0o644) == 0)
+        chmod(sandbox.root.path, 0o755)
+        sandbox.environment["HOME"] = sandbox.root.appendingPathComponent("data").path
+        let shown = try sandbox.run(
+            executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", "--", CLISandbox.binary.path, "show", "k"] + common)
+        #expect(shown.status == 6, "\(shown.status): \(shown.stderr)")
+        #expect(shown.stderr.contains("it is owned by another user"), "\(shown.stderr)")
+        #expect(!shown.stdout.contains(#""v""#))
+    }
+
     @Test("under `umask 777` store succeeds and leaves 0700 directories and 0600 files that later commands read")
     func restrictiveUmask() throws {
         let sandbox = try CLISandbox()

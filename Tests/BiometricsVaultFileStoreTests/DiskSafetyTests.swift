@@ -136,6 +136,27 @@ struct DiskSafetyTests {
         expectVaultError(.storeUnavailable) { try EncryptedFileStore(directory: directory.storeURL.appendingPathComponent("below")) }
     }
 
+    @Test("a read writes nothing: the item's and the key file's access times stay as they were")
+    func readLeavesAccessTimes() throws {
+        let directory = try TemporaryDirectory()
+        let id = try SecretItemID(service: "svc", key: "k")
+        try EncryptedFileStore(directory: directory.storeURL).write(item("v"), for: id, authorization: nil)
+        let itemFile = try #require(try itemFiles(under: directory.storeURL).first)
+        let keyFile = directory.storeURL.appendingPathComponent("master.key").path
+        // An access time a day old or older than the modification time is one `relatime` updates on read.
+        let old = timespec(tv_sec: 86_400, tv_nsec: 0)
+        let keepModificationTime = timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2)  // UTIME_OMIT
+        for file in [itemFile, keyFile] {
+            #expect(utimensat(AT_FDCWD, file, [old, keepModificationTime], 0) == 0)
+        }
+        #expect(text(of: try EncryptedFileStore(directory: directory.storeURL).read(id, authorization: nil)) == "v")
+        for file in [itemFile, keyFile] {
+            var info = stat()
+            #expect(stat(file, &info) == 0)
+            #expect(info.st_atim.tv_sec == old.tv_sec, "\(file) records when it was read")
+        }
+    }
+
     @Test("permission denied is storeUnavailable with the errno kept (needs a non-root user)",
           .enabled(if: geteuid() != 0, "root bypasses file permissions: run as a non-root user by scripts/extra-tests/30-file-store-non-root.sh"))
     func permissionDenied() throws {
