@@ -308,8 +308,8 @@ enum FileSystem {
     /// Opens without updating the access time: a read of a credential then writes nothing (with
     /// `relatime`, the first read after each write would otherwise dirty the inode and start a journal
     /// transaction), and the file does not record when it was last read. The kernel allows that flag only
-    /// on the caller's own files (`EPERM` otherwise); such a file is opened again without it, so the
-    /// ownership check below refuses it with the usual words.
+    /// on the caller's own files (`EPERM` otherwise); such a file is opened again without it, so that
+    /// `readFile`'s ownership check refuses it with the usual words.
     private static func openForReading(_ path: String) throws(VaultError) -> Int32 {
         let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
         do {
