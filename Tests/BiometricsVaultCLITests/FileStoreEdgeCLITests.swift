@@ -15,21 +15,27 @@ struct FileStoreEdgeCLITests {
 
     var storeRoot: (CLISandbox) -> URL { { $0.root.appendingPathComponent("data/biometrics-vault") } }
 
-    @Test("an item file or master.key replaced by a FIFO: show and list fail at once (11 / 6) instead of hanging")
-    func fifoInTheStore() throws {
-        let sandbox = try CLISandbox()
-        defer { sandbox.remove() }
+    /// Stores `{"v":1}` under `k`; the path of its item file.
+    func storeOneItem(_ sandbox: CLISandbox) throws -> String {
         #expect(try sandbox.run(["store", "k"] + common, stdin: #"{"v":1}"#).status == 0)
         let root = storeRoot(sandbox)
         let serviceDirectory = try #require(try FileManager.default.contentsOfDirectory(atPath: root.path).first { $0.count == 64 })
         let directory = root.appendingPathComponent(serviceDirectory).path
         let item = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".bvi") })
-        #expect(unlink(directory + "/" + item) == 0)
-        #expect(mkfifo(directory + "/" + item, 0o600) == 0)
+        return directory + "/" + item
+    }
+
+    @Test("an item file or master.key replaced by a FIFO: show and list fail at once (11 / 6) instead of hanging")
+    func fifoInTheStore() throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.remove() }
+        let itemFile = try storeOneItem(sandbox)
+        #expect(unlink(itemFile) == 0)
+        #expect(mkfifo(itemFile, 0o600) == 0)
         let shown = try runBounded(sandbox, ["show", "k"] + common)
         #expect(shown.status == 11, "\(shown.status): \(shown.stderr)")
 
-        let keyFile = root.appendingPathComponent("master.key").path
+        let keyFile = storeRoot(sandbox).appendingPathComponent("master.key").path
         #expect(unlink(keyFile) == 0)
         #expect(mkfifo(keyFile, 0o600) == 0)
         let listed = try runBounded(sandbox, ["list"] + common)
@@ -45,17 +51,13 @@ struct FileStoreEdgeCLITests {
     func foreignItemFileForANonRootUser() throws {
         var sandbox = try CLISandbox()
         defer { sandbox.remove() }
-        #expect(try sandbox.run(["store", "k"] + common, stdin: #"{"v":1}"#).status == 0)
-        let root = storeRoot(sandbox)
-        let serviceDirectory = try #require(try FileManager.default.contentsOfDirectory(atPath: root.path).first { $0.count == 64 })
-        let directory = root.appendingPathComponent(serviceDirectory).path
-        let item = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".bvi") })
+        let itemFile = try storeOneItem(sandbox)
         let user: uid_t = 12345
         let chowned = try sandbox.run(
             executable: URL(fileURLWithPath: "/bin/chown"), ["-R", "\(user):\(user)", sandbox.root.appendingPathComponent("data").path])
         #expect(chowned.status == 0, "\(chowned.stderr)")
-        #expect(chown(directory + "/" + item, 65534, 65534) == 0)
-        #expect(chmod(directory + "/" + item, 0o644) == 0)
+        #expect(chown(itemFile, 65534, 65534) == 0)
+        #expect(chmod(itemFile, 0o644) == 0)
         chmod(sandbox.root.path, 0o755)
         sandbox.environment["HOME"] = sandbox.root.appendingPathComponent("data").path
         let shown = try sandbox.run(
