@@ -93,9 +93,15 @@ enum FileSystem {
 
     /// The names in a directory, without `.` and `..`; `nil` when it does not exist.
     static func directoryEntries(_ path: String) throws(VaultError) -> [String]? {
-        guard let directory = opendir(path) else {
+        let descriptor: Int32
+        do {
+            descriptor = try openWithoutAccessTime(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC)
+        } catch where error.underlying?.errnoValue == ENOENT {
+            return nil
+        }
+        guard let directory = fdopendir(descriptor) else {
             let number = errno
-            if number == ENOENT { return nil }
+            close(descriptor)
             throw failure("list", path, number)
         }
         defer { closedir(directory) }
@@ -128,7 +134,7 @@ enum FileSystem {
     static func readFile(_ path: String, limit: Int) throws(VaultError) -> ReadResult {
         let descriptor: Int32
         do {
-            descriptor = try openForReading(path)
+            descriptor = try openWithoutAccessTime(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         } catch where error.underlying?.errnoValue == ENOENT {
             return .missing
         } catch where error.underlying?.errnoValue == ELOOP {
@@ -305,13 +311,12 @@ enum FileSystem {
         return descriptor
     }
 
-    /// Opens without updating the access time: a read of a credential then writes nothing (with
-    /// `relatime`, the first read after each write would otherwise dirty the inode and start a journal
-    /// transaction), and the file does not record when it was last read. The kernel allows that flag only
-    /// on the caller's own files (`EPERM` otherwise); such a file is opened again without it, so that
-    /// `readFile`'s ownership check refuses it with the usual words.
-    private static func openForReading(_ path: String) throws(VaultError) -> Int32 {
-        let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+    /// Opens a file to read, or a directory to list, without updating its access time: reading a
+    /// credential then writes nothing (with `relatime`, the first read or listing after each change would
+    /// otherwise dirty the inode and start a journal transaction), and the store does not record when it
+    /// was last read. The kernel allows that flag only to the owner (`EPERM` otherwise); such a path is
+    /// opened again without it, so that the ownership checks refuse it with the usual words.
+    private static func openWithoutAccessTime(_ path: String, _ flags: Int32) throws(VaultError) -> Int32 {
         do {
             return try openDescriptor(path, flags | noAccessTimeFlag, mode: 0)
         } catch where noAccessTimeFlag != 0 && error.underlying?.errnoValue == EPERM {

@@ -138,21 +138,24 @@ struct DiskSafetyTests {
 
     #if os(Linux)
     // Linux only: the store reads with `O_NOATIME` there (and `st_atim` is Linux's spelling).
-    @Test("a read writes nothing: the item's and the key file's access times stay as they were")
+    @Test("a read writes nothing: the access times of the item, master.key and the store's directories stay as they were")
     func readLeavesAccessTimes() throws {
         let directory = try TemporaryDirectory()
         let id = try SecretItemID(service: "svc", key: "k")
         try EncryptedFileStore(directory: directory.storeURL).write(item("v"), for: id, authorization: nil)
         let itemFile = try #require(try itemFiles(under: directory.storeURL).first)
         let keyFile = directory.storeURL.appendingPathComponent("master.key").path
+        let serviceDirectory = URL(fileURLWithPath: itemFile).deletingLastPathComponent().path
+        // Opening a store lists its root (to check each service directory's key check value).
+        let paths = [itemFile, keyFile, directory.storeURL.path, serviceDirectory]
         // An access time a day old or older than the modification time is one `relatime` updates on read.
         let old = timespec(tv_sec: 86_400, tv_nsec: 0)
         let keepModificationTime = timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2)  // UTIME_OMIT
-        for file in [itemFile, keyFile] {
+        for file in paths {
             #expect(utimensat(AT_FDCWD, file, [old, keepModificationTime], 0) == 0)
         }
         #expect(text(of: try EncryptedFileStore(directory: directory.storeURL).read(id, authorization: nil)) == "v")
-        for file in [itemFile, keyFile] {
+        for file in paths {
             var info = stat()
             #expect(stat(file, &info) == 0)
             #expect(info.st_atim.tv_sec == old.tv_sec, "\(file) records when it was read")
