@@ -46,8 +46,10 @@ enum PlatformBackends {
                 }
             })
             // The library's platform default probes fprintd on another thread while the store below is
-            // connected (its first retrieveVault needs both); the CLI never makes a plain read probe.
-            if preparesProbes { deferred.startProbing() }
+            // connected (its first retrieveVault needs both); the CLI never makes a plain read probe. A
+            // thread of its own, not a dispatch worker: the probe (fprintd's polkit check) often ends
+            // after the read, so it starts as soon as it can (Docs/Benchmarks.md, ninth round).
+            if preparesProbes { deferred.startProbing(startingThread: LinuxAuthAdapter.startProbeThread) }
             authenticator = deferred
             authenticatorName = "auto"
             fingerprintTimeout = LinuxAuthAdapter.fingerprintTimeout

@@ -28,6 +28,11 @@ enum LinuxAuthAdapter {
         }
     }
 
+    /// Runs `body` on a new thread named `fprintd-probe`; false when no thread could be started.
+    static func startProbeThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+        DedicatedThread.start(name: "fprintd-probe", body) == 0
+    }
+
     static func makeFingerprint(owner: UnavailableAuthenticator.OwnerAuthentication?) -> any Authenticator {
         FingerprintAuthenticator(owner: owner.map(OwnerBridge.init), verifyTimeout: fingerprintTimeout)
     }

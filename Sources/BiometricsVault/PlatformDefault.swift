@@ -353,8 +353,8 @@ public struct UnavailableAuthenticator: Authenticator {
 /// An authenticator chosen on first use, so a run that never needs one (reading a plain item) never
 /// pays for the probe behind the choice (several fprintd round trips, each checked by polkit).
 ///
-/// The library's platform default starts the probe early (``startProbing()``), on another thread, so it
-/// overlaps connecting to the Secret Service; the first call that needs the choice waits for it.
+/// The library's platform default starts the probe early (``startProbing(startingThread:)``), on another
+/// thread, so it overlaps connecting to the Secret Service; the first call that needs the choice waits for it.
 struct DeferredAuthenticator: Authenticator {
     /// The authenticator a probe chose, and what it answers `availability(for:)` with at the moment of
     /// the probe, as the probe saw it (`nil` for a policy the probe says nothing about).
@@ -382,9 +382,11 @@ struct DeferredAuthenticator: Authenticator {
 
     private var authenticator: any Authenticator { probe.choice(wantsObservation: false).choice.authenticator }
 
-    /// Starts the probe on another thread, unless it has started already; returns at once.
-    func startProbing() {
-        probe.startInBackground()
+    /// Starts the probe on a thread `startThread` starts, unless it has started already; returns at once.
+    /// `startThread` runs its argument on a new thread and returns false if it could start none (the probe
+    /// then runs here, before this returns).
+    func startProbing(startingThread startThread: (_ body: @escaping @Sendable () -> Void) -> Bool) {
+        probe.startInBackground(startingThread: startThread)
     }
 
     func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability {
@@ -408,7 +410,7 @@ struct DeferredAuthenticator: Authenticator {
 }
 
 /// Runs the probe behind a ``DeferredAuthenticator``'s choice exactly once: inline on first use, or
-/// earlier on a background thread (`startInBackground`); callers arriving while it runs wait for it.
+/// earlier on a thread of its own (`startInBackground`); callers arriving while it runs wait for it.
 private final class ChoiceProbe: Sendable {
     private enum State {
         case notStarted
@@ -427,8 +429,8 @@ private final class ChoiceProbe: Sendable {
         self.clock = clock
     }
 
-    func startInBackground() {
-        if claim() { DispatchQueue.global().async { self.run() } }
+    func startInBackground(startingThread startThread: (_ body: @escaping @Sendable () -> Void) -> Bool) {
+        if claim(), !startThread({ self.run() }) { run() }
     }
 
     /// The choice, and whether the caller may use the probe's observation: only the first caller after

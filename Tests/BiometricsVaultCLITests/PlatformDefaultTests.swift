@@ -105,9 +105,9 @@ import Testing
         #expect(asked.withLock { $0 } == 2)
     }
 
-    /// `startProbing()` (the library's platform default calls it before connecting to the store) runs the
-    /// probe on another thread and returns while it runs; the next call waits for that probe instead of
-    /// starting a second one, and is answered from its observation.
+    /// `startProbing(startingThread:)` (the library's platform default calls it while it connects to the
+    /// store) runs the probe on the thread it starts and returns while it runs; the next call waits for
+    /// that probe instead of starting a second one, and is answered from its observation.
     @Test func aStartedProbeRunsInTheBackgroundOnce() {
         let probes = LockedValue(0)
         let release = DispatchSemaphore(value: 0)
@@ -118,13 +118,32 @@ import Testing
             release.wait()  // the probe is still running while the test checks below
             return DeferredAuthenticator.Choice(authenticator: chosen, observedAvailability: { _ in .available })
         })
-        deferred.startProbing()  // returns although the probe cannot finish yet
-        deferred.startProbing()
+        deferred.startProbing(startingThread: LinuxAuthAdapter.startProbeThread)  // returns although the probe cannot finish yet
+        deferred.startProbing(startingThread: LinuxAuthAdapter.startProbeThread)
         #expect(Self.eventually { probes.withLock { $0 } == 1 }, "the probe did not start in the background")
         release.signal()
         #expect(deferred.availability(for: .biometryCurrentSet) == .available)
         #expect(asked.withLock { $0 } == 0, "answered from the probe's observation")
         #expect(probes.withLock { $0 } == 1)
+    }
+
+    /// When no thread can be started, `startProbing(startingThread:)` runs the probe itself before it
+    /// returns, once, and the next call is answered from that probe.
+    @Test func aProbeThatGetsNoThreadRunsAtOnce() {
+        let probes = LockedValue(0)
+        let asked = LockedValue(0)
+        let chosen = CountingAuthenticator(wrapped: UnavailableAuthenticator(reason: Self.reason), asked: asked)
+        let deferred = DeferredAuthenticator(choosing: {
+            probes.withLock { $0 += 1 }
+            return DeferredAuthenticator.Choice(authenticator: chosen, observedAvailability: { _ in .available })
+        })
+        let noThread: (@escaping @Sendable () -> Void) -> Bool = { _ in false }
+        deferred.startProbing(startingThread: noThread)
+        #expect(probes.withLock { $0 } == 1, "the probe did not run when no thread could start")
+        deferred.startProbing(startingThread: noThread)
+        #expect(deferred.availability(for: .biometryCurrentSet) == .available)
+        #expect(probes.withLock { $0 } == 1)
+        #expect(asked.withLock { $0 } == 0, "answered from the probe's observation")
     }
 
     /// A probe started early may be old when the first call comes: past ``DeferredAuthenticator/observationLifetime``

@@ -2,9 +2,10 @@
 import BiometricsVaultCore
 import CGio
 
-/// Runs blocking platform work (a GLib main loop, a PAM conversation) on its own thread, so it never
-/// blocks Swift's cooperative pool, and hands the result back to async code.
-enum DedicatedThread {
+/// Runs blocking platform work (a GLib main loop, a PAM conversation, the platform default's fprintd
+/// probe) on its own thread, so it never blocks Swift's cooperative pool, and hands the result back to
+/// async code.
+public enum DedicatedThread {
     static func run<T: Sendable>(
         name: String, _ body: @escaping @Sendable () throws(VaultError) -> T
     ) async throws(VaultError) -> T {
@@ -26,7 +27,7 @@ enum DedicatedThread {
     /// Starts a detached thread named `name` running `body`; 0, or the errno when no thread could be
     /// started (then `body` never runs). A GLib thread, not Foundation's `Thread`, which would link full
     /// Foundation, and ICU, into the CLI.
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Int32 {
+    public static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Int32 {
         let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
         var error: UnsafeMutablePointer<GError>?
         let thread = g_thread_try_new(name, { context in
