@@ -5,7 +5,7 @@ import CGio
 /// Runs blocking platform work (a GLib main loop, a PAM conversation, the platform default's fprintd
 /// probe) on its own thread, so it never blocks Swift's cooperative pool, and hands the result back to
 /// async code.
-public enum DedicatedThread {
+package enum DedicatedThread {
     static func run<T: Sendable>(
         name: String, _ body: @escaping @Sendable () throws(VaultError) -> T
     ) async throws(VaultError) -> T {
@@ -27,7 +27,7 @@ public enum DedicatedThread {
     /// Starts a detached thread named `name` running `body`; 0, or the errno when no thread could be
     /// started (then `body` never runs). A GLib thread, not Foundation's `Thread`, which would link full
     /// Foundation, and ICU, into the CLI.
-    public static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Int32 {
+    package static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Int32 {
         let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
         var error: UnsafeMutablePointer<GError>?
         let thread = g_thread_try_new(name, { context in
