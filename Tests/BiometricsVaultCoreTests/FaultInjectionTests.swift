@@ -70,6 +70,17 @@ struct FaultInjectionTests {
         }
     }
 
+    /// What a protected item found after the transition may hold once unlocked: the old credentials or
+    /// the new ones.
+    static func protectedCredentials(_ transition: Transition) -> [Login] {
+        switch transition {
+        case .storeToBiometrics: [bob]
+        case .updateProtected: [alice, bob]
+        case .upgrade, .downgrade, .unlock, .reset: [alice]
+        case .storeToKeychain, .updatePlain: []  // never protected afterwards (`acceptable` says so)
+        }
+    }
+
     @Test(arguments: Transition.allCases)
     func everyInjectedFaultLeavesOldOrNewCredentials(_ transition: Transition) async throws {
         var injectionPoints = 0
@@ -86,7 +97,9 @@ struct FaultInjectionTests {
             #expect(Self.acceptable(transition, after, protection: protection),
                     "\(transition) failing at call \(call): got \(after.caseName), protection \(String(describing: protection))")
             if case .locked(let locked) = after {
-                #expect(try await locked.unlock().credentials != nil)
+                let unlocked = try await locked.unlock().credentials
+                #expect(Self.protectedCredentials(transition).contains(unlocked),
+                        "\(transition) failing at call \(call): the protected item holds other credentials")
             }
             if !failed || call > callsMade { break }
             injectionPoints += 1

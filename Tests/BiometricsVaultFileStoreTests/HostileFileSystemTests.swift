@@ -48,7 +48,7 @@ struct HostileFileSystemTests {
         let (store, _, file) = try storeWithOneItem(directory)
         #expect(unlink(file) == 0)
         #expect(mkfifo(file, 0o600) == 0)
-        let blocked = try withFIFOWatchdog(file) {
+        let blocked = withFIFOWatchdog(file) {
             #expect(throws: VaultError.corruptedItem) { try store.read(id, authorization: nil) }
         }
         #expect(!blocked, "the read blocked in open(2) on the FIFO")
@@ -61,7 +61,7 @@ struct HostileFileSystemTests {
         let keyFile = directory.storeURL.appendingPathComponent("master.key").path
         #expect(unlink(keyFile) == 0)
         #expect(mkfifo(keyFile, 0o600) == 0)
-        let blocked = try withFIFOWatchdog(keyFile) {
+        let blocked = withFIFOWatchdog(keyFile) {
             #expect(throws: VaultError.storeUnavailable) { try EncryptedFileStore(directory: directory.storeURL) }
         }
         #expect(!blocked, "opening the store blocked in open(2) on the FIFO")
