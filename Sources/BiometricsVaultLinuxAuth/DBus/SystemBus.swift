@@ -2,11 +2,13 @@
 import BiometricsVaultCore
 import BiometricsVaultGLib
 import CGio
+import Glibc
 
 // The package's one D-Bus binding: GIO's GDBus (libgio-2.0), which libsecret already links, so the
-// Linux build gains no new system library and no hand-written wire code. Only the fprintd and polkit
+// Linux build gains no new system library and no hand-written message code. Only the fprintd and polkit
 // choke points (`FprintdDevice.swift`, `PolkitAuthority.swift`) and the screen-lock watcher
-// (`ScreenLockWatcher.swift`) use this file; they map its failures to `VaultError`.
+// (`ScreenLockWatcher.swift`) use this file; they map its failures to `VaultError`. One transport is
+// ours (``DirectBusConnection``, for the cold start's fprintd probe); its messages are still GDBus's.
 
 /// A D-Bus or GIO failure as GDBus reported it: the remote error name when the peer sent one
 /// (`net.reactivated.Fprint.Error.PermissionDenied`), else the GError domain (`g-io-error-quark`).
@@ -289,6 +291,357 @@ struct MainContextWaker: @unchecked Sendable {
         let raw: OpaquePointer
         init(_ raw: OpaquePointer) { self.raw = g_main_context_ref(raw) }
         deinit { g_main_context_unref(raw) }
+    }
+}
+
+/// What a caller of plain method calls needs of a connection: GDBus's (``SystemBusConnection``) or the
+/// probe's own transport (``DirectBusConnection``).
+protocol DBusMethodCalling {
+    /// Calls `method` with `arguments` (a floating tuple the call consumes, or `nil`) and returns the
+    /// reply's body as a tuple; a D-Bus error reply throws with the error's name.
+    func methodCall(
+        destination: String, path: String, interface: String, method: String, arguments: OpaquePointer?
+    ) throws(DBusFailure) -> DBusValue
+}
+
+extension SystemBusConnection: DBusMethodCalling {
+    func methodCall(
+        destination: String, path: String, interface: String, method: String, arguments: OpaquePointer?
+    ) throws(DBusFailure) -> DBusValue {
+        try call(destination: destination, path: path, interface: interface, method: method, arguments: arguments)
+    }
+}
+
+/// A connection to a message bus for method calls only, on a socket that the calling thread writes and
+/// reads itself. GDBus still encodes and decodes every message (`GDBusMessage`); only the transport and
+/// the authentication (`EXTERNAL`, as GDBus does on a unix socket) are ours.
+///
+/// Why: GDBus moves the messages of every connection of a process through one worker thread, and sets a
+/// connection up one round trip at a time (authentication, then `Hello`, then the first call). The cold
+/// `retrieveVault` probes fprintd while it reads the Secret Service, whose messages go through that same
+/// worker. Here the authentication, `Hello` and the first call leave at once, and the replies wake only
+/// the calling thread (Docs/Benchmarks.md, tenth round).
+///
+/// Not thread-safe: one thread creates, uses and drops it. It sends method calls and waits for their
+/// replies; any other message (the bus's `NameAcquired`, a signal sent to us) is read and dropped, and
+/// nothing is answered. Dropping it closes the socket, which ends the connection.
+final class DirectBusConnection: DBusMethodCalling {
+    /// How long a call waits for its reply: as ``SystemBusConnection/call(destination:path:interface:method:arguments:timeoutMilliseconds:cancellable:)``.
+    static let defaultTimeout: Duration = .seconds(5)
+    /// A reply longer than this ends the connection. fprintd's replies are a few hundred bytes; the
+    /// limit only bounds what a peer can make us hold.
+    static let maximumMessageLength = 1 << 20
+
+    /// One entry of a bus address that this transport can connect to.
+    enum SocketAddress: Equatable {
+        case path(String)
+        case abstract(String)
+    }
+
+    private let socket: Int32
+    private let timeout: Duration
+    private var lastSerial: UInt32 = 0
+    private var helloSerial: UInt32 = 0
+    /// Bytes read and not yet consumed.
+    private var received: [UInt8] = []
+    private var authenticated = false
+    /// Set by the first failure that is not an error reply (a timeout, a closed or garbled stream): the
+    /// stream's position is then unknown, so later calls fail with it too.
+    private var broken: DBusFailure?
+
+    /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else the well-known socket), or returns
+    /// `nil` when that address names a transport other than a unix socket: use ``SystemBusConnection``.
+    static func system(timeout: Duration = defaultTimeout) throws(DBusFailure) -> DirectBusConnection? {
+        GTypeStartup.prepare()  // before this thread's first GIO call (GTypeStartup says why)
+        var error: UnsafeMutablePointer<GError>?
+        guard let address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SYSTEM, nil, &error) else {
+            throw DBusFailure(taking: error)
+        }
+        defer { g_free(address) }
+        return try connect(address: String(cString: address), timeout: timeout)
+    }
+
+    /// Connects to the first entry of `address` that accepts, or returns `nil` when an entry is not a
+    /// unix socket (`tcp:`, `unix:runtime=yes`, ...): GDBus handles those.
+    static func connect(address: String, timeout: Duration = defaultTimeout) throws(DBusFailure) -> DirectBusConnection? {
+        GTypeStartup.prepare()
+        guard let entries = socketAddresses(of: address) else { return nil }
+        var failure = DBusFailure(name: ioErrorDomain, code: Int32(G_IO_ERROR_INVALID_ARGUMENT.rawValue),
+                                  message: "no address in \"\(address)\"", isRemote: false)
+        for entry in entries {
+            do { return try DirectBusConnection(entry: entry, timeout: timeout) } catch { failure = error }
+        }
+        throw failure
+    }
+
+    /// The entries of a D-Bus address (`unix:path=/run/dbus/system_bus_socket;unix:abstract=x`), or `nil`
+    /// when one is not a unix socket this transport connects to, or is malformed. Keys other than
+    /// `path`/`abstract` (`guid`) are ignored; values are unescaped (`%2f`).
+    static func socketAddresses(of address: String) -> [SocketAddress]? {
+        var entries: [SocketAddress] = []
+        for entry in address.split(separator: ";", omittingEmptySubsequences: true) {
+            guard entry.hasPrefix("unix:") else { return nil }
+            var found: SocketAddress?
+            for pair in entry.dropFirst("unix:".count).split(separator: ",") {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, let value = unescapeAddressValue(parts[1]) else { return nil }
+                switch parts[0] {
+                case "path": if found != nil { return nil } else { found = .path(value) }
+                case "abstract": if found != nil { return nil } else { found = .abstract(value) }
+                case "guid": continue
+                default: return nil  // runtime=, tmpdir=, dir=: not a socket to connect to, or not ours
+                }
+            }
+            guard let found else { return nil }
+            entries.append(found)
+        }
+        return entries.isEmpty ? nil : entries
+    }
+
+    private static func unescapeAddressValue(_ value: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = value.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        guard !bytes.isEmpty, !bytes.contains(0) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// Connects and sends the authentication and `Hello` without waiting: the first call's reply comes
+    /// after theirs.
+    private init(entry: SocketAddress, timeout: Duration) throws(DBusFailure) {
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw Self.ioFailure("socket", errno) }
+        socket = descriptor
+        self.timeout = timeout
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        let (name, offset): (String, Int) = switch entry {
+        case .path(let path): (path, 0)
+        case .abstract(let name): (name, 1)  // a leading NUL names the abstract namespace
+        }
+        let bytes = Array(name.utf8)
+        // A path needs its terminating NUL; an abstract name has none but its leading NUL.
+        guard offset + bytes.count + (offset == 0 ? 1 : 0) <= capacity else {
+            close(descriptor)
+            throw DBusFailure(name: Self.ioErrorDomain, code: Int32(G_IO_ERROR_INVALID_ARGUMENT.rawValue),
+                              message: "socket name too long: \(name)", isRemote: false)
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: [UInt8](repeating: 0, count: offset) + bytes)
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + offset + bytes.count + (offset == 0 ? 1 : 0))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, length) }
+        }
+        guard connected == 0 else {
+            let number = errno
+            close(descriptor)
+            throw Self.ioFailure("connect to \(name)", number)
+        }
+        // EXTERNAL with our uid in hex digits of its decimal text, as the spec (and GDBus) sends it; the
+        // bus checks it against the socket's peer credentials.
+        let uid = String(geteuid()).utf8.map { String($0, radix: 16) }.joined()
+        var greeting = Array("\0AUTH EXTERNAL \(uid)\r\nBEGIN\r\n".utf8)
+        helloSerial = nextSerial()
+        do {
+            greeting += try Self.encode(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                method: "Hello", arguments: nil, serial: helloSerial)
+            try send(greeting)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    deinit { close(socket) }
+
+    func methodCall(
+        destination: String, path: String, interface: String, method: String, arguments: OpaquePointer?
+    ) throws(DBusFailure) -> DBusValue {
+        let serial = nextSerial()
+        let message = try Self.encode(destination: destination, path: path, interface: interface, method: method,
+                                      arguments: arguments, serial: serial)
+        if let broken { throw broken }
+        do {
+            try send(message)
+            return try reply(to: serial, deadline: .now + timeout)
+        } catch {
+            // An error reply leaves the stream where it was; anything else may not.
+            if !error.isRemote { broken = error }
+            throw error
+        }
+    }
+
+    private func nextSerial() -> UInt32 {
+        lastSerial += 1
+        return lastSerial
+    }
+
+    /// A method call in D-Bus's wire format, encoded by GDBus. Consumes `arguments`.
+    private static func encode(
+        destination: String, path: String, interface: String, method: String, arguments: OpaquePointer?,
+        serial: UInt32
+    ) throws(DBusFailure) -> [UInt8] {
+        let message = g_dbus_message_new_method_call(destination, path, interface, method)
+        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
+        if let arguments { g_dbus_message_set_body(message, arguments) }
+        g_dbus_message_set_serial(message, serial)
+        var length: gsize = 0
+        var error: UnsafeMutablePointer<GError>?
+        guard let blob = g_dbus_message_to_blob(message, &length, G_DBUS_CAPABILITY_FLAGS_NONE, &error) else {
+            throw DBusFailure(taking: error)
+        }
+        defer { g_free(blob) }
+        return Array(UnsafeBufferPointer(start: blob, count: Int(length)))
+    }
+
+    private func send(_ bytes: [UInt8]) throws(DBusFailure) {
+        var sent = 0
+        while sent < bytes.count {
+            // MSG_NOSIGNAL: a peer that went away is an error here, not a SIGPIPE.
+            let count = bytes.withUnsafeBytes {
+                Glibc.send(socket, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Self.ioFailure("send", errno)
+            }
+            sent += count
+        }
+    }
+
+    /// Reads until the reply to `serial` (a method return or an error) has arrived.
+    private func reply(to serial: UInt32, deadline: ContinuousClock.Instant) throws(DBusFailure) -> DBusValue {
+        if !authenticated {
+            try readAuthenticationReply(deadline: deadline)
+        }
+        while true {
+            let message = try readMessage(deadline: deadline)
+            defer { g_object_unref(UnsafeMutableRawPointer(message)) }
+            let type = g_dbus_message_get_message_type(message)
+            guard type == G_DBUS_MESSAGE_TYPE_METHOD_RETURN || type == G_DBUS_MESSAGE_TYPE_ERROR else { continue }
+            let replySerial = g_dbus_message_get_reply_serial(message)
+            if replySerial == helloSerial, type == G_DBUS_MESSAGE_TYPE_ERROR {
+                throw Self.failure(fromError: message)
+            }
+            guard replySerial == serial else { continue }
+            if type == G_DBUS_MESSAGE_TYPE_ERROR { throw Self.failure(fromError: message) }
+            guard let body = g_dbus_message_get_body(message) else {
+                return DBusValue(taking: g_variant_ref_sink(g_variant_new_tuple(nil, 0)))
+            }
+            return DBusValue(borrowing: body)
+        }
+    }
+
+    private static func failure(fromError message: OpaquePointer) -> DBusFailure {
+        var error: UnsafeMutablePointer<GError>?
+        _ = g_dbus_message_to_gerror(message, &error)
+        return DBusFailure(taking: error)
+    }
+
+    /// The server's answer to `AUTH EXTERNAL`: `OK <guid>`, after which the messages start.
+    private func readAuthenticationReply(deadline: ContinuousClock.Instant) throws(DBusFailure) {
+        while true {
+            if let end = lineEnd() {
+                let line = String(decoding: received[..<end], as: UTF8.self)
+                received.removeFirst(end + 2)
+                guard line.hasPrefix("OK ") else {
+                    throw DBusFailure(name: Self.ioErrorDomain, code: Int32(G_IO_ERROR_PERMISSION_DENIED.rawValue),
+                                      message: "the bus refused authentication: \(line.prefix(200))", isRemote: false)
+                }
+                authenticated = true
+                return
+            }
+            guard received.count < 4096 else { throw Self.malformed("no end of the authentication reply") }
+            try fill(deadline: deadline)
+        }
+    }
+
+    private func lineEnd() -> Int? {
+        guard received.count >= 2 else { return nil }
+        for index in 0..<(received.count - 1) where received[index] == 13 && received[index + 1] == 10 {
+            return index
+        }
+        return nil
+    }
+
+    /// The next whole message, decoded by GDBus.
+    private func readMessage(deadline: ContinuousClock.Instant) throws(DBusFailure) -> OpaquePointer {
+        // A message's fixed header is 16 bytes; from it GDBus tells the whole message's length.
+        while received.count < 16 { try fill(deadline: deadline) }
+        var error: UnsafeMutablePointer<GError>?
+        let needed = received.withUnsafeMutableBufferPointer { g_dbus_message_bytes_needed($0.baseAddress, 16, &error) }
+        guard needed >= 16 else { throw DBusFailure(taking: error) }
+        guard needed <= Self.maximumMessageLength else { throw Self.malformed("a message of \(needed) bytes") }
+        while received.count < Int(needed) { try fill(deadline: deadline) }
+        let message = received.withUnsafeMutableBufferPointer {
+            g_dbus_message_new_from_blob($0.baseAddress, gsize(needed), G_DBUS_CAPABILITY_FLAGS_NONE, &error)
+        }
+        received.removeFirst(Int(needed))
+        guard let message else { throw DBusFailure(taking: error) }
+        return message
+    }
+
+    /// Waits for bytes until `deadline` and appends them to ``received``.
+    private func fill(deadline: ContinuousClock.Instant) throws(DBusFailure) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else {
+                throw DBusFailure(name: Self.ioErrorDomain, code: Int32(G_IO_ERROR_TIMED_OUT.rawValue),
+                                  message: "no reply from the bus within \(timeout)", isRemote: false)
+            }
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let (seconds, attoseconds) = remaining.components
+            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw Self.ioFailure("poll", errno)
+            }
+            if ready == 0 { continue }  // the deadline check above ends it
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw Self.ioFailure("receive", errno)
+            }
+            guard count > 0 else {
+                throw DBusFailure(name: Self.ioErrorDomain, code: Int32(G_IO_ERROR_CONNECTION_CLOSED.rawValue),
+                                  message: "the bus closed the connection", isRemote: false)
+            }
+            received += buffer[..<count]
+            return
+        }
+    }
+
+    /// GIO's error domain, so a failure here reads as GDBus's would.
+    static let ioErrorDomain = "g-io-error-quark"
+
+    private static func ioFailure(_ operation: String, _ number: Int32) -> DBusFailure {
+        DBusFailure(name: ioErrorDomain, code: Int32(g_io_error_from_errno(number).rawValue),
+                    message: "\(operation): \(String(cString: strerror(number)))", isRemote: false)
+    }
+
+    private static func malformed(_ what: String) -> DBusFailure {
+        DBusFailure(name: ioErrorDomain, code: Int32(G_IO_ERROR_INVALID_DATA.rawValue),
+                    message: "unexpected data from the bus: \(what)", isRemote: false)
     }
 }
 #endif

@@ -166,6 +166,10 @@ public struct FingerprintAuthenticator: Authenticator {
     /// needs neither: it is asked at every `retrieveVault`.
     func probe(claiming: Bool, enrollment needsEnrollment: Bool = false) -> Probe {
         do throws(FprintdFailure) {
+            if !claiming && !needsEnrollment {
+                let fingers = try FprintdDevice.enrolledFingersOnDefaultReader(user: fprintdUser)
+                return Probe(reason: fingers.isEmpty ? .notEnrolled : .available)
+            }
             let device = try FprintdDevice.openDefault()
             let fingers = try device.enrolledFingers(user: fprintdUser)
             if fingers.isEmpty { return Probe(reason: .notEnrolled) }

@@ -89,15 +89,42 @@ final class FprintdDevice {
     static func openDefault() throws(FprintdFailure) -> FprintdDevice {
         let bus: SystemBusConnection
         do { bus = try SystemBusConnection() } catch { throw FprintdFailure(error, during: "connect") }
+        return FprintdDevice(bus: bus, path: try defaultDevicePath(on: bus))
+    }
+
+    /// The enrolled finger names of `user` (`""` = the caller) on fprintd's default reader, empty when
+    /// none are enrolled: what availability needs, with nothing claimed. Asked on a
+    /// ``DirectBusConnection`` (it says why), or on GDBus's where the system bus is not a unix socket.
+    static func enrolledFingersOnDefaultReader(user: String) throws(FprintdFailure) -> [String] {
+        let direct: DirectBusConnection?
+        do { direct = try DirectBusConnection.system() } catch { throw FprintdFailure(error, during: "connect") }
+        guard let direct else { return try openDefault().enrolledFingers(user: user) }
+        return try enrolledFingers(user: user, path: try defaultDevicePath(on: direct), on: direct)
+    }
+
+    private static func defaultDevicePath(on bus: some DBusMethodCalling) throws(FprintdFailure) -> String {
         let reply: DBusValue
         do {
-            reply = try bus.call(destination: service, path: managerPath, interface: managerInterface,
-                                 method: "GetDefaultDevice")
+            reply = try bus.methodCall(destination: service, path: managerPath, interface: managerInterface,
+                                       method: "GetDefaultDevice", arguments: nil)
         } catch { throw FprintdFailure(error, during: "GetDefaultDevice") }
         guard reply.typeString == "(o)", let path = reply[0].string else {
             throw FprintdFailure(.noDevice, underlying: .message("GetDefaultDevice replied \(reply.typeString)"))
         }
-        return FprintdDevice(bus: bus, path: path)
+        return path
+    }
+
+    private static func enrolledFingers(
+        user: String, path: String, on bus: some DBusMethodCalling
+    ) throws(FprintdFailure) -> [String] {
+        do {
+            let reply = try bus.methodCall(
+                destination: service, path: path, interface: deviceInterface, method: "ListEnrolledFingers",
+                arguments: DBusArgument.tuple([DBusArgument.string(user)]))
+            return reply.strings ?? []
+        } catch let failure where failure.name == "net.reactivated.Fprint.Error.NoEnrolledPrints" {
+            return []
+        } catch { throw FprintdFailure(error, during: "ListEnrolledFingers") }
     }
 
     deinit { release() }
@@ -120,12 +147,7 @@ final class FprintdDevice {
 
     /// The enrolled finger names of `user` (`""` = the caller); empty when none are enrolled.
     func enrolledFingers(user: String) throws(FprintdFailure) -> [String] {
-        do {
-            let reply = try deviceCall("ListEnrolledFingers", DBusArgument.tuple([DBusArgument.string(user)]))
-            return reply.strings ?? []
-        } catch let failure where failure.name == "net.reactivated.Fprint.Error.NoEnrolledPrints" {
-            return []
-        } catch { throw FprintdFailure(error, during: "ListEnrolledFingers") }
+        try Self.enrolledFingers(user: user, path: path, on: bus)
     }
 
     /// Claims the reader for `user` (`""` = the caller). Another user's prints need polkit's
