@@ -95,6 +95,17 @@ struct DirectBusConnectionTests {
         #expect(Self.busID(id)?.count == 32)
     }
 
+    @Test func aNameNobodyOwnsReadsAsNoFprintd() throws {
+        guard let direct = try Self.sessionBus() else { return }  // fprintd is never on the session bus
+        let failure = #expect(throws: DBusFailure.self) {
+            _ = try direct.methodCall(
+                destination: FprintdDevice.service, path: FprintdDevice.managerPath,
+                interface: FprintdDevice.managerInterface, method: "GetDefaultDevice", arguments: nil)
+        }
+        #expect(failure?.name == "org.freedesktop.DBus.Error.ServiceUnknown")
+        #expect(failure.map { FprintdFailure($0, during: "GetDefaultDevice").reason } == .noFprintd)
+    }
+
     // MARK: Fake peers: faults the real dbus-daemon does not produce on demand.
 
     /// What a fake peer does after it has read the client's first bytes.
