@@ -45,6 +45,35 @@ struct DirectBusConnectionTests {
         #expect(failure?.message.contains(path) == true)
     }
 
+    /// A connection that fails closes its socket once. Closing it twice closed, between the two, a
+    /// descriptor another thread had just opened (the Secret Service's, in a cold start without a system
+    /// bus: the read then hung until its deadline, 2 of 800 runs under load). Another thread here keeps
+    /// opening a pipe and checking it is still open while this one fails to connect, many times.
+    @Test func aFailedConnectClosesItsSocketOnce() {
+        let stop = LockedValue(false)
+        let closedUnderUs = LockedValue(0)
+        let checker = Thread {
+            while !stop.withLock({ $0 }) {
+                var ends: [Int32] = [-1, -1]
+                guard pipe(&ends) == 0 else { continue }
+                var intact = true
+                for _ in 0..<20 where fcntl(ends[0], F_GETFD) < 0 || fcntl(ends[1], F_GETFD) < 0 { intact = false }
+                if intact {
+                    close(ends[0])
+                    close(ends[1])
+                } else {
+                    // Not closed here: either number may already belong to someone else.
+                    closedUnderUs.withLock { $0 += 1 }
+                }
+            }
+        }
+        checker.start()
+        let address = "unix:path=/nonexistent/bv-direct-bus-\(getpid())"
+        for _ in 0..<20_000 { _ = try? DirectBusConnection.connect(address: address) }
+        stop.withLock { $0 = true }
+        #expect(closedUnderUs.withLock { $0 } == 0)
+    }
+
     /// The session bus of this test run (`dbus-run-session` in CI), or `nil` after recording why when CI
     /// requires it.
     static func sessionBus() throws -> DirectBusConnection? {

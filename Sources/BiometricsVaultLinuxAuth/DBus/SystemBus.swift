@@ -424,50 +424,47 @@ final class DirectBusConnection: DBusMethodCalling {
     /// Connects and sends the authentication and `Hello` without waiting: the first call's reply comes
     /// after theirs.
     private init(entry: SocketAddress, timeout: Duration) throws(DBusFailure) {
-        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw Self.ioFailure("socket", errno) }
-        socket = descriptor
+        socket = try Self.connectedSocket(entry)
         self.timeout = timeout
+        // Every stored property is set: from here on a throw runs `deinit`, which closes the socket. So
+        // nothing below closes it (twice would close whatever another thread opened in between).
+        // EXTERNAL with our uid in hex digits of its decimal text, as the spec (and GDBus) sends it; the
+        // bus checks it against the socket's peer credentials.
+        let uid = String(geteuid()).utf8.map { String($0, radix: 16) }.joined()
+        helloSerial = nextSerial()
+        let hello = try Self.encode(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            method: "Hello", arguments: nil, serial: helloSerial)
+        try send(Array("\0AUTH EXTERNAL \(uid)\r\nBEGIN\r\n".utf8) + hello)
+    }
+
+    /// A stream socket connected to `entry`; on failure its descriptor is closed here.
+    private static func connectedSocket(_ entry: SocketAddress) throws(DBusFailure) -> Int32 {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        let (name, offset): (String, Int) = switch entry {
-        case .path(let path): (path, 0)
-        case .abstract(let name): (name, 1)  // a leading NUL names the abstract namespace
+        // A path ends with a NUL; an abstract name starts with one (and has no end marker).
+        let (name, bytes): (String, [UInt8]) = switch entry {
+        case .path(let path): (path, Array(path.utf8) + [0])
+        case .abstract(let abstract): (abstract, [0] + Array(abstract.utf8))
         }
-        let bytes = Array(name.utf8)
-        // A path needs its terminating NUL; an abstract name has none but its leading NUL.
-        guard offset + bytes.count + (offset == 0 ? 1 : 0) <= capacity else {
-            close(descriptor)
-            throw DBusFailure(name: Self.ioErrorDomain, code: Int32(G_IO_ERROR_INVALID_ARGUMENT.rawValue),
+        guard bytes.count <= capacity else {
+            throw DBusFailure(name: ioErrorDomain, code: Int32(G_IO_ERROR_INVALID_ARGUMENT.rawValue),
                               message: "socket name too long: \(name)", isRemote: false)
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: [UInt8](repeating: 0, count: offset) + bytes)
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + offset + bytes.count + (offset == 0 ? 1 : 0))
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw ioFailure("socket", errno) }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, length) }
         }
         guard connected == 0 else {
             let number = errno
             close(descriptor)
-            throw Self.ioFailure("connect to \(name)", number)
+            throw ioFailure("connect to \(name)", number)
         }
-        // EXTERNAL with our uid in hex digits of its decimal text, as the spec (and GDBus) sends it; the
-        // bus checks it against the socket's peer credentials.
-        let uid = String(geteuid()).utf8.map { String($0, radix: 16) }.joined()
-        var greeting = Array("\0AUTH EXTERNAL \(uid)\r\nBEGIN\r\n".utf8)
-        helloSerial = nextSerial()
-        do {
-            greeting += try Self.encode(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                method: "Hello", arguments: nil, serial: helloSerial)
-            try send(greeting)
-        } catch {
-            close(descriptor)
-            throw error
-        }
+        return descriptor
     }
 
     deinit { close(socket) }
