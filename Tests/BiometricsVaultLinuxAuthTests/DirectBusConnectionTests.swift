@@ -23,6 +23,7 @@ struct DirectBusConnectionTests {
         ("unix:guid=0123456789abcdef", nil),
         ("unix:path=%zz", nil),
         ("unix:path=/a%00b", nil),
+        ("unix:path=/a%ffb", nil),
         ("unix:path=", nil),
         ("", nil),
     ] as [(String, [DirectBusConnection.SocketAddress]?)])

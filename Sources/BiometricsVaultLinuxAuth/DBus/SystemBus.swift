@@ -376,7 +376,7 @@ final class DirectBusConnection: DBusMethodCalling {
 
     /// The entries of a D-Bus address (`unix:path=/run/dbus/system_bus_socket;unix:abstract=x`), or `nil`
     /// when one is not a unix socket this transport connects to, or is malformed. Keys other than
-    /// `path`/`abstract` (`guid`) are ignored; values are unescaped (`%2f`).
+    /// `path`/`abstract` (`guid`) are ignored; values are unescaped (`%2f`) and must be UTF-8.
     static func socketAddresses(of address: String) -> [SocketAddress]? {
         var entries: [SocketAddress] = []
         for entry in address.split(separator: ";", omittingEmptySubsequences: true) {
@@ -408,8 +408,9 @@ final class DirectBusConnection: DBusMethodCalling {
             }
             bytes.append(high << 4 | low)
         }
+        // Not UTF-8: left to GDBus, rather than connecting to a path with replacement characters.
         guard !bytes.isEmpty, !bytes.contains(0) else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
+        return String(validating: bytes, as: UTF8.self)
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
