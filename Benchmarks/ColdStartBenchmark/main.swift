@@ -18,13 +18,14 @@ struct BenchCredentials: Codable, Sendable {
     var token: String
 }
 
-/// One `retrieveVault(key:)`; true when it found the plain item `store` wrote.
+/// Ends the process with status 2 and a message on stderr (a top-level `throw` would trap instead).
 func fail(_ message: String) -> Never {
     let line = Array((message + "\n").utf8)
     _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     exit(2)
 }
 
+/// One `retrieveVault(key:)`; true when it found the plain item `store` wrote.
 func retrieve(_ key: String) -> Bool {
     switch VaultFactory<BenchCredentials>.retrieveVault(key: key) {
     case .keychain, .keychainUpgradable: true
@@ -39,12 +40,16 @@ guard arguments.count >= 3 else {
 let key = arguments[2]
 switch arguments[1] {
 case "store":
-    let vault = try VaultFactory<BenchCredentials>.retrieveVaultOrThrow(key: key)
-    let credentials = BenchCredentials(user: "bench", token: String(repeating: "0123456789abcdef", count: 4))
-    switch vault {
-    case .empty(let empty), .emptyWithBiometrics(let empty): _ = try empty.storeToKeychain(credentials: credentials)
-    case .keychain(let stored), .keychainUpgradable(let stored): _ = try stored.update(credentials: credentials)
-    default: _ = try vault.reset()
+    do {
+        let vault = try VaultFactory<BenchCredentials>.retrieveVaultOrThrow(key: key)
+        let credentials = BenchCredentials(user: "bench", token: String(repeating: "0123456789abcdef", count: 4))
+        switch vault {
+        case .empty(let empty), .emptyWithBiometrics(let empty): _ = try empty.storeToKeychain(credentials: credentials)
+        case .keychain(let stored), .keychainUpgradable(let stored): _ = try stored.update(credentials: credentials)
+        default: _ = try vault.reset()
+        }
+    } catch {
+        fail("store \(key) failed: \(error)")
     }
     print("stored \(key) in the \(VaultConfiguration.platformDefault.store.name) store, service \(VaultConfiguration.defaultService)")
 case "retrieve":
@@ -67,7 +72,11 @@ case "measure":
     print("warm retrieveVault (median of \(warmCount)): \(micros(median)) us")
     print("ratio cold/warm: \(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)x")
 case "reset":
-    _ = try VaultFactory<BenchCredentials>.retrieveVaultOrThrow(key: key).reset()
+    do {
+        _ = try VaultFactory<BenchCredentials>.retrieveVaultOrThrow(key: key).reset()
+    } catch {
+        fail("reset \(key) failed: \(error)")
+    }
 default:
     exit(2)
 }

@@ -4,15 +4,19 @@
 // Every GError is turned into a `VaultError` in `LibSecretClient.vaultError(_:)`, keeping the GError's
 // domain, code and message as `.gError(domain:code:message:)`. No secret ever goes into an error.
 //
-// Which libsecret calls, and why:
-// - `secret_service_open_sync` without a session, once per process (see `LibSecretClient.sharedService`):
-//   the proxy `secret-tool` sets up too.
-// - `secret_service_search_for_dbus_paths_sync`: one SearchItems round trip that returns locked and
-//   unlocked matches separately and never unlocks (so it never prompts). `secret_password_lookupv_sync`
-//   would try to unlock a locked match, which shows a GUI prompt on a desktop.
-// - `secret_service_delete_item_dbus_path_sync`: one Delete round trip.
-// The calls that carry secrets go through GDBus on the proxy's connection, with the session this file
-// opens itself (`OpenSession` with "dh-ietf1024-sha256-aes128-cbc-pkcs7", crypto in SessionEncryption.swift):
+// What goes over the session bus, and why:
+// - The process's shared session bus connection (`g_bus_get_sync`), not libsecret's `SecretService` proxy:
+//   the proxy's set-up costs seven round trips to the bus (match rules, name owner, StartServiceByName,
+//   GetAll) that no call here needs, about 0.8 ms of a cold start (Docs/Benchmarks.md, tenth round).
+//   The first call, a `Collections` property read, may start the provider (D-Bus activation) and is sent
+//   before `OpenSession` for gnome-keyring's sake (`introduce(_:_:)`); later calls may not start it.
+// - `Service.SearchItems`: one round trip that returns locked and unlocked matches separately and never
+//   unlocks (so it never prompts), as libsecret's `secret_service_search_for_dbus_paths_sync` does.
+//   `secret_password_lookupv_sync` would try to unlock a locked match, which shows a GUI prompt on a desktop.
+// - `secret_service_delete_item_dbus_path_sync` (libsecret, on a proxy opened for the first delete): one
+//   Delete round trip, and libsecret shows the prompt where a provider asks to confirm a deletion.
+// The calls that carry secrets use the session this file opens itself (`OpenSession` with
+// "dh-ietf1024-sha256-aes128-cbc-pkcs7", crypto in SessionEncryption.swift):
 // libsecret's own session costs two full-length 1024-bit exponentiations on every process's first read,
 // about 1.5 ms of a 9 ms `show` (Docs/Benchmarks.md). A provider without that algorithm is refused, where
 // libsecret would fall back to sending secrets in the clear.
@@ -42,19 +46,16 @@ struct SearchResult {
     }
 }
 
-/// A libsecret `SecretService` bound to one D-Bus connection, with per-call deadlines and one
-/// reconnect-and-retry when the provider went away between calls (daemon restarted, session gone).
+/// The Secret Service on the session bus, with per-call deadlines and one reconnect-and-retry when the
+/// provider went away between calls (daemon restarted, session gone).
 final class LibSecretClient: Sendable {
     let timeout: Duration
-    /// The process's one `SecretService` (one proxy, one DH session), shared by every client as libsecret's
-    /// cached instance used to be. It is opened with `secret_service_open_sync`, not fetched with
-    /// `secret_service_get_sync`: the cached instance also watches the bus name, which costs a `GetNameOwner`
-    /// call on every start (`secret-tool lookup` makes none beyond the proxy's own), and its watch could only
-    /// clear the cache from a main loop that sync callers never run; staleness is handled in ``perform(_:)``.
+    /// The process's one connection and DH session with the Secret Service, shared by every client.
+    /// Staleness (a restarted provider, a lost bus) is handled in ``perform(_:)``.
     ///
     /// Opening is single-flight: a caller that finds an open in progress (``prepareConnection(timeout:)``'s,
-    /// or another thread's) waits for it and shares its outcome, rather than opening a second proxy and
-    /// session. A failure is not kept: the next caller after it opens again.
+    /// or another thread's) waits for it and shares its outcome, rather than opening a second session. A
+    /// failure is not kept: the next caller after it opens again.
     private static let sharedService = LockedValue(SharedService())
     private var service: LockedValue<SharedService> { Self.sharedService }
 
@@ -132,17 +133,12 @@ final class LibSecretClient: Sendable {
         /// `[String: String]` of a process makes the runtime prove `String: Hashable` by scanning every
         /// protocol conformance in the binary, about 0.06 ms on the read's critical path.
         func search(_ attributes: some Sequence<(key: String, value: String)>) throws(VaultError) -> SearchResult {
-            let table = makeStringTable(attributes)
-            defer { g_hash_table_unref(table) }
-            var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
-            var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
-            var error: UnsafeMutablePointer<GError>?
-            let ok = secret_service_search_for_dbus_paths_sync(
-                handle.service, nil, table, deadline.cancellable, &unlocked, &locked, &error)
-            defer { g_strfreev(unlocked); g_strfreev(locked) }
-            if let error { throw LibSecretClient.vaultError(consuming: error, deadline: deadline) }
-            guard ok != 0 else { throw LibSecretClient.unexpected("SearchItems failed without an error") }
-            return SearchResult(unlocked: stringArray(unlocked), locked: stringArray(locked))
+            guard let reply = try handle.call(
+                "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "SearchItems",
+                tuple([makeStringPairsVariant(attributes)]), replyType: "(aoao)", deadline: deadline, timeout: timeout)
+            else { throw LibSecretClient.unexpected("SearchItems: no Secret Service object") }
+            defer { g_variant_unref(reply) }
+            return SearchResult(unlocked: objectPaths(reply, 0), locked: objectPaths(reply, 1))
         }
 
         /// The secret of one item (the service's GetSecrets, as libsecret and `secret-tool` ask for it),
@@ -211,10 +207,13 @@ final class LibSecretClient: Sendable {
             return path
         }
 
-        /// Deletes one item; an item that is already gone is not an error.
+        /// Deletes one item; an item that is already gone is not an error. Through libsecret, whose proxy
+        /// is opened for the first delete of the connection: where a provider asks to confirm a deletion,
+        /// libsecret shows its prompt, as it always did here.
         func deleteItem(at path: String) throws(VaultError) {
+            let service = try handle.libsecretService(deadline)
             var error: UnsafeMutablePointer<GError>?
-            let ok = secret_service_delete_item_dbus_path_sync(handle.service, path, deadline.cancellable, &error)
+            let ok = secret_service_delete_item_dbus_path_sync(service.raw, path, deadline.cancellable, &error)
             if let error {
                 let mapped = LibSecretClient.vaultError(consuming: error, deadline: deadline)
                 if mapped.isNoSuchObject { return }
@@ -294,7 +293,6 @@ final class LibSecretClient: Sendable {
     /// connecting thread armed it (Docs/Benchmarks.md). The end of the deadline is fixed before either.
     static func prepareConnection(timeout: Duration) {
         let deadline = Deadline(after: timeout, armed: false)
-        _ = serviceClassIsReady
         let open = Unmanaged.passRetained(PreparedOpen(LibSecretClient(timeout: timeout), deadline)).toOpaque()
         let thread = g_thread_try_new("secret-connect", { open in
             let open = Unmanaged<PreparedOpen>.fromOpaque(open!).takeRetainedValue()
@@ -318,15 +316,6 @@ final class LibSecretClient: Sendable {
     /// A key pair ``prepareConnection(timeout:)`` made for the next session; the open that uses it clears
     /// it, so no key pair serves two sessions.
     private static let preparedKeyPair = LockedValue<SessionEncryption.KeyPair?>(nil)
-
-    /// `SecretService`'s class, set up once by the thread that prepares the connection, before the
-    /// connecting thread starts (after ``GTypeStartup``, which the deadline above runs, so it waits on no
-    /// other thread's type registration). Measured faster than leaving it to the connecting thread:
-    /// 0.34 to 0.47 ms per process in four interleaved comparisons (Docs/Benchmarks.md).
-    private static let serviceClassIsReady: Bool = {
-        g_type_class_unref(g_type_class_ref(secret_service_get_type()))
-        return true
-    }()
 
     /// What the connecting thread of ``prepareConnection(timeout:)`` is handed.
     private final class PreparedOpen: Sendable {
@@ -380,29 +369,27 @@ final class LibSecretClient: Sendable {
     }
 
     private func dropService(_ handle: ServiceHandle) {
-        // The next call opens a fresh proxy and session with the new daemon.
+        // The next call opens a fresh session with the new daemon.
         service.withLock { state in
             if state.open === handle { state.open = nil }
         }
     }
 
     private func openService(_ deadline: Deadline) throws(VaultError) -> ServiceHandle {
-        // Always on the session bus of the process environment (the constructor fixes the bus type), at
-        // libsecret's default bus name. The proxy only: the session is ours (SessionEncryption.swift).
+        // Always on the session bus of the process environment, at the Secret Service's well-known name;
+        // the session is ours (SessionEncryption.swift).
         GTypeStartup.prepare()
         // Registers the Secret Service's D-Bus error names (IsLocked, NoSuchObject, NoSession) as
         // libsecret's error domain, for the calls this file makes itself.
         _ = secret_error_get_quark()
         var error: UnsafeMutablePointer<GError>?
-        let service = secret_service_open_sync(
-            secret_service_get_type(), nil, SECRET_SERVICE_NONE, deadline.cancellable, &error)
+        let opened = g_bus_get_sync(G_BUS_TYPE_SESSION, deadline.cancellable, &error)
         if let error {
-            if let service { g_object_unref(UnsafeMutableRawPointer(service)) }
+            if let opened { g_object_unref(UnsafeMutableRawPointer(opened)) }
             throw Self.vaultError(consuming: error, deadline: deadline)
         }
-        guard let service else { throw Self.unexpected("secret_service_open_sync returned nothing") }
-        let connection = g_dbus_proxy_get_connection(
-            UnsafeMutableRawPointer(service).assumingMemoryBound(to: GDBusProxy.self))
+        guard let opened else { throw Self.unexpected("g_bus_get_sync returned nothing") }
+        let connection = opened
         do throws(VaultError) {
             let prepared = Self.preparedKeyPair.withLock { slot in
                 defer { slot = nil }
@@ -410,6 +397,7 @@ final class LibSecretClient: Sendable {
             }
             let keyPair: SessionEncryption.KeyPair
             if let prepared { keyPair = prepared } else { keyPair = try SessionEncryption.KeyPair() }
+            try introduce(connection, deadline)
             let input = g_variant_new_variant(byteArray(keyPair.publicKey))
             guard let reply = try Self.call(
                 connection, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "OpenSession",
@@ -425,9 +413,9 @@ final class LibSecretClient: Sendable {
                 throw Self.unexpected("OpenSession returned no session key")
             }
             let encryption = try SessionEncryption(serverPublicKey: bytes(of: output), keyPair: keyPair)
-            return ServiceHandle(service, sessionPath: sessionPath, encryption: encryption)
+            return ServiceHandle(connection, sessionPath: sessionPath, encryption: encryption)
         } catch {
-            g_object_unref(UnsafeMutableRawPointer(service))
+            g_object_unref(UnsafeMutableRawPointer(connection))
             // A provider without this algorithm answers NotSupported: say what is missing, since the
             // fallback libsecret would take (secrets in the clear) is refused here.
             if case .gError(_, _, let message)? = error.underlying, message.hasPrefix("org.freedesktop.DBus.Error.NotSupported") {
@@ -438,16 +426,38 @@ final class LibSecretClient: Sendable {
         }
     }
 
+    /// The connection's first call to the provider: it reads the service's `Collections` property, and may
+    /// start the provider (D-Bus activation); later calls may not.
+    ///
+    /// Why a call before `OpenSession`: gnome-keyring 42 records a new client only after it has handled
+    /// the client's first message, and aborts the whole daemon ("gkd_secret_service_get_pkcs11_session:
+    /// assertion 'client' failed") when that first message is `OpenSession` and the record is not there
+    /// yet. It happened about once in 3,000 cold starts under CI's stress (Docs/Benchmarks.md, eleventh
+    /// round); libsecret's proxy always sends `GetAll` first. A provider that refuses the property read
+    /// (it is required by the specification, but answering is all this call is for) is not an error.
+    private func introduce(_ connection: OpaquePointer, _ deadline: Deadline) throws(VaultError) {
+        do throws(VaultError) {
+            let reply = try Self.call(
+                connection, "/org/freedesktop/secrets", "org.freedesktop.DBus.Properties", "Get",
+                tuple([g_variant_new_string("org.freedesktop.Secret.Service"), g_variant_new_string("Collections")]),
+                replyType: "(v)", deadline: deadline, timeout: timeout, autoStart: true)
+            if let reply { g_variant_unref(reply) }
+        } catch {
+            guard error.isRefusalByTheProvider else { throw error }
+        }
+    }
+
     /// One D-Bus call to the Secret Service on `connection`; `nil` when the object does not exist.
     fileprivate static func call(
         _ connection: OpaquePointer?, _ path: String, _ interface: String, _ method: String, _ parameters: OpaquePointer?,
-        replyType: String, deadline: Deadline, timeout: Duration
+        replyType: String, deadline: Deadline, timeout: Duration, autoStart: Bool = false
     ) throws(VaultError) -> OpaquePointer? {
         let type = g_variant_type_new(replyType)
         defer { g_variant_type_free(type) }
         var error: UnsafeMutablePointer<GError>?
         let reply = g_dbus_connection_call_sync(
-            connection, secretsBusName, path, interface, method, parameters, type, G_DBUS_CALL_FLAGS_NO_AUTO_START,
+            connection, secretsBusName, path, interface, method, parameters, type,
+            autoStart ? G_DBUS_CALL_FLAGS_NONE : G_DBUS_CALL_FLAGS_NO_AUTO_START,
             milliseconds(timeout), deadline.cancellable, &error)
         if let error {
             let mapped = vaultError(consuming: error, deadline: deadline)
@@ -511,6 +521,14 @@ final class LibSecretClient: Sendable {
 
 extension VaultError {
     /// The Secret Service reported that the object (item, collection, alias) does not exist.
+    /// A provider's answer that it does not know the method, interface, property or object asked for,
+    /// or takes the arguments for invalid: it is there and answered (the bus's own errors, such as
+    /// `ServiceUnknown`, are not this).
+    fileprivate var isRefusalByTheProvider: Bool {
+        guard case .gError(_, _, let message)? = underlying else { return false }
+        return message.hasPrefix("org.freedesktop.DBus.Error.Unknown") || message.hasPrefix("org.freedesktop.DBus.Error.InvalidArgs")
+    }
+
     fileprivate var isNoSuchObject: Bool {
         guard case .gError(let domain, let code, let message)? = underlying else { return false }
         if domain == "secret-error" && code == Int32(SECRET_ERROR_NO_SUCH_OBJECT.rawValue) { return true }
@@ -524,35 +542,67 @@ extension VaultError {
 
 // MARK: GLib helpers
 
-/// An owned reference to a `SecretService` proxy, and the encrypted session this process opened on it.
+/// A reference to the session bus connection the store uses, and the encrypted session this process
+/// opened on it.
 ///
-/// @unchecked Sendable: every stored property is immutable; GObject reference counting is atomic, and the
-/// proxy's connection (`GDBusConnection`, whose calls are documented as thread-safe) is all the calls of
-/// this file use, besides libsecret's search and delete, which run each call in a private main context
-/// (64 parallel lookups were verified in the shared reference).
+/// @unchecked Sendable: every stored property is immutable or behind ``LockedValue``; GObject reference
+/// counting is atomic, and `GDBusConnection`'s calls are documented as thread-safe.
 final class ServiceHandle: @unchecked Sendable {
-    let service: UnsafeMutablePointer<SecretService>
+    let connection: OpaquePointer
     let sessionPath: String
     let encryption: SessionEncryption
-    var proxy: UnsafeMutablePointer<GDBusProxy> { UnsafeMutableRawPointer(service).assumingMemoryBound(to: GDBusProxy.self) }
+    private let deleter = LockedValue<LibsecretService?>(nil)
 
-    init(_ service: UnsafeMutablePointer<SecretService>, sessionPath: String, encryption: SessionEncryption) {
-        self.service = service
+    /// Takes over one reference to `connection`.
+    init(_ connection: OpaquePointer, sessionPath: String, encryption: SessionEncryption) {
+        self.connection = connection
         self.sessionPath = sessionPath
         self.encryption = encryption
     }
 
-    /// A call on the service's own connection (see `LibSecretClient.call`).
+    /// A call to the Secret Service on this connection (see `LibSecretClient.call`).
     func call(
         _ path: String, _ interface: String, _ method: String, _ parameters: OpaquePointer?,
         replyType: String, deadline: Deadline, timeout: Duration
     ) throws(VaultError) -> OpaquePointer? {
         try LibSecretClient.call(
-            g_dbus_proxy_get_connection(proxy), path, interface, method, parameters,
-            replyType: replyType, deadline: deadline, timeout: timeout)
+            connection, path, interface, method, parameters, replyType: replyType, deadline: deadline, timeout: timeout)
     }
 
-    deinit { g_object_unref(UnsafeMutableRawPointer(service)) }
+    /// libsecret's `SecretService` proxy (on the process's session bus connection, like this one), opened
+    /// on first use and kept. Only deletes use it: reads and writes do without its set-up, seven round
+    /// trips to the bus (Docs/Benchmarks.md, tenth round).
+    func libsecretService(_ deadline: Deadline) throws(VaultError) -> LibsecretService {
+        if let open = deleter.withLock({ $0 }) { return open }
+        var error: UnsafeMutablePointer<GError>?
+        let service = secret_service_open_sync(
+            secret_service_get_type(), nil, SECRET_SERVICE_NONE, deadline.cancellable, &error)
+        if let error {
+            if let service { g_object_unref(UnsafeMutableRawPointer(service)) }
+            throw LibSecretClient.vaultError(consuming: error, deadline: deadline)
+        }
+        guard let service else { throw LibSecretClient.unexpected("secret_service_open_sync returned nothing") }
+        let opened = LibsecretService(taking: service)
+        // Two threads may both open one; the first kept wins and the other is released.
+        return deleter.withLock { kept in
+            if let kept { return kept }
+            kept = opened
+            return opened
+        }
+    }
+
+    deinit { g_object_unref(UnsafeMutableRawPointer(connection)) }
+}
+
+/// An owned reference to a libsecret `SecretService` proxy.
+///
+/// @unchecked Sendable: the pointer is immutable, GObject reference counting is atomic, and the only call
+/// made with it, `secret_service_delete_item_dbus_path_sync`, runs in a main context of its own (64
+/// parallel libsecret calls were verified in the shared reference).
+final class LibsecretService: @unchecked Sendable {
+    let raw: UnsafeMutablePointer<SecretService>
+    init(taking raw: UnsafeMutablePointer<SecretService>) { self.raw = raw }
+    deinit { g_object_unref(UnsafeMutableRawPointer(raw)) }
 }
 
 /// A `GCancellable` that a timer cancels when the operation's time is up.
@@ -612,6 +662,25 @@ private func makeStringTable(_ attributes: some Sequence<(key: String, value: St
         g_hash_table_insert(table, UnsafeMutableRawPointer(g_strdup(key)), UnsafeMutableRawPointer(g_strdup(value)))
     }
     return table
+}
+
+/// A floating `a{ss}` GVariant of the pairs, in their order.
+private func makeStringPairsVariant(_ pairs: some Sequence<(key: String, value: String)>) -> OpaquePointer {
+    let type = g_variant_type_new("a{ss}")
+    defer { g_variant_type_free(type) }
+    let builder = g_variant_builder_new(type)
+    defer { g_variant_builder_unref(builder) }
+    for (key, value) in pairs {
+        g_variant_builder_add_value(builder, g_variant_new_dict_entry(g_variant_new_string(key), g_variant_new_string(value)))
+    }
+    return g_variant_builder_end(builder)
+}
+
+/// Child `index` of a tuple as an `ao` array of object paths.
+private func objectPaths(_ tuple: OpaquePointer?, _ index: Int) -> [String] {
+    guard let child = g_variant_get_child_value(tuple, gsize(index)) else { return [] }
+    defer { g_variant_unref(child) }
+    return (0..<g_variant_n_children(child)).compactMap { stringChild(child, Int($0)) }
 }
 
 /// A floating `a{ss}` GVariant.

@@ -71,7 +71,7 @@ public struct SecretServiceStore: SecretStore {
 
     /// Starts connecting to the Secret Service on another thread and returns at once.
     ///
-    /// The connection (session bus, proxy, encrypted session) is the process's one, which every
+    /// The connection (session bus, encrypted session) is the process's one, which every
     /// `SecretServiceStore` shares: the next ``init(timeout:)`` or store call waits for this connection
     /// instead of opening another, so work done meanwhile overlaps the round trips and the key exchange.
     /// A call already waiting for it when it fails reports that failure; nothing is kept, so later calls

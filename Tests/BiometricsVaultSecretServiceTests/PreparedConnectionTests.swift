@@ -31,6 +31,33 @@ struct PreparedConnectionTests {
         #expect(calls.filter { $0 == "OpenSession" }.count == 1, "\(calls)")
     }
 
+    /// A process's first read asks the provider what it needs, on the bus's own connection: `Hello`, the
+    /// `Collections` read that gnome-keyring must see before `OpenSession` (LibSecret.swift, `introduce`),
+    /// `OpenSession`, `SearchItems`, `GetSecrets`. libsecret's proxy would add seven set-up calls (match
+    /// rules, name owners, StartServiceByName, GetAll) before `OpenSession`.
+    @Test func aColdReadMakesFiveCalls() throws {
+        let keyring = try PrivateKeyring()
+        let writer = try StoreDriver(environment: keyring.environment)
+        #expect(try writer.send("init").hasPrefix("ok"))
+        #expect(try writer.send("write bv-test.cold alice plain {\"a\":1}") == "ok")
+        let monitor = try BusMonitor(keyring)
+        let reader = try StoreDriver(environment: keyring.environment)
+        #expect(status(try reader.send("prepared-init")) == "ok")
+        #expect(try reader.send("read bv-test.cold alice") == "item plain {\"a\":1}")
+        let calls = try monitor.methodCalls()
+        #expect(calls == ["Hello", "Get", "OpenSession", "SearchItems", "GetSecrets"], "\(calls)")
+    }
+
+    /// With no provider running, the first call starts one (D-Bus activation), as libsecret's proxy
+    /// did with StartServiceByName: the private bus here can activate gnome-keyring.
+    @Test func theFirstCallStartsAProviderThatIsNotRunning() throws {
+        let bus = try PrivateKeyring(withKeyring: false, activatable: true)
+        #expect(try bus.keyringPID() == nil)
+        let driver = try StoreDriver(environment: bus.environment)
+        #expect(try driver.send("init").hasPrefix("ok"))
+        #expect(try bus.keyringPID() != nil)
+    }
+
     /// A caller waiting for a prepared open still ends at its own deadline (the driver's store: 1 s; the
     /// prepared connection: 5 s), and the connection, once the provider answers, is used.
     @Test func aWaitingCallerKeepsItsOwnDeadline() throws {

@@ -199,15 +199,28 @@ final class PrivateKeyring {
     private let dbusPID: String
     static let password = "bv-private-keyring-password"
 
-    /// - Parameter withKeyring: `false` gives a bus on which no Secret Service provider exists (and none
-    ///   can be activated).
-    init(withKeyring: Bool = true) throws {
+    /// - Parameters:
+    ///   - withKeyring: `false` gives a bus on which no Secret Service provider runs.
+    ///   - activatable: whether the bus may start gnome-keyring (with this directory's data) when a
+    ///     message is sent to `org.freedesktop.secrets`; else nothing is ever activated.
+    init(withKeyring: Bool = true, activatable: Bool = false) throws {
         directory = try Shell.bash("mktemp -d /tmp/bv-private-keyring.XXXXXX").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try FileManager.default.createDirectory(atPath: "\(directory)/data", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: "\(directory)/run", withIntermediateDirectories: true)
         chmod("\(directory)/run", 0o700)
-        // A minimal session bus configuration without service directories: nothing is auto-activated,
-        // so the daemon runs only when this class starts it.
+        // A minimal session bus configuration. Its only service directory, when `activatable`, holds
+        // gnome-keyring; else nothing is auto-activated, so the daemon runs only when this class starts it.
+        var serviceDirectory = ""
+        if activatable {
+            let daemon = try Shell.bash("command -v gnome-keyring-daemon").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            try FileManager.default.createDirectory(atPath: "\(directory)/services", withIntermediateDirectories: true)
+            try """
+                [D-BUS Service]
+                Name=org.freedesktop.secrets
+                Exec=/usr/bin/env XDG_DATA_HOME=\(directory)/data XDG_RUNTIME_DIR=\(directory)/run \(daemon) --start --foreground --components=secrets
+                """.write(toFile: "\(directory)/services/org.freedesktop.secrets.service", atomically: true, encoding: .utf8)
+            serviceDirectory = "<servicedir>\(directory)/services</servicedir>"
+        }
         let config = """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -215,6 +228,7 @@ final class PrivateKeyring {
               <type>session</type>
               <listen>unix:dir=\(directory)/run</listen>
               <auth>EXTERNAL</auth>
+              \(serviceDirectory)
               <policy context="default">
                 <allow send_destination="*" eavesdrop="true"/>
                 <allow eavesdrop="true"/>

@@ -49,16 +49,17 @@ struct TransportEncryptionTests {
         let answer = try driver.send("init-why")
         #expect(answer.hasPrefix("error storeUnavailable: "), "\(answer)")
         #expect(answer.contains("offers no encrypted session"), "\(answer)")
-        // The provider was asked for the encrypted algorithm, and never for `plain`.
-        #expect(try Shell.readLine(provider.stdout) == "OpenSession dh-ietf1024-sha256-aes128-cbc-pkcs7")
+        // The provider was asked for the encrypted algorithm, and never for `plain`. It is stopped before
+        // its output is read to the end, so a store that never asked cannot hang the test.
         kill(provider.pid, SIGTERM)
-        var rest = ""
-        while let line = try? Shell.readLine(provider.stdout) { rest += line + "\n" }
-        #expect(!rest.contains("OpenSession"), "\(rest)")
+        var asked = [String]()
+        while let line = try? Shell.readLine(provider.stdout) { asked.append(line) }
+        #expect(asked == ["Get", "OpenSession dh-ietf1024-sha256-aes128-cbc-pkcs7"], "\(asked)")
     }
 
-    /// Owns org.freedesktop.secrets, answers the proxy's GetAll with no properties and OpenSession with
-    /// NotSupported unless `plain` is asked for; prints each OpenSession's algorithm.
+    /// Owns org.freedesktop.secrets and prints each method call's member (and each OpenSession's
+    /// algorithm). OpenSession is NotSupported unless `plain` is asked for; every other method is unknown,
+    /// so the store's first call, the `Collections` read, is refused as a sparse provider might refuse it.
     static let plainOnlyProvider = """
         from jeepney import HeaderFields, MessageType, new_error, new_method_return
         from jeepney.bus_messages import message_bus
@@ -77,9 +78,8 @@ struct TransportEncryptionTests {
                     conn.send(new_method_return(msg, "vo", (("s", ""), "/org/freedesktop/secrets/session/s1")))
                 else:
                     conn.send(new_error(msg, "org.freedesktop.DBus.Error.NotSupported", "s", ("only plain",)))
-            elif member == "GetAll":
-                conn.send(new_method_return(msg, "a{sv}", ({},)))
             else:
+                print(member, flush=True)
                 conn.send(new_error(msg, "org.freedesktop.DBus.Error.UnknownMethod", "s", (str(member),)))
         """
 }
