@@ -180,7 +180,7 @@ final class LibSecretClient: Sendable {
                     g_variant_new_string("org.freedesktop.Secret.Item.Label"), g_variant_new_variant(g_variant_new_string(label))),
                 g_variant_new_dict_entry(
                     g_variant_new_string("org.freedesktop.Secret.Item.Attributes"),
-                    g_variant_new_variant(makeStringDictionaryVariant(attributes))),
+                    g_variant_new_variant(makeStringPairsVariant(attributes.sorted { $0.key < $1.key }))),
             ]
             let properties = entries.withUnsafeBufferPointer { g_variant_new_array(entryType, $0.baseAddress, 2) }
             let encrypted = try handle.encryption.encrypt(secret)
@@ -520,7 +520,6 @@ final class LibSecretClient: Sendable {
 }
 
 extension VaultError {
-    /// The Secret Service reported that the object (item, collection, alias) does not exist.
     /// A provider's answer that it does not know the method, interface, property or object asked for,
     /// or takes the arguments for invalid: it is there and answered (the bus's own errors, such as
     /// `ServiceUnknown`, are not this).
@@ -529,6 +528,7 @@ extension VaultError {
         return message.hasPrefix("org.freedesktop.DBus.Error.Unknown") || message.hasPrefix("org.freedesktop.DBus.Error.InvalidArgs")
     }
 
+    /// The Secret Service reported that the object (item, collection, alias) does not exist.
     fileprivate var isNoSuchObject: Bool {
         guard case .gError(let domain, let code, let message)? = underlying else { return false }
         if domain == "secret-error" && code == Int32(SECRET_ERROR_NO_SUCH_OBJECT.rawValue) { return true }
@@ -655,15 +655,6 @@ private final class CancellableBox: @unchecked Sendable {
     deinit { g_object_unref(UnsafeMutableRawPointer(cancellable)) }
 }
 
-/// A `GHashTable<char*, char*>` owning copies of the strings.
-private func makeStringTable(_ attributes: some Sequence<(key: String, value: String)>) -> OpaquePointer {
-    let table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)!
-    for (key, value) in attributes {
-        g_hash_table_insert(table, UnsafeMutableRawPointer(g_strdup(key)), UnsafeMutableRawPointer(g_strdup(value)))
-    }
-    return table
-}
-
 /// A floating `a{ss}` GVariant of the pairs, in their order.
 private func makeStringPairsVariant(_ pairs: some Sequence<(key: String, value: String)>) -> OpaquePointer {
     let type = g_variant_type_new("a{ss}")
@@ -681,29 +672,6 @@ private func objectPaths(_ tuple: OpaquePointer?, _ index: Int) -> [String] {
     guard let child = g_variant_get_child_value(tuple, gsize(index)) else { return [] }
     defer { g_variant_unref(child) }
     return (0..<g_variant_n_children(child)).compactMap { stringChild(child, Int($0)) }
-}
-
-/// A floating `a{ss}` GVariant.
-private func makeStringDictionaryVariant(_ attributes: SecretAttributes) -> OpaquePointer {
-    let type = g_variant_type_new("a{ss}")
-    defer { g_variant_type_free(type) }
-    let builder = g_variant_builder_new(type)
-    defer { g_variant_builder_unref(builder) }
-    for (key, value) in attributes.sorted(by: { $0.key < $1.key }) {
-        g_variant_builder_add_value(builder, g_variant_new_dict_entry(g_variant_new_string(key), g_variant_new_string(value)))
-    }
-    return g_variant_builder_end(builder)
-}
-
-private func stringArray(_ strv: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
-    guard let strv else { return [] }
-    var result: [String] = []
-    var index = 0
-    while let string = strv[index] {
-        result.append(String(cString: string))
-        index += 1
-    }
-    return result
 }
 
 private func withCStringArray<Result>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> Result) -> Result {
