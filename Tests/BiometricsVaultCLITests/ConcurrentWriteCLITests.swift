@@ -38,7 +38,8 @@ struct ConcurrentWriteCLITests {
             #expect(shown.status == 0)
             let winner = try #require(results.firstIndex { $0.status == 0 })
             #expect(shown.stdout.contains(#""writer":\#(winner)"#), "the stored item is not the winner's: \(shown.stdout)")
-            #expect(try sandbox.run(["reset", "race"] + common).status == 0)
+            let reset = try sandbox.run(["reset", "race"] + common)
+            #expect(reset.status == 0, "round \(round): \(reset.stderr)")
         }
     }
 
