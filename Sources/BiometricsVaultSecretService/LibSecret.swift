@@ -13,8 +13,8 @@
 // - `Service.SearchItems`: one round trip that returns locked and unlocked matches separately and never
 //   unlocks (so it never prompts), as libsecret's `secret_service_search_for_dbus_paths_sync` does.
 //   `secret_password_lookupv_sync` would try to unlock a locked match, which shows a GUI prompt on a desktop.
-// - `secret_service_delete_item_dbus_path_sync` (libsecret, on a proxy opened for the first delete): one
-//   Delete round trip, and libsecret shows the prompt where a provider asks to confirm a deletion.
+// - `Item.Delete`: one round trip. A prompt it asks for instead (a provider that confirms deletions) is
+//   `storeLocked`, never shown, as for `CreateItem` below.
 // The calls that carry secrets use the session this file opens itself (`OpenSession` with
 // "dh-ietf1024-sha256-aes128-cbc-pkcs7", crypto in SessionEncryption.swift):
 // libsecret's own session costs two full-length 1024-bit exponentiations on every process's first read,
@@ -207,19 +207,17 @@ final class LibSecretClient: Sendable {
             return path
         }
 
-        /// Deletes one item; an item that is already gone is not an error. Through libsecret, whose proxy
-        /// is opened for the first delete of the connection: where a provider asks to confirm a deletion,
-        /// libsecret shows its prompt, as it always did here.
+        /// Deletes one item; an item that is already gone is not an error. A provider that asks for a
+        /// prompt instead (to confirm the deletion, or to unlock) gets none: the item stays and the error is
+        /// `storeLocked`, as for `CreateItem`.
         func deleteItem(at path: String) throws(VaultError) {
-            let service = try handle.libsecretService(deadline)
-            var error: UnsafeMutablePointer<GError>?
-            let ok = secret_service_delete_item_dbus_path_sync(service.raw, path, deadline.cancellable, &error)
-            if let error {
-                let mapped = LibSecretClient.vaultError(consuming: error, deadline: deadline)
-                if mapped.isNoSuchObject { return }
-                throw mapped
+            guard let reply = try handle.call(
+                path, "org.freedesktop.Secret.Item", "Delete", tuple([]), replyType: "(o)", deadline: deadline, timeout: timeout)
+            else { return }
+            defer { g_variant_unref(reply) }
+            guard stringChild(reply, 0) == "/" else {
+                throw VaultError(.storeLocked, underlying: .message("the Secret Service asked for a prompt to delete the item"))
             }
-            guard ok != 0 else { throw LibSecretClient.unexpected("Delete failed without an error") }
         }
 
         /// The item's attributes (Properties.Get), or `nil` when the item vanished meanwhile.
@@ -545,13 +543,12 @@ extension VaultError {
 /// A reference to the session bus connection the store uses, and the encrypted session this process
 /// opened on it.
 ///
-/// @unchecked Sendable: every stored property is immutable or behind ``LockedValue``; GObject reference
-/// counting is atomic, and `GDBusConnection`'s calls are documented as thread-safe.
+/// @unchecked Sendable: every stored property is immutable; GObject reference counting is atomic, and
+/// `GDBusConnection`'s calls are documented as thread-safe.
 final class ServiceHandle: @unchecked Sendable {
     let connection: OpaquePointer
     let sessionPath: String
     let encryption: SessionEncryption
-    private let deleter = LockedValue<LibsecretService?>(nil)
 
     /// Takes over one reference to `connection`.
     init(_ connection: OpaquePointer, sessionPath: String, encryption: SessionEncryption) {
@@ -569,40 +566,7 @@ final class ServiceHandle: @unchecked Sendable {
             connection, path, interface, method, parameters, replyType: replyType, deadline: deadline, timeout: timeout)
     }
 
-    /// libsecret's `SecretService` proxy (on the process's session bus connection, like this one), opened
-    /// on first use and kept. Only deletes use it: reads and writes do without its set-up, seven round
-    /// trips to the bus (Docs/Benchmarks.md, tenth round).
-    func libsecretService(_ deadline: Deadline) throws(VaultError) -> LibsecretService {
-        if let open = deleter.withLock({ $0 }) { return open }
-        var error: UnsafeMutablePointer<GError>?
-        let service = secret_service_open_sync(
-            secret_service_get_type(), nil, SECRET_SERVICE_NONE, deadline.cancellable, &error)
-        if let error {
-            if let service { g_object_unref(UnsafeMutableRawPointer(service)) }
-            throw LibSecretClient.vaultError(consuming: error, deadline: deadline)
-        }
-        guard let service else { throw LibSecretClient.unexpected("secret_service_open_sync returned nothing") }
-        let opened = LibsecretService(taking: service)
-        // Two threads may both open one; the first kept wins and the other is released.
-        return deleter.withLock { kept in
-            if let kept { return kept }
-            kept = opened
-            return opened
-        }
-    }
-
     deinit { g_object_unref(UnsafeMutableRawPointer(connection)) }
-}
-
-/// An owned reference to a libsecret `SecretService` proxy.
-///
-/// @unchecked Sendable: the pointer is immutable, GObject reference counting is atomic, and the only call
-/// made with it, `secret_service_delete_item_dbus_path_sync`, runs in a main context of its own (64
-/// parallel libsecret calls were verified in the shared reference).
-final class LibsecretService: @unchecked Sendable {
-    let raw: UnsafeMutablePointer<SecretService>
-    init(taking raw: UnsafeMutablePointer<SecretService>) { self.raw = raw }
-    deinit { g_object_unref(UnsafeMutableRawPointer(raw)) }
 }
 
 /// A `GCancellable` that a timer cancels when the operation's time is up.
@@ -617,7 +581,7 @@ final class Deadline: @unchecked Sendable {
 
     /// A deadline `timeout` from now; unless `armed` is false, its timer is armed at once (else ``arm()``).
     init(after timeout: Duration, armed: Bool = true) {
-        // Every libsecret call starts with a deadline, so this is each thread's first GIO call.
+        // Every Secret Service call starts with a deadline, so this is each thread's first GIO call.
         GTypeStartup.prepare()
         let cancellable = g_cancellable_new()!
         self.cancellable = cancellable

@@ -127,5 +127,54 @@ struct SecretServiceFailureModeTests {
         #expect(try driver.send("keys bv-test.gone") == "error storeUnavailable")
         #expect(try driver.send("delete bv-test.gone alice") == "error storeUnavailable")
     }
+
+    /// A provider that answers `Item.Delete` with a prompt (one that confirms deletions, as KeePassXC can
+    /// be set to) gets no prompt shown: the delete is `storeLocked` and the prompt is never called. A fake
+    /// provider (python with jeepney on a private bus): gnome-keyring never asks to confirm a deletion.
+    @Test func aDeletionThatAsksForAPromptIsStoreLockedAndShowsNone() throws {
+        let bus = try PrivateKeyring(withKeyring: false)
+        let provider = try FakeProvider(script: Self.confirmingProvider, on: bus)
+        let driver = try StoreDriver(environment: bus.environment)
+        #expect(status(try driver.send("init")) == "ok")
+        #expect(try driver.send("delete bv-test.confirm alice") == "error storeLocked")
+        let calls = provider.stopAndReadCalls()
+        #expect(calls.contains("Delete /org/freedesktop/secrets/collection/login/1"), "\(calls)")
+        #expect(!calls.contains { $0.hasPrefix("Prompt") }, "\(calls)")
+    }
+
+    /// Owns org.freedesktop.secrets: an encrypted session (its public key is the group's generator, 2:
+    /// no secret crosses here), one unlocked item for every search, and a prompt for every Delete. Prints
+    /// each call's member, and the path of each Delete.
+    static let confirmingProvider = """
+        from jeepney import HeaderFields, MessageType, new_error, new_method_return
+        from jeepney.bus_messages import message_bus
+        from jeepney.io.blocking import open_dbus_connection
+        conn = open_dbus_connection(bus="SESSION")
+        conn.send_and_get_reply(message_bus.RequestName("org.freedesktop.secrets"))
+        print("ready", flush=True)
+        item = "/org/freedesktop/secrets/collection/login/1"
+        while True:
+            msg = conn.receive()
+            if msg.header.message_type != MessageType.method_call:
+                continue
+            member = msg.header.fields.get(HeaderFields.member)
+            path = msg.header.fields.get(HeaderFields.path)
+            if member == "Get":
+                print(member, flush=True)
+                conn.send(new_method_return(msg, "v", (("ao", []),)))
+            elif member == "OpenSession":
+                print(member, flush=True)
+                key = bytes(127) + bytes([2])
+                conn.send(new_method_return(msg, "vo", (("ay", key), "/org/freedesktop/secrets/session/s1")))
+            elif member == "SearchItems":
+                print(member, flush=True)
+                conn.send(new_method_return(msg, "aoao", ([item], [])))
+            elif member == "Delete":
+                print(member, path, flush=True)
+                conn.send(new_method_return(msg, "o", ("/org/freedesktop/secrets/prompt/p1",)))
+            else:
+                print(member, path, flush=True)
+                conn.send(new_error(msg, "org.freedesktop.DBus.Error.UnknownMethod", "s", (str(member),)))
+        """
 }
 #endif

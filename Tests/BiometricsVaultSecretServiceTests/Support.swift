@@ -389,4 +389,44 @@ final class BusMonitor {
 
     deinit { stop() }
 }
+
+/// A fake Secret Service provider (python with jeepney) on a private bus, for what gnome-keyring cannot
+/// be made to do. Its script prints "ready" once it owns `org.freedesktop.secrets`, then one line per
+/// call it wants the test to see.
+final class FakeProvider {
+    private let child: Shell.Child
+    private var stopped = false
+
+    init(script: String, on bus: PrivateKeyring) throws {
+        child = try Shell.spawn(try Daemon.pythonKeyring(), ["-c", script], environment: bus.environment)
+        guard try Shell.readLine(child.stdout) == "ready" else {
+            stop()
+            throw TestFailure("the fake provider did not start")
+        }
+    }
+
+    /// Stops the provider and returns the lines it printed after "ready". Stopping first means a store
+    /// that never called cannot make the test wait for a line that never comes.
+    func stopAndReadCalls() -> [String] {
+        stop()
+        var lines = [String]()
+        while let line = try? Shell.readLine(child.stdout) { lines.append(line) }
+        return lines
+    }
+
+    private func stop() {
+        guard !stopped else { return }
+        stopped = true
+        kill(child.pid, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+    }
+
+    deinit {
+        stop()
+        close(child.stdin)
+        close(child.stdout)
+        close(child.stderr)
+    }
+}
 #endif

@@ -35,26 +35,14 @@ struct TransportEncryptionTests {
     /// always offers the encrypted algorithm, so it cannot show this.
     @Test func aProviderWithoutEncryptedSessionsIsRefused() throws {
         let bus = try PrivateKeyring(withKeyring: false)
-        let provider = try Shell.spawn(try Daemon.pythonKeyring(), ["-c", Self.plainOnlyProvider], environment: bus.environment)
-        defer {
-            kill(provider.pid, SIGTERM)
-            var status: Int32 = 0
-            while waitpid(provider.pid, &status, 0) < 0 && errno == EINTR {}
-            close(provider.stdin)
-            close(provider.stdout)
-            close(provider.stderr)
-        }
-        #expect(try Shell.readLine(provider.stdout) == "ready")
+        let provider = try FakeProvider(script: Self.plainOnlyProvider, on: bus)
         let driver = try StoreDriver(environment: bus.environment)
         let answer = try driver.send("init-why")
         #expect(answer.hasPrefix("error storeUnavailable: "), "\(answer)")
         #expect(answer.contains("offers no encrypted session"), "\(answer)")
-        // The provider was asked for the encrypted algorithm, and never for `plain`. It is stopped before
-        // its output is read to the end, so a store that never asked cannot hang the test.
-        kill(provider.pid, SIGTERM)
-        var asked = [String]()
-        while let line = try? Shell.readLine(provider.stdout) { asked.append(line) }
-        #expect(asked == ["Get", "OpenSession dh-ietf1024-sha256-aes128-cbc-pkcs7"], "\(asked)")
+        // The provider was asked for the encrypted algorithm, and never for `plain`.
+        let calls = provider.stopAndReadCalls()
+        #expect(calls == ["Get", "OpenSession dh-ietf1024-sha256-aes128-cbc-pkcs7"], "\(calls)")
     }
 
     /// Owns org.freedesktop.secrets and prints each method call's member (and each OpenSession's
