@@ -21,7 +21,8 @@
 // about 1.5 ms of a 9 ms `show` (Docs/Benchmarks.md). A provider without that algorithm is refused, where
 // libsecret would fall back to sending secrets in the clear.
 // - `Service.GetSecrets` for one item: one round trip; the secret comes back encrypted with the session's key.
-// - `Collection.CreateItem` with `replace` on the "default" alias: one round trip. It returns the new
+// - `Collection.CreateItem` with `replace` in the default collection, found with `Service.ReadAlias` (not
+//   at the alias's path: `Call.defaultCollection()` says why): two round trips. It returns the new
 //   item's path (the store's replace protocol needs it) and never creates a missing default collection (a
 //   prompt); a prompt it asks for instead (a locked collection) is `storeLocked`, never shown.
 // - Item attributes, the Created time and the collection's Locked flag: `org.freedesktop.DBus.Properties.Get`.
@@ -87,7 +88,6 @@ final class LibSecretClient: Sendable {
     }
 
     static let secretsBusName = "org.freedesktop.secrets"
-    static let defaultCollectionPath = "/org/freedesktop/secrets/aliases/default"
 
     init(timeout: Duration) {
         self.timeout = timeout
@@ -190,11 +190,9 @@ final class LibSecretClient: Sendable {
             ])
             let parameters = tuple([properties, value, g_variant_new_boolean(1)])
             guard let reply = try handle.call(
-                LibSecretClient.defaultCollectionPath, "org.freedesktop.Secret.Collection", "CreateItem", parameters,
+                try defaultCollection(), "org.freedesktop.Secret.Collection", "CreateItem", parameters,
                 replyType: "(oo)", deadline: deadline, timeout: timeout)
-            else {
-                throw VaultError(.storeUnavailable, underlying: .message("the Secret Service has no default collection"))
-            }
+            else { throw Self.noDefaultCollection }
             defer { g_variant_unref(reply) }
             // A prompt means the service wants the user to confirm (a locked collection): this library never
             // shows one, and the item is not created.
@@ -249,14 +247,32 @@ final class LibSecretClient: Sendable {
 
         /// Whether the default collection is locked. No default collection is `storeUnavailable`.
         func defaultCollectionIsLocked() throws(VaultError) -> Bool {
-            guard let value = try property(
-                LibSecretClient.defaultCollectionPath, interface: "org.freedesktop.Secret.Collection", name: "Locked")
-            else {
-                throw VaultError(.storeUnavailable, underlying: .message("the Secret Service has no default collection"))
-            }
+            guard let value = try property(try defaultCollection(), interface: "org.freedesktop.Secret.Collection", name: "Locked")
+            else { throw Self.noDefaultCollection }
             defer { g_variant_unref(value) }
             return g_variant_get_boolean(value) != 0
         }
+
+        /// The default collection's own path, from `ReadAlias("default")`.
+        ///
+        /// Why not address `/org/freedesktop/secrets/aliases/default`, as libsecret and python keyring do:
+        /// gnome-keyring 42 rewrites an alias path on its D-Bus worker thread, reading the alias's name while
+        /// its main thread replaces that string (and frees the old one) each time a new client connects. A
+        /// call to the alias can then reach a path built from freed memory: python keyring failed with
+        /// "Object does not exist at path /org/freedesktop/secrets/collection/l_d7K_da_8c" in this package's
+        /// parallel test run. `ReadAlias` is answered on the main thread, so it reads the name safely.
+        private func defaultCollection() throws(VaultError) -> String {
+            guard let reply = try handle.call(
+                "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias",
+                tuple([g_variant_new_string("default")]), replyType: "(o)", deadline: deadline, timeout: timeout)
+            else { throw LibSecretClient.unexpected("ReadAlias: no Secret Service object") }
+            defer { g_variant_unref(reply) }
+            guard let path = stringChild(reply, 0), path != "/" else { throw Self.noDefaultCollection }
+            return path
+        }
+
+        private static let noDefaultCollection = VaultError(
+            .storeUnavailable, underlying: .message("the Secret Service has no default collection"))
 
         /// Properties.Get; `nil` when the object does not exist.
         private func property(_ path: String, interface: String, name: String) throws(VaultError) -> OpaquePointer? {

@@ -48,6 +48,25 @@ struct PreparedConnectionTests {
         #expect(calls == ["Hello", "Get", "OpenSession", "SearchItems", "GetSecrets"], "\(calls)")
     }
 
+    /// No call goes to the default alias's path: gnome-keyring 42 can rewrite it into a path built from
+    /// freed memory when a new client connects meanwhile (LibSecret.swift, `Call.defaultCollection()`).
+    /// Writes, and the lock check behind an absent item, find the collection with ReadAlias instead.
+    @Test func noCallAddressesTheDefaultAlias() throws {
+        let keyring = try PrivateKeyring()
+        let monitor = try BusMonitor(keyring)
+        let driver = try StoreDriver(environment: keyring.environment)
+        #expect(try driver.send("init").hasPrefix("ok"))
+        #expect(try driver.send("write bv-test.alias alice plain {\"a\":1}") == "ok")
+        #expect(try driver.send("write bv-test.alias alice plain {\"a\":2}") == "ok")
+        #expect(try driver.send("read bv-test.alias nobody") == "none")
+        #expect(try driver.send("delete bv-test.alias alice") == "ok")
+        #expect(try driver.send("delete bv-test.alias alice") == "ok")
+        let capture = try monitor.capture()
+        #expect(capture.contains("member=ReadAlias"))
+        #expect(capture.contains("member=CreateItem"))
+        #expect(!capture.contains("path=/org/freedesktop/secrets/aliases"), "a call went to an alias's path")
+    }
+
     /// With no provider running, the first call starts one (D-Bus activation), as libsecret's proxy
     /// did with StartServiceByName: the private bus here can activate gnome-keyring.
     @Test func theFirstCallStartsAProviderThatIsNotRunning() throws {
