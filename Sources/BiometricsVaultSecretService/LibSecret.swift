@@ -127,6 +127,9 @@ final class LibSecretClient: Sendable {
         fileprivate let handle: ServiceHandle
         fileprivate let deadline: Deadline
         let timeout: Duration
+        /// The default collection's path, once this operation has asked for it (a conditional write of an
+        /// absent item needs it twice: the lock check, then CreateItem).
+        private let defaultCollectionPath = OperationMemo<String>()
 
         /// SearchItems over every collection, by attributes only (no `xdg:schema` is added), never unlocking.
         /// Any sequence of name-value pairs: the read path passes `KeyValuePairs`, because the first
@@ -262,12 +265,14 @@ final class LibSecretClient: Sendable {
         /// "Object does not exist at path /org/freedesktop/secrets/collection/l_d7K_da_8c" in this package's
         /// parallel test run. `ReadAlias` is answered on the main thread, so it reads the name safely.
         private func defaultCollection() throws(VaultError) -> String {
+            if let known = defaultCollectionPath.value { return known }
             guard let reply = try handle.call(
                 "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias",
                 tuple([g_variant_new_string("default")]), replyType: "(o)", deadline: deadline, timeout: timeout)
             else { throw LibSecretClient.unexpected("ReadAlias: no Secret Service object") }
             defer { g_variant_unref(reply) }
             guard let path = stringChild(reply, 0), path != "/" else { throw Self.noDefaultCollection }
+            defaultCollectionPath.value = path
             return path
         }
 
@@ -583,6 +588,11 @@ final class ServiceHandle: @unchecked Sendable {
     }
 
     deinit { g_object_unref(UnsafeMutableRawPointer(connection)) }
+}
+
+/// A value one operation (one ``LibSecretClient/Call``, used by one thread) computes once and reuses.
+final class OperationMemo<Value> {
+    var value: Value?
 }
 
 /// A `GCancellable` that a timer cancels when the operation's time is up.

@@ -81,6 +81,15 @@ while let line = readLine() {
                 for: SecretItemID(service: words[1], key: words[2]), authorization: nil)
             return "ok"
         }
+    case "write-new" where words.count == 4:
+        // A plain item written only if the key holds none (the conditional write of `storeToKeychain`).
+        reply = answer {
+            guard let store else { return "error noStore" }
+            try store.write(
+                StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: words[3])),
+                for: SecretItemID(service: words[1], key: words[2]), if: .absent, authorization: nil)
+            return "ok"
+        }
     case "read" where words.count == 3:
         reply = answer {
             guard let store else { return "error noStore" }
