@@ -15,7 +15,7 @@
 #                                     doing only libsecret's read and fprintd's check (Benchmarks/PlatformFloor)
 # Each comparison is measured side by side (interleaved) inside its own script; absolute numbers drift
 # with the machine's load, ratios much less. Every log is kept in $BV_BENCH_DIR (default .build-bench/logs).
-# The table prints each ratio next to its goal (issue 14) and whether this run met it.
+# The table prints each ratio next to its goal (Docs/Benchmarks.md says why each) and whether this run met it.
 #
 # All Secret Service figures use a private, unlocked gnome-keyring on a private session bus started for
 # this run (scripts/setup/20-secret-service.sh), so your own keyring is never touched and no prompt shows.

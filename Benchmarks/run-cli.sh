@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Whole-process benchmark: `biometrics-vault show` of a plain item vs `secret-tool lookup` of the same
 # item (python keyring's attributes), and vs python `keyring.get_password` of it, with hyperfine.
-# Goals (issue 14): show <= 1.20x secret-tool lookup; show >= 10x faster than python keyring.
+# Goals (Docs/Benchmarks.md): show <= 1.20x secret-tool lookup; show >= 10x faster than python keyring.
 # Without a usable Secret Service it compares the file store's `show` against `cat` of a file, and says so.
 #   bash Benchmarks/run-cli.sh     # SCRATCH=.build-xyz to build elsewhere; RUNS=20 ROUNDS=6
 #                                  # BV_PYTHON_KEYRING=<python with keyring> (default: python3, if it has it)
