@@ -7,7 +7,7 @@
 //   FileStoreBenchmark reads <dir> <count> [iterations]
 //                                                  store read vs bare open+read+close, at <count> items
 //
-// Goals (reference/performance-anchors.md): durable write <= 1.3x the bare durable write; reads a few µs.
+// Goals (Docs/Benchmarks.md): durable write <= 1.3x the bare durable write; a read at 10,000 items <= 1.2x one at 10.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

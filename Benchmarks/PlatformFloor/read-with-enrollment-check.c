@@ -6,7 +6,7 @@
 //   - on the main thread, what `secret-tool lookup` does: libsecret's lookup of one item by
 //     service/username (session bus, Secret Service session with its key exchange, SearchItems,
 //     GetSecrets), and print the secret;
-//   - on a second thread, started first, what DESIGN §1 needs to tell `.keychainUpgradable` from
+//   - on a second thread, started first, what `retrieveVault` needs to tell `.keychainUpgradable` from
 //     `.keychain`: fprintd's GetDefaultDevice and ListEnrolledFingers on the system bus (fprintd asks
 //     polkit before it answers the latter).
 //

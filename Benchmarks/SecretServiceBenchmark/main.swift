@@ -1,6 +1,6 @@
 // Vault read through the Secret Service store vs a raw libsecret lookup of the same item, in-process,
 // interleaved in one run (absolute numbers drift ±8 % between runs; the ratio is the figure to watch).
-// Goal (shared performance anchors): vault read <= 1.10x raw `secret_password_lookupv_sync`.
+// Goal (Docs/Benchmarks.md): vault read <= 1.10x raw `secret_password_lookupv_sync`.
 // Run: bash Benchmarks/run-secret-service.sh   (needs a session bus with an unlocked gnome-keyring)
 #if os(Linux)
 import BiometricsVaultCore
