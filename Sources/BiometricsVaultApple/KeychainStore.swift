@@ -8,8 +8,11 @@ import Foundation
 /// - `kSecClass` = generic password, `kSecAttrService` = the vault's service (by default the bundle id, as
 ///   0.30 used), `kSecAttrAccount` = the key;
 /// - `kSecValueData` = the credentials JSON, exactly what 0.30 stored;
-/// - `kSecAttrGeneric` = the ``ItemHeader`` text (`bv1;biometryCurrentSet;…`). A 0.30 item has none: it is
-///   read as a legacy item (format version 0) and moved into the current format on its next write.
+/// - `kSecAttrGeneric` = the ``ItemHeader`` text (`bv1;biometryCurrentSet;bsh-…`, the enrollment binding
+///   tagged with its source: ``EnrollmentBinding``). A 0.30 item has none: it is read as a legacy item
+///   (format version 0) and moved into the current format on its next write.
+/// - beside a protected item, a passcode marker (``Slot/passcodeMarker``), so that an item the OS deleted
+///   with the device passcode reads as ``VaultInvalidation/passcodeRemoved``.
 ///
 /// Plain items get `kSecAttrAccessible` = ``KeychainAccessibility`` (default `afterFirstUnlock`, as 0.30)
 /// and may sync through iCloud Keychain. Protected items get `kSecAttrAccessControl` from

@@ -5,8 +5,7 @@
 // Deliberate choices (limits: Docs/Apple.md):
 // - `LAContext` is NOT Sendable, and the reply closures are `@Sendable`, as the current SDK docs show.
 // - Availability is the SDK's (iOS 18 / macOS 15 SDK), from each page's metadata, in the short form
-//   `@available(iOS X, macOS Y, visionOS Z, *)`; `@available(tvOS, unavailable)` stands for
-//   API_UNAVAILABLE(tvos). Linux ignores platform availability, so scripts/extra-tests/20-apple-stubs.sh
+//   `@available(<platform> <version>, …, *)`; the tvOS unavailability mark stands for API_UNAVAILABLE(tvos). Linux ignores platform availability, so scripts/extra-tests/20-apple-stubs.sh
 //   rewrites the marks above the package's deployment floor into custom availability domains and
 //   type-checks the backend again: a newer API outside a matching `if #available` fails there.
 // - `evaluatedPolicyDomainState` is deprecated from iOS 18 / macOS 15 / visionOS 2, above our floors,

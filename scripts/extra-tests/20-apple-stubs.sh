@@ -20,12 +20,14 @@ rm -rf "$available" && mkdir -p "$available"
 for dir in Stubs/CoreFoundationStubs Stubs/SecurityStubs Stubs/LocalAuthenticationStubs Sources/BiometricsVaultApple; do
     mkdir -p "$available/$dir" && cp "$dir"/*.swift "$available/$dir/"
 done
-# The floors: Package.swift's `platforms:`.
-domains=$(perl -e '
-    my %floor = (iOS => "16", macOS => "13", visionOS => "1", tvOS => "16", watchOS => "9");
+# The floors: Package.swift's `platforms:` (`.iOS(.v16)` is iOS 16, `.macOS(.v10_15)` macOS 10.15).
+floors=$(grep -o '\.\(iOS\|macOS\|visionOS\|tvOS\|watchOS\)(\.v[0-9_]*)' Package.swift | sed 's/^\.\(.*\)(\.v\(.*\))$/\1=\2/; s/_/./g')
+[ "$(echo "$floors" | wc -l)" -eq 5 ] || { echo "cannot read the five deployment floors from Package.swift" >&2; exit 1; }
+domains=$(FLOORS="$floors" perl -e '
+    my %floor = map { split /=/ } split /\n/, $ENV{FLOORS};
     my $platform = qr/iOS|macOS|visionOS|tvOS|watchOS/;
     sub newer { my ($v, $f) = @_; my @v = split /\./, $v; my @f = split /\./, $f;
-        for my $i (0 .. 2) { my ($a, $b) = ($v[$i] // 0, $f[$i] // 0); return $a > $b if $a != $b } 0 }
+        for my $i (0 .. 2) { my ($x, $y) = ($v[$i] // 0, $f[$i] // 0); return $x > $y if $x != $y } 0 }
     sub domain { my ($p, $v) = @_; $v =~ s/(\.0)+$//; $v =~ tr/./_/; "${p}_$v" }
     sub pairs { map { [split / /] } split /, /, $_[0] }
     my (%domains, %text);
@@ -46,7 +48,11 @@ domains=$(perl -e '
         # Versioned deprecations (`@available(iOS, introduced: 9.0, deprecated: 18.0)`) are above the floor
         # and draw no warning there: dropped.
         $text =~ s/\@available\((?:$platform), introduced:[^)]*\)//g;
+        # `@available(tvOS, unavailable)`: the backend is compiled out there by its `#if`; nothing to check.
+        $text =~ s/\@available\((?:$platform), unavailable\)//g;
         $text =~ s/^(?:\@_exported )?import BiometricsVault(?:CoreFoundation|Security|LocalAuthentication)Stubs\b//mg;
+        # A mark in another form would pass unchecked: refuse it.
+        die "$file: an availability mark this check does not understand: $&\n" if $text =~ /[\@#]available\((?:$platform)\b[^)]*\)/;
         open my $out, ">", $file or die; print $out $text;
     }
     print join(" ", sort keys %domains), "\n";
