@@ -142,12 +142,10 @@ struct EnrollmentBindingTests {
     @Test func aBareBindingFromBeforeTheUpgradeIsNotAnEnrollmentChange() async throws {
         let device = FakeLADevice()
         let keychain = FakeKeychain(enrollment: device.enrollmentReadings)
-        let authorization = try await device.authenticator.authenticate(for: .biometryCurrentSet, prompt: .default)
         keychain.seed(
             .init(service: service, account: key, fileBased: false, generic: Data("bv1;biometryCurrentSet;5d01".utf8),
                 value: SecretBytes(utf8: #"{"user":"alice","token":"t1"}"#), accessible: nil,
                 accessControl: .biometryCurrentSet, synchronizable: false))
-        authorization.invalidate()
         guard case .locked(let locked) = try VaultFactory<Login>.retrieveVaultOrThrow(key: key, configuration: configuration(device, keychain))
         else { Issue.record("a bare binding read as an enrollment change"); return }
         #expect(try await locked.unlock().credentials == alice)
