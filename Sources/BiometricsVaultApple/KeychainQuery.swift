@@ -192,7 +192,7 @@ package struct KeychainCopyResult: Equatable, Sendable {
     }
 }
 
-/// The four SecItem calls (plus the enrollment probe 0.30 items need), as the store uses them.
+/// The four SecItem calls (plus the enrollment probe stored bindings are compared with), as the store uses them.
 ///
 /// `SystemKeychainClient` is the real one and the only code that calls SecItem*; tests use fakes.
 /// Statuses are `OSStatus` values.
@@ -201,8 +201,10 @@ package protocol KeychainClient: Sendable {
     func copyMatching(_ query: KeychainQuery) -> KeychainCopyResult
     func update(_ query: KeychainQuery, _ attributesToUpdate: KeychainQuery) -> Int32
     func delete(_ query: KeychainQuery) -> Int32
-    /// The enrolled biometric set now (for 0.30 biometric items, which carry no header), or `nil`.
-    func currentBiometricEnrollment() -> EnrollmentFingerprint?
+    /// The enrolled biometric set now, from every source LocalAuthentication offers (``EnrollmentReadings/none``
+    /// without LocalAuthentication or enrollment): the binding of 0.30 items, which carry no header, and
+    /// what a binding stored from another source is checked against.
+    func currentEnrollmentReadings() -> EnrollmentReadings
 }
 
 /// What differs between Keychain implementations on Apple platforms.

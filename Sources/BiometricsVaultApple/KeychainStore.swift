@@ -8,8 +8,11 @@ import Foundation
 /// - `kSecClass` = generic password, `kSecAttrService` = the vault's service (by default the bundle id, as
 ///   0.30 used), `kSecAttrAccount` = the key;
 /// - `kSecValueData` = the credentials JSON, exactly what 0.30 stored;
-/// - `kSecAttrGeneric` = the ``ItemHeader`` text (`bv1;biometryCurrentSet;…`). A 0.30 item has none: it is
-///   read as a legacy item (format version 0) and moved into the current format on its next write.
+/// - `kSecAttrGeneric` = the ``ItemHeader`` text (`bv1;biometryCurrentSet;bsh-…`, the enrollment binding
+///   tagged with its source: ``EnrollmentBinding``). A 0.30 item has none: it is read as a legacy item
+///   (format version 0) and moved into the current format on its next write.
+/// - beside a protected item, a passcode marker (``Slot/passcodeMarker``), so that an item the OS deleted
+///   with the device passcode reads as ``VaultInvalidation/passcodeRemoved``.
 ///
 /// Plain items get `kSecAttrAccessible` = ``KeychainAccessibility`` (default `afterFirstUnlock`, as 0.30)
 /// and may sync through iCloud Keychain. Protected items get `kSecAttrAccessControl` from
@@ -106,7 +109,7 @@ public struct KeychainStore: SecretStore {
 
     // MARK: Where items live
 
-    /// The three places an item's bytes can be.
+    /// The three places an item's bytes can be, and the marker of a protected item.
     package enum Slot: Hashable, Sendable {
         /// The item under its key.
         case primary
@@ -114,13 +117,28 @@ public struct KeychainStore: SecretStore {
         case staging
         /// macOS: a BiometricsVault 0.30 item in the file-based keychain.
         case fileBasedKeychain
+        /// A plain item without data that says the key holds a protected item. Removing the device
+        /// passcode deletes every protected item ("when passcode set, this device only") but not this one,
+        /// so a key whose item vanished while its marker remains reads as ``VaultInvalidation/passcodeRemoved``.
+        case passcodeMarker
     }
 
-    /// Staging accounts start with a control character, which ``SecretItemID`` rejects in keys.
+    /// Staging and marker accounts start with a control character, which ``SecretItemID`` rejects in keys.
     package static let stagingPrefix = "\u{1}bv-staging\u{1}"
+    package static let passcodeMarkerPrefix = "\u{1}bv-protected\u{1}"
 
     package func account(for id: SecretItemID, in slot: Slot) -> String {
-        slot == .staging ? Self.stagingPrefix + id.key : id.key
+        switch slot {
+        case .primary, .fileBasedKeychain: id.key
+        case .staging: Self.stagingPrefix + id.key
+        case .passcodeMarker: Self.passcodeMarkerPrefix + id.key
+        }
+    }
+
+    /// `.passcodeRemoved` when the key's protected item is gone and its marker is still there.
+    public func vanishedItemReason(_ id: SecretItemID) -> VaultInvalidation? {
+        let marker = try? Self.serialised { try attributes(id, in: .passcodeMarker) }
+        return marker.flatMap { $0 } == nil ? nil : .passcodeRemoved
     }
 
     // MARK: Queries (pure; the tests assert them exactly)
@@ -186,6 +204,17 @@ public struct KeychainStore: SecretStore {
         return query
     }
 
+    /// The marker of a protected item: plain, this device only (never synced, so it never outlives the
+    /// item on another device), readable after the first unlock like the items it stands for.
+    package func passcodeMarkerAddQuery(for id: SecretItemID) -> KeychainQuery {
+        var query = KeychainQuery([.itemClass: .genericPassword, .service: .text(id.service)])
+        query[.account] = .text(account(for: id, in: .passcodeMarker))
+        if let accessGroup { query[.accessGroup] = .text(accessGroup) }
+        if platform.usesDataProtectionKeychain { query[.useDataProtectionKeychain] = .bool(true) }
+        query[.accessible] = .accessibility(.afterFirstUnlockThisDeviceOnly)
+        return query
+    }
+
     /// What an in-place update changes: the value and the header, never the access control.
     package func contentUpdate(_ item: StoredItem, payload: SecretBytes) -> KeychainQuery {
         KeychainQuery([.valueData: .secret(payload), .generic: .textData(item.header.attributeValue)])
@@ -220,11 +249,36 @@ public struct KeychainStore: SecretStore {
             let payload = try readData(id, in: slot, context: .nonInteractive, operation: .plain)
             return payload.map { StoredItem(header: header, payload: $0) }
         case .protected(let policy):
-            guard authorization != nil else { return StoredItem(header: header, payload: nil) }
+            let compared = comparableHeader(header)
+            guard let authorization else { return StoredItem(header: compared, payload: nil) }
             let operation = KeychainStatus.Operation.protected(policy, evaluatedContext: context != .nonInteractive)
             let payload = try readData(id, in: slot, context: context, operation: operation)
-            return payload.map { StoredItem(header: header, payload: $0) }
+            if payload != nil, compared != header, authorization.enrollment == compared.enrollment {
+                rebind(id, in: slot, to: compared, context: context)
+            }
+            return payload.map { StoredItem(header: compared, payload: $0) }
         }
+    }
+
+    /// The header with its enrollment binding as the vault should compare it (``EnrollmentBinding``): a
+    /// binding stored from `evaluatedPolicyDomainState` is checked against that source and, when it
+    /// still matches, read as the current `domainState` binding, so an OS upgrade is not an enrollment
+    /// change. A binding from the newest source needs no probe.
+    private func comparableHeader(_ header: ItemHeader) -> ItemHeader {
+        guard header.protection.policy?.bindsEnrollment == true, let stored = header.enrollment,
+            EnrollmentBinding.parse(stored).source != .biometryStateHash
+        else { return header }
+        var compared = header
+        compared.enrollment = EnrollmentBinding.comparable(stored: stored, now: client.currentEnrollmentReadings())
+        return compared
+    }
+
+    /// After an authenticated read of an item whose binding came from an older source: stores the current
+    /// binding, so later reads compare it directly. Best effort: on failure the next read translates again.
+    private func rebind(_ id: SecretItemID, in slot: Slot, to header: ItemHeader, context: KeychainContextReference) {
+        guard case .evaluated = context else { return }
+        _ = client.update(
+            identityQuery(id, in: slot, context: context), KeychainQuery([.generic: .textData(header.attributeValue)]))
     }
 
     /// A 0.30 item: no header. Its data, read without interaction, tells plain from biometric: the
@@ -242,7 +296,7 @@ public struct KeychainStore: SecretStore {
             // 0.30 protected every biometric item with .biometryCurrentSet. It recorded no enrollment; the
             // OS still enforces its own, so the item is taken as bound to the current one.
             let header = Self.legacyHeader(
-                .protected(.biometryCurrentSet), enrollment: authorization?.enrollment ?? client.currentBiometricEnrollment())
+                .protected(.biometryCurrentSet), enrollment: authorization?.enrollment ?? client.currentEnrollmentReadings().current)
             guard authorization != nil else { return StoredItem(header: header, payload: nil) }
             let operation = KeychainStatus.Operation.protected(
                 .biometryCurrentSet, evaluatedContext: context != .nonInteractive)
@@ -311,6 +365,7 @@ public struct KeychainStore: SecretStore {
         let added = client.add(addQuery(item, payload: payload, for: id, in: .primary, context: context))
         if added == KeychainStatus.success {
             discardLeftovers(of: id, context: context)
+            recordProtection(of: item.header, for: id)
             return
         }
         guard added == KeychainStatus.duplicateItem else { throw KeychainStatus.error(added, during: operation) }
@@ -324,9 +379,22 @@ public struct KeychainStore: SecretStore {
             let updated = client.update(
                 identityQuery(id, in: .primary, context: context), contentUpdate(item, payload: payload))
             guard updated == KeychainStatus.success else { throw KeychainStatus.error(updated, during: operation) }
+            // A protected item written by an earlier version has no marker yet.
+            if item.header.protection != .none { recordProtection(of: item.header, for: id) }
             return
         }
         try replaceThroughStaging(item, payload: payload, for: id, context: context, operation: operation)
+        recordProtection(of: item.header, for: id)
+    }
+
+    /// After a write: a protected item gets its marker, a plain one loses it. Added only once the item is
+    /// complete, so a marker never stands for an item that was not written; best effort (without it a
+    /// vanished item reads as plain empty, as before markers existed).
+    private func recordProtection(of header: ItemHeader, for id: SecretItemID) {
+        switch header.protection {
+        case .none: _ = client.delete(identityQuery(id, in: .passcodeMarker, context: .nonInteractive))
+        case .protected: _ = client.add(passcodeMarkerAddQuery(for: id))
+        }
     }
 
     /// Changes the access control: new item complete first, then the old one goes, then the rename.
@@ -367,9 +435,12 @@ public struct KeychainStore: SecretStore {
         _ = client.delete(identityQuery(id, in: .fileBasedKeychain, context: .nonInteractive))
     }
 
-    /// Deletes the places a read falls back to first, so a failure never resurrects an older copy.
+    /// Deletes the marker first (a failure after it loses only the reason a vanished item would be
+    /// given, never reports a deleted item as destroyed), then the places a read falls back to, so a
+    /// failure never resurrects an older copy.
     private func deleteSerialised(_ id: SecretItemID) throws {
-        var slots: [Slot] = platform.hasFileBasedKeychain ? [.fileBasedKeychain] : []
+        var slots: [Slot] = [.passcodeMarker]
+        if platform.hasFileBasedKeychain { slots.append(.fileBasedKeychain) }
         slots += [.staging, .primary]
         for slot in slots {
             let status = client.delete(identityQuery(id, in: slot, context: .nonInteractive))
@@ -387,7 +458,7 @@ public struct KeychainStore: SecretStore {
             let result = client.copyMatching(listQuery(service: service, in: slot))
             switch result.status {
             case KeychainStatus.success:
-                for account in result.items.compactMap(\.account) {
+                for account in result.items.compactMap(\.account) where !account.hasPrefix(Self.passcodeMarkerPrefix) {
                     // A staged item is listed under its key: it is the item if its replace was interrupted.
                     keys.insert(account.hasPrefix(Self.stagingPrefix) ? String(account.dropFirst(Self.stagingPrefix.count)) : account)
                 }

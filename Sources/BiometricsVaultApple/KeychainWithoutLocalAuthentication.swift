@@ -3,7 +3,7 @@
 // LocalAuthentication authenticator, so there is no evaluated context and no enrollment to read.
 extension SystemKeychainClient {
     package static var platformDefault: SystemKeychainClient {
-        SystemKeychainClient(makeNonInteractiveContext: { nil }, currentBiometricEnrollment: { nil })
+        SystemKeychainClient(makeNonInteractiveContext: { nil }, currentEnrollmentReadings: { .none })
     }
 }
 #endif

@@ -43,14 +43,16 @@ package struct LocalAuthenticationProbe: Hashable, Sendable {
     package var errorCode: Int?
     /// `LABiometryType.rawValue`.
     package var biometryTypeRawValue: Int
-    /// `domainState.biometry.stateHash` (iOS 18 / macOS 15), else `evaluatedPolicyDomainState`.
-    package var domainState: Data?
+    /// `domainState.biometry.stateHash` (iOS 18 / macOS 15 / visionOS 2) and `evaluatedPolicyDomainState`.
+    package var enrollment: EnrollmentReadings
 
-    package init(canEvaluate: Bool, errorCode: Int? = nil, biometryTypeRawValue: Int = 0, domainState: Data? = nil) {
+    package init(
+        canEvaluate: Bool, errorCode: Int? = nil, biometryTypeRawValue: Int = 0, enrollment: EnrollmentReadings = .none
+    ) {
         self.canEvaluate = canEvaluate
         self.errorCode = errorCode
         self.biometryTypeRawValue = biometryTypeRawValue
-        self.domainState = domainState
+        self.enrollment = enrollment
     }
 }
 
@@ -162,7 +164,7 @@ package enum LocalAuthenticationMapping {
     }
 
     /// The enrolled set from a probe of `.biometrics`:
-    /// - enrolled: a fingerprint of the domain state (hex when short, else hashed);
+    /// - enrolled: its binding from the newest source the OS offers (``EnrollmentBinding``);
     /// - nothing enrolled: `nil` (Apple has then invalidated every `.biometryCurrentSet` item);
     /// - anything else (lockout, no passcode, no hardware, no domain state): thrown, so that nothing is
     ///   declared invalidated on a guess.
@@ -171,18 +173,15 @@ package enum LocalAuthenticationMapping {
             if probe.errorCode == LAErrorCode.biometryNotEnrolled { return nil }
             throw error(code: probe.errorCode)
         }
-        guard let state = probe.domainState, !state.isEmpty else {
+        guard let current = probe.enrollment.current else {
             throw VaultError(.biometryNotAvailable, underlying: .message("no biometric domain state"))
         }
-        if state.count <= 64, let fingerprint = EnrollmentFingerprint(state.map { hexByte($0) }.joined()) {
-            return fingerprint
-        }
-        return EnrollmentFingerprint(hashing: state)
+        return current
     }
 
-    private static func hexByte(_ byte: UInt8) -> String {
-        let digits = String(byte, radix: 16)
-        return digits.count == 1 ? "0" + digits : digits
+    /// Every reading of the enrolled set a probe of `.biometrics` made; none when it could not evaluate.
+    package static func enrollmentReadings(from probe: LocalAuthenticationProbe) -> EnrollmentReadings {
+        probe.canEvaluate ? probe.enrollment : .none
     }
 }
 #endif

@@ -43,6 +43,11 @@ public struct LocalAuthenticator: Authenticator {
         try LocalAuthenticationMapping.enrollment(from: probe(.biometrics))
     }
 
+    /// The enrolled set from every source the OS offers, for comparing bindings stored from another one.
+    package func currentEnrollmentReadings() -> EnrollmentReadings {
+        LocalAuthenticationMapping.enrollmentReadings(from: probe(.biometrics))
+    }
+
     public func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
         let context = try await evaluate(
             LocalAuthenticationMapping.evaluation(for: policy), prompt: prompt,
@@ -72,6 +77,9 @@ public struct LocalAuthenticator: Authenticator {
         _ evaluation: LocalAuthenticationEvaluation, prompt: PromptText, availability: LocalAuthenticationPolicy
     ) async throws(VaultError) -> any LocalAuthenticationContext {
         if Task.isCancelled { throw Self.cancelled }
+        // evaluatePolicy raises an Objective-C exception on an empty localizedReason: refuse before any
+        // LAContext exists.
+        guard prompt.hasReason else { throw Self.noReason }
         let context = makeContext()
         // canEvaluatePolicy first: it is what fills in biometryType and the domain state, and it reports
         // "not enrolled", "locked out" and "no passcode" without showing anything.
@@ -102,5 +110,6 @@ public struct LocalAuthenticator: Authenticator {
     }
 
     private static let cancelled = VaultError(.systemCancel, underlying: .message("task cancelled"))
+    private static let noReason = VaultError(.invalidPrompt, underlying: .message("the prompt has no reason"))
 }
 #endif

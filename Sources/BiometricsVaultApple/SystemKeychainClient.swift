@@ -15,15 +15,15 @@ import BiometricsVaultSecurityStubs
 package struct SystemKeychainClient: KeychainClient {
     /// A fresh `LAContext` with `interactionNotAllowed = true`, where LocalAuthentication exists.
     let makeNonInteractiveContext: @Sendable () -> AnyObject?
-    let enrollment: @Sendable () -> EnrollmentFingerprint?
+    let enrollmentReadings: @Sendable () -> EnrollmentReadings
 
     package init(
         makeNonInteractiveContext: @escaping @Sendable () -> AnyObject?,
-        currentBiometricEnrollment: @escaping @Sendable () -> EnrollmentFingerprint?
+        currentEnrollmentReadings: @escaping @Sendable () -> EnrollmentReadings
     ) {
         assert(Self.sdkStatusCodesMatch(), "KeychainStatus disagrees with the SDK's errSec constants")
         self.makeNonInteractiveContext = makeNonInteractiveContext
-        self.enrollment = currentBiometricEnrollment
+        self.enrollmentReadings = currentEnrollmentReadings
     }
 
     package func add(_ attributes: KeychainQuery) -> Int32 {
@@ -47,7 +47,7 @@ package struct SystemKeychainClient: KeychainClient {
         withDictionary(query) { SecItemDelete($0) }
     }
 
-    package func currentBiometricEnrollment() -> EnrollmentFingerprint? { enrollment() }
+    package func currentEnrollmentReadings() -> EnrollmentReadings { enrollmentReadings() }
 
     /// The access control of protected items (also evaluated by the authenticator for `.devicePasscode`).
     static func makeAccessControl(

@@ -39,7 +39,10 @@ final class SystemLocalAuthenticationContext: LocalAuthenticationContext, @unche
             let canEvaluate = context.canEvaluatePolicy(Self.laPolicy(policy), error: &error)
             return LocalAuthenticationProbe(
                 canEvaluate: canEvaluate, errorCode: error.flatMap(Self.laErrorCode(of:)),
-                biometryTypeRawValue: context.biometryType.rawValue, domainState: Self.domainState(of: context))
+                biometryTypeRawValue: context.biometryType.rawValue,
+                enrollment: EnrollmentReadings(
+                    biometryStateHash: Self.biometryStateHash(of: context),
+                    policyDomainState: Self.policyDomainState(of: context)))
         }
     }
 
@@ -109,19 +112,25 @@ final class SystemLocalAuthenticationContext: LocalAuthenticationContext, @unche
         return nsError.domain == LAErrorDomain ? nsError.code : nil
     }
 
-    /// `domainState.biometry.stateHash` where it exists; `evaluatedPolicyDomainState` (deprecated there,
-    /// the only source before iOS 18 / macOS 15) elsewhere. Both are set by `canEvaluatePolicy`.
-    private static func domainState(of context: LAContext) -> Data? {
+    /// `domainState.biometry.stateHash`, where it exists. Set by `canEvaluatePolicy`.
+    private static func biometryStateHash(of context: LAContext) -> Data? {
         if #available(iOS 18.0, macOS 15.0, visionOS 2.0, *) {
             return context.domainState.biometry.stateHash
         }
-        return context.evaluatedPolicyDomainState
+        return nil
+    }
+
+    /// `evaluatedPolicyDomainState`: the only source before iOS 18 / macOS 15 / visionOS 2, deprecated
+    /// there but still read, so that a binding stored from it can be checked after an OS upgrade. Set by
+    /// `canEvaluatePolicy`. Outside any `#available` scope: the deprecation applies from iOS 18 only.
+    private static func policyDomainState(of context: LAContext) -> Data? {
+        context.evaluatedPolicyDomainState
     }
 }
 
 extension SystemKeychainClient {
-    /// Where LocalAuthentication exists: probes carry a non-interactive `LAContext`, and 0.30 items are
-    /// bound to the enrollment LocalAuthentication reports.
+    /// Where LocalAuthentication exists: probes carry a non-interactive `LAContext`; 0.30 items are bound to
+    /// the enrollment LocalAuthentication reports, and stored bindings are compared with its readings.
     package static var platformDefault: SystemKeychainClient {
         SystemKeychainClient(
             makeNonInteractiveContext: {
@@ -129,7 +138,7 @@ extension SystemKeychainClient {
                 context.interactionNotAllowed = true
                 return context
             },
-            currentBiometricEnrollment: { (try? LocalAuthenticator().currentEnrollment()) ?? nil })
+            currentEnrollmentReadings: { LocalAuthenticator().currentEnrollmentReadings() })
     }
 }
 #endif

@@ -52,6 +52,11 @@ public struct PromptText: Hashable, Sendable {
     }
 
     public static let `default` = PromptText(reason: "Unlock your saved credentials")
+
+    /// Whether ``reason`` has something to show: not empty, not only whitespace. Apple's `evaluatePolicy`
+    /// raises an Objective-C exception (a crash) on an empty reason, so authenticators refuse a prompt
+    /// without one with ``VaultError/Code/invalidPrompt`` before asking the platform.
+    public var hasReason: Bool { reason.contains { !$0.isWhitespace } }
 }
 
 /// The kind of biometric sensor an authenticator drives.
@@ -74,6 +79,10 @@ public enum VaultInvalidation: Hashable, Sendable {
     /// The app was reinstalled: the item outlived the app in the store, and the configuration's
     /// ``VaultConfiguration/installMarker`` (opt-in) had it deleted on the first retrieve of this install.
     case appReinstalled
+    /// The device passcode was removed, and the OS destroyed the protected item with it (Apple deletes
+    /// every "when passcode set, this device only" item). Reported by stores that can tell
+    /// (``SecretStore/vanishedItemReason(_:)``); set a passcode and sign in again.
+    case passcodeRemoved
 }
 
 /// Limits that apply to every backend.

@@ -69,6 +69,12 @@ public final class FaultInjectingStore: SecretStore {
         return try wrapped.listing(service: service)
     }
 
+    /// Forwarded, never failed and not counted: it cannot throw, and `retrieveVault` asks it only for a
+    /// key with nothing stored.
+    public func vanishedItemReason(_ id: SecretItemID) -> VaultInvalidation? {
+        wrapped.vanishedItemReason(id)
+    }
+
     private func call(_ operation: String) throws {
         let fails = state.withLock { state in
             state.calls += 1

@@ -21,6 +21,7 @@ public struct SimulatedAuthenticator: Authenticator {
 
     public func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
         if Task.isCancelled { throw VaultError(.systemCancel, underlying: .message("task cancelled")) }
+        try Self.requireReason(prompt)
         return try device.withLock { state -> Authorization in
             switch Self.route(policy, state) {
             case .unavailable(let error):
@@ -55,6 +56,7 @@ public struct SimulatedAuthenticator: Authenticator {
 
     public func authenticateOwner(prompt: PromptText) async throws {
         if Task.isCancelled { throw VaultError(.systemCancel, underlying: .message("task cancelled")) }
+        try Self.requireReason(prompt)
         try device.withLock { state in
             guard state.passcodeSet else { throw VaultError(.passcodeNotSet) }
             try Self.ownerPrompt(&state, prompt)
@@ -62,6 +64,11 @@ public struct SimulatedAuthenticator: Authenticator {
     }
 
     // MARK: Private
+
+    /// As LocalAuthenticator: no prompt without a reason (Apple's `evaluatePolicy` crashes on an empty one).
+    private static func requireReason(_ prompt: PromptText) throws(VaultError) {
+        guard prompt.hasReason else { throw VaultError(.invalidPrompt, underlying: .message("the prompt has no reason")) }
+    }
 
     private enum Route {
         case biometric

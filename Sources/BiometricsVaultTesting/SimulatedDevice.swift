@@ -27,7 +27,8 @@ public enum SimulatedPromptResult: Hashable, Sendable {
 ///   authentication (`reauthenticateOwner()`) succeeds. Cancels never count.
 /// - ``changeEnrollment()`` invalidates `.biometryCurrentSet` items; `.biometryAny` items survive.
 /// - ``setPasscode(_:)`` with `false` destroys every protected item (they are "when passcode set, this
-///   device only"), as iOS does.
+///   device only"), as iOS does; `retrieveVault` then reports `invalidation == .passcodeRemoved`, as the
+///   Keychain store does.
 public final class SimulatedDevice: Sendable {
     struct State: Sendable {
         var biometryType: BiometryType
@@ -40,6 +41,8 @@ public final class SimulatedDevice: Sendable {
         var ownerPromptCount = 0
         var failures = FailedAttemptCounter()
         var items: [SecretItemID: SimulatedKeychain.Entry] = [:]
+        /// Protected items destroyed by removing the passcode, until their key is written or deleted.
+        var destroyedWithPasscode: Set<SecretItemID> = []
         var keychainLocked = false
         var shownPrompts: [PromptText] = []
         /// The app's `UserDefaults` install markers (service, key); a reinstall clears them.
@@ -99,7 +102,10 @@ public final class SimulatedDevice: Sendable {
     public func setPasscode(_ isSet: Bool) {
         state.withLock { state in
             state.passcodeSet = isSet
-            if !isSet { state.items = state.items.filter { $0.value.header.protection == .none } }
+            guard !isSet else { return }
+            let destroyed = state.items.filter { $0.value.header.protection != .none }.keys
+            state.destroyedWithPasscode.formUnion(destroyed)
+            for id in destroyed { state.items[id] = nil }
         }
     }
 

@@ -7,6 +7,7 @@ import BiometricsVaultCore
 ///   with `interactionNotAllowed`).
 /// - A `.biometryCurrentSet` item whose enrollment changed cannot be read (`biometryChanged`).
 /// - Writing a protected item needs a valid authorization (`interactionNotAllowed` otherwise) and a passcode.
+/// - A protected item destroyed by removing the passcode is reported as `.passcodeRemoved`.
 /// - Items are kept as ``VaultEnvelope`` bytes, so damaged bytes surface as `corruptedItem`.
 public struct SimulatedKeychain: SecretStore {
     struct Entry: Sendable {
@@ -51,6 +52,7 @@ public struct SimulatedKeychain: SecretStore {
                 }
             }
             state.items[id] = Entry(header: item.header, envelope: VaultEnvelope.encode(item))
+            state.destroyedWithPasscode.remove(id)
         }
     }
 
@@ -58,6 +60,14 @@ public struct SimulatedKeychain: SecretStore {
         try device.withLock { state in
             if state.keychainLocked { throw VaultError(.storeLocked, underlying: .message("simulated keychain locked")) }
             state.items[id] = nil
+            state.destroyedWithPasscode.remove(id)
+        }
+    }
+
+    /// `.passcodeRemoved` for a protected item that ``SimulatedDevice/setPasscode(_:)`` destroyed.
+    public func vanishedItemReason(_ id: SecretItemID) -> VaultInvalidation? {
+        device.withLock { state in
+            state.items[id] == nil && state.destroyedWithPasscode.contains(id) ? .passcodeRemoved : nil
         }
     }
 

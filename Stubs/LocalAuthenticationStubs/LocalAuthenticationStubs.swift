@@ -4,15 +4,20 @@
 //
 // Deliberate choices (limits: Docs/Apple.md):
 // - `LAContext` is NOT Sendable, and the reply closures are `@Sendable`, as the current SDK docs show.
-// - `@available(iOS 17 / 18 …)` cannot be checked on Linux and is left out; the backend uses `#available`.
-// - `evaluatedPolicyDomainState` is deprecated only from iOS 18 / macOS 15 (above our deployment targets),
-//   so it is not marked deprecated here: an unconditional mark would reject correct code.
+// - Availability is the SDK's (iOS 18 / macOS 15 SDK), from each page's metadata, in the short form
+//   `@available(<platform> <version>, …, *)`; the tvOS unavailability mark stands for API_UNAVAILABLE(tvos). Linux ignores platform availability, so scripts/extra-tests/20-apple-stubs.sh
+//   rewrites the marks above the package's deployment floor into custom availability domains and
+//   type-checks the backend again: a newer API outside a matching `if #available` fails there.
+// - `evaluatedPolicyDomainState` is deprecated from iOS 18 / macOS 15 / visionOS 2, above our floors,
+//   where Swift does not warn; the long-form mark records it and the availability check ignores it.
 @_exported import BiometricsVaultCoreFoundationStubs
 import BiometricsVaultSecurityStubs  // SecAccessControl; deliberately not re-exported
 import Foundation
 
 /// localauthentication/lapolicy (raw values as listed by the .NET binding and tid-rs).
 // `@unchecked Sendable` copies how the SDK imports this NS_ENUM; a raw-value enum holds no state to race on.
+@available(iOS 8.0, macOS 10.10, visionOS 1.0, *)
+@available(tvOS, unavailable)
 public enum LAPolicy: Int, @unchecked Sendable {
     case deviceOwnerAuthenticationWithBiometrics = 1
     case deviceOwnerAuthentication = 2
@@ -21,15 +26,21 @@ public enum LAPolicy: Int, @unchecked Sendable {
     case deviceOwnerAuthenticationWithWristDetection = 5
 }
 
-/// localauthentication/labiometrytype; `.opticID` is iOS 17 / macOS 14.
+/// localauthentication/labiometrytype.
+@available(iOS 11.0, macOS 10.13.2, visionOS 1.0, *)
+@available(tvOS, unavailable)
 public enum LABiometryType: Int, @unchecked Sendable {
     case none = 0
     case touchID = 1
+    @available(iOS 11.0, macOS 10.15, visionOS 1.0, *)
     case faceID = 2
+    @available(iOS 17.0, macOS 14.0, visionOS 1.0, *)
     case opticID = 4
 }
 
 /// localauthentication/laaccesscontroloperation.
+@available(iOS 9.0, macOS 10.11, visionOS 1.0, *)
+@available(tvOS, unavailable)
 public enum LAAccessControlOperation: Int, @unchecked Sendable {
     case createItem = 0
     case useItem = 1
@@ -105,19 +116,25 @@ public struct LAError: CustomNSError, Hashable, @unchecked Sendable {
 /// Makes `catch LAError.userCancel { … }` type-check.
 public func ~= (code: LAError.Code, error: any Error) -> Bool { (error as? LAError)?.code == code }
 
-/// localauthentication/ladomainstatebiometry (iOS 18 / macOS 15 / visionOS 2).
+/// localauthentication/ladomainstatebiometry.
+@available(iOS 18.0, macOS 15.0, visionOS 2.0, *)
+@available(tvOS, unavailable)
 open class LADomainStateBiometry: NSObject {
     open var biometryType: LABiometryType { _appleSDKStub() }
     open var stateHash: Data? { _appleSDKStub() }
 }
 
-/// localauthentication/ladomainstate (iOS 18 / macOS 15 / visionOS 2).
+/// localauthentication/ladomainstate.
+@available(iOS 18.0, macOS 15.0, visionOS 2.0, *)
+@available(tvOS, unavailable)
 open class LADomainState: NSObject {
     open var biometry: LADomainStateBiometry { _appleSDKStub() }
     open var stateHash: Data? { _appleSDKStub() }
 }
 
 /// localauthentication/lacontext. Deliberately not Sendable.
+@available(iOS 8.0, macOS 10.10, visionOS 1.0, *)
+@available(tvOS, unavailable)
 open class LAContext: NSObject {
     public override init() { super.init() }
 
@@ -128,28 +145,40 @@ open class LAContext: NSObject {
     ) { _appleSDKStub() }
     open func evaluatePolicy(_ policy: LAPolicy, localizedReason: String) async throws -> Bool { _appleSDKStub() }
 
+    @available(iOS 9.0, macOS 10.11, visionOS 1.0, *)
     open func evaluateAccessControl(
         _ accessControl: SecAccessControl, operation: LAAccessControlOperation, localizedReason: String,
         reply: @escaping @Sendable (Bool, (any Error)?) -> Void
     ) { _appleSDKStub() }
+    @available(iOS 9.0, macOS 10.11, visionOS 1.0, *)
     open func evaluateAccessControl(
         _ accessControl: SecAccessControl, operation: LAAccessControlOperation, localizedReason: String
     ) async throws -> Bool { _appleSDKStub() }
 
+    @available(iOS 9.0, macOS 10.11, visionOS 1.0, *)
     open func invalidate() { _appleSDKStub() }
 
+    @available(iOS 11.0, macOS 10.13, visionOS 1.0, *)
     open var localizedReason: String { get { _appleSDKStub() } set { _appleSDKStub() } }
     open var localizedFallbackTitle: String? { get { _appleSDKStub() } set { _appleSDKStub() } }
+    @available(iOS 10.0, macOS 10.12, visionOS 1.0, *)
     open var localizedCancelTitle: String? { get { _appleSDKStub() } set { _appleSDKStub() } }
+    @available(iOS 9.0, macOS 10.12, visionOS 1.0, *)
     open var touchIDAuthenticationAllowableReuseDuration: TimeInterval {
         get { _appleSDKStub() }
         set { _appleSDKStub() }
     }
+    @available(iOS 11.0, macOS 10.13, visionOS 1.0, *)
     open var interactionNotAllowed: Bool { get { _appleSDKStub() } set { _appleSDKStub() } }
-    /// Set only after `canEvaluatePolicy(_:error:)` was called.
+    /// Set only after `canEvaluatePolicy(_:error:)` was called. visionOS 1.0 in the released iOS 18 SDK
+    /// (early Xcode 16 betas said visionOS 2.0; Apple corrected it, developer forums thread 756603).
+    @available(iOS 11.0, macOS 10.13.2, visionOS 1.0, *)
     open var biometryType: LABiometryType { _appleSDKStub() }
-    /// Deprecated in iOS 18 / macOS 15 in favour of `domainState` (see the header note).
+    /// Superseded by `domainState` (see the header note).
+    @available(iOS, introduced: 9.0, deprecated: 18.0, renamed: "domainState")
+    @available(macOS, introduced: 10.11, deprecated: 15.0, renamed: "domainState")
+    @available(visionOS, introduced: 1.0, deprecated: 2.0, renamed: "domainState")
     open var evaluatedPolicyDomainState: Data? { _appleSDKStub() }
-    /// iOS 18 / macOS 15 / visionOS 2.
+    @available(iOS 18.0, macOS 15.0, visionOS 2.0, *)
     open var domainState: LADomainState { _appleSDKStub() }
 }

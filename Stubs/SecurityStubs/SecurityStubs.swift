@@ -2,6 +2,8 @@
 // Only what BiometricsVaultApple uses, declared as Apple's SDK imports it into Swift. Source of each
 // declaration: the Swift declaration block of its page under developer.apple.com/documentation/security/.
 // A wrong signature here silently blesses wrong code: review changes like production code.
+// Availability: the SDK's introduction versions for what the backend uses (see LocalAuthenticationStubs.swift
+// for how the stub check enforces the marks above the deployment floor).
 @_exported import BiometricsVaultCoreFoundationStubs
 import Foundation
 
@@ -15,7 +17,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 }
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus { _appleSDKStub() }
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus { _appleSDKStub() }
-/// security/seccopyerrormessagestring(_:_:) (iOS 11.3+).
+/// security/seccopyerrormessagestring(_:_:).
+@available(iOS 11.3, macOS 10.3, tvOS 11.3, watchOS 4.3, *)
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
     _appleSDKStub()
 }
@@ -37,18 +40,18 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
     public init(rawValue: CFOptionFlags) { self.rawValue = rawValue }
 
     public static var userPresence: SecAccessControlCreateFlags { .init(rawValue: 1 << 0) }
-    /// iOS 11.3+, macOS 10.13.4+.
+    @available(iOS 11.3, macOS 10.13.4, *)
     public static var biometryAny: SecAccessControlCreateFlags { .init(rawValue: 1 << 1) }
     @available(*, deprecated, renamed: "biometryAny")
     public static var touchIDAny: SecAccessControlCreateFlags { .init(rawValue: 1 << 1) }
-    /// iOS 11.3+, macOS 10.13.4+.
+    @available(iOS 11.3, macOS 10.13.4, *)
     public static var biometryCurrentSet: SecAccessControlCreateFlags { .init(rawValue: 1 << 3) }
     @available(*, deprecated, renamed: "biometryCurrentSet")
     public static var touchIDCurrentSet: SecAccessControlCreateFlags { .init(rawValue: 1 << 3) }
     public static var devicePasscode: SecAccessControlCreateFlags { .init(rawValue: 1 << 4) }
     @available(*, deprecated, renamed: "companion")
     public static var watch: SecAccessControlCreateFlags { .init(rawValue: 1 << 5) }
-    /// iOS 18+, macOS 15+.
+    @available(iOS 18.0, macOS 15.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     public static var companion: SecAccessControlCreateFlags { .init(rawValue: 1 << 5) }
     public static var or: SecAccessControlCreateFlags { .init(rawValue: 1 << 14) }
     public static var and: SecAccessControlCreateFlags { .init(rawValue: 1 << 15) }
@@ -56,6 +59,7 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
     public static var applicationPassword: SecAccessControlCreateFlags { .init(rawValue: 1 << 31) }
 }
 
+@available(iOS 8.0, macOS 10.10, *)
 public func SecAccessControlCreateWithFlags(
     _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -92,7 +96,8 @@ nonisolated(unsafe) public let kSecReturnAttributes: CFString = "kSecReturnAttri
 nonisolated(unsafe) public let kSecMatchLimit: CFString = "kSecMatchLimit"
 nonisolated(unsafe) public let kSecMatchLimitOne: CFString = "kSecMatchLimitOne"
 nonisolated(unsafe) public let kSecMatchLimitAll: CFString = "kSecMatchLimitAll"
-/// security/ksecuseauthenticationcontext (iOS 9+, macOS 10.11+): the value is an `LAContext`.
+/// security/ksecuseauthenticationcontext: the value is an `LAContext`.
+@available(iOS 9.0, macOS 10.11, *)
 nonisolated(unsafe) public let kSecUseAuthenticationContext: CFString = "kSecUseAuthenticationContext"
 /// security/ksecuseauthenticationui: not deprecated; `…UISkip` is for SecItemCopyMatching only.
 nonisolated(unsafe) public let kSecUseAuthenticationUI: CFString = "kSecUseAuthenticationUI"
@@ -103,7 +108,8 @@ nonisolated(unsafe) public let kSecUseAuthenticationUIFail: CFString = "kSecUseA
 nonisolated(unsafe) public let kSecUseAuthenticationUIAllow: CFString = "kSecUseAuthenticationUIAllow"
 @available(*, deprecated, message: "Use kSecUseAuthenticationContext and set LAContext.localizedReason property")
 nonisolated(unsafe) public let kSecUseOperationPrompt: CFString = "kSecUseOperationPrompt"
-/// security/ksecusedataprotectionkeychain (iOS 13+, macOS 10.15+).
+/// security/ksecusedataprotectionkeychain.
+@available(iOS 13.0, macOS 10.15, *)
 nonisolated(unsafe) public let kSecUseDataProtectionKeychain: CFString = "kSecUseDataProtectionKeychain"
 
 // MARK: Result codes (SecBase.h; imported as `var errSecX: OSStatus { get }`)

@@ -15,6 +15,12 @@ import BiometricsVaultApple
 private let service = "com.example.app"
 private let key = "login"
 private let staging = "\u{1}bv-staging\u{1}login"
+private let marker = "\u{1}bv-protected\u{1}login"
+/// The passcode marker a protected write adds (plain, this device only, no data).
+private let markerAdd = Query([
+    .itemClass: .genericPassword, .service: .text(service), .account: .text(marker),
+    .accessible: .accessibility(.afterFirstUnlockThisDeviceOnly),
+])
 
 private func itemID() throws -> SecretItemID { try SecretItemID(service: service, key: key) }
 private func plain(_ text: String) -> StoredItem {
@@ -61,6 +67,8 @@ struct KeychainQueryTests {
                     ])),
                 // A staged item of an interrupted replace would now be stale.
                 .delete(identity(staging)),
+                // A plain item has no passcode marker.
+                .delete(identity(marker)),
             ])
     }
 
@@ -89,6 +97,9 @@ struct KeychainQueryTests {
         #expect(keychain.items.count == 1)
         #expect(keychain.items.first?.synchronizable == false)
         #expect(keychain.items.first?.accessControl == flags)
+        // Once the item is complete: its passcode marker.
+        #expect(keychain.calls.last == .add(markerAdd))
+        #expect(keychain.markers == [marker])
     }
 
     @Test func macOSUsesTheDataProtectionKeychainAndRetiresFileBasedItems() throws {
@@ -96,12 +107,13 @@ struct KeychainQueryTests {
         let store = KeychainStore(platform: .macOS, client: keychain)
         try store.write(plain("p"), for: itemID(), authorization: nil)
         let calls = keychain.calls
-        #expect(calls.count == 3)
+        #expect(calls.count == 4)
         guard case .add(let add) = calls.first else { Issue.record("first call is not an add"); return }
         #expect(add[.useDataProtectionKeychain] == .bool(true))
         #expect(calls[1] == .delete(identity(staging).merging([.useDataProtectionKeychain: .bool(true)])))
         // The 0.30 location (file-based keychain): no kSecUseDataProtectionKeychain, no group, no sync.
         #expect(calls[2] == .delete(identity(key)))
+        #expect(calls[3] == .delete(identity(marker).merging([.useDataProtectionKeychain: .bool(true)])))
     }
 
     @Test func synchronizableAndAccessGroupApplyToPlainItemsAndEveryQuery() throws {
@@ -148,12 +160,14 @@ struct KeychainQueryTests {
         try store.write(protected("one", .biometryAny), for: itemID(), authorization: authorization)
         keychain.resetCalls()
         try store.write(protected("two", .biometryAny), for: itemID(), authorization: authorization)
-        #expect(keychain.calls.count == 3)
+        #expect(keychain.calls.count == 4)
         #expect(
             keychain.calls[2]
                 == .update(
                     identity(key, .evaluated(context)),
                     Query([.valueData: .secret(SecretBytes(utf8: "two")), .generic: .textData("bv1;biometryAny")])))
+        // Items written before markers existed get one on their next write (a duplicate here).
+        #expect(keychain.calls[3] == .add(markerAdd))
     }
 
     @Test func upgradeGoesThroughAStagingItem() async throws {
@@ -171,12 +185,13 @@ struct KeychainQueryTests {
             .authenticationContext: .context(evaluated),
         ])
         let calls = keychain.calls
-        #expect(calls.count == 6)
+        #expect(calls.count == 7)
         #expect(calls[1] == .copy(attributesProbe(key)))
         #expect(calls[2] == .delete(identity(staging, evaluated)))
         #expect(calls[3] == .add(stagedAdd))
         #expect(calls[4] == .delete(identity(key, evaluated)))
         #expect(calls[5] == .update(identity(staging, evaluated), Query([.account: .text(key)])))
+        #expect(calls[6] == .add(markerAdd))
         #expect(keychain.items.map(\.account) == [key])
         #expect(keychain.items.first?.accessControl == .biometryCurrentSet)
         #expect(keychain.items.first?.accessible == nil)
@@ -190,7 +205,7 @@ struct KeychainQueryTests {
         keychain.resetCalls()
         try store.write(plain("plain"), for: itemID(), authorization: nil)
         let calls = keychain.calls
-        #expect(calls.count == 6)
+        #expect(calls.count == 7)
         #expect(
             calls[3]
                 == .add(
@@ -200,6 +215,8 @@ struct KeychainQueryTests {
                         .accessible: .accessibility(.afterFirstUnlock),
                     ])))
         #expect(calls[5] == .update(identity(staging), Query([.account: .text(key)])))
+        #expect(calls[6] == .delete(identity(marker)))
+        #expect(keychain.markers.isEmpty)
         let item = try #require(try store.read(itemID(), authorization: nil))
         #expect(item.header == ItemHeader(protection: .none))
         #expect(item.payload == SecretBytes(utf8: "plain"))
@@ -235,7 +252,11 @@ struct KeychainQueryTests {
             case .delete: "delete"
             }
         }
-        #expect(kinds == (from == to ? ["add", "copy", "update"] : ["add", "copy", "delete", "add", "delete", "update"]))
+        // Then the passcode marker: added for a protected item (kept up to date on an in-place update),
+        // deleted for a plain one (nothing to do when it stays plain).
+        let marking = to == .none ? (from == .none ? [] : ["delete"]) : ["add"]
+        #expect(kinds == (from == to ? ["add", "copy", "update"] : ["add", "copy", "delete", "add", "delete", "update"]) + marking)
+        #expect(keychain.markers == (to == .none ? [] : [marker]))
         let item = try #require(keychain.items.first)
         #expect(keychain.items.count == 1)
         #expect(item.account == key)
@@ -289,6 +310,11 @@ struct KeychainQueryTests {
         keychain.seed(
             .init(service: service, account: staging, fileBased: false, generic: Data("bv1;none".utf8),
                 value: SecretBytes(utf8: "x"), accessible: .afterFirstUnlock, accessControl: nil, synchronizable: false))
+        // A passcode marker is no key.
+        keychain.seed(
+            .init(service: service, account: "\u{1}bv-protected\u{1}c", fileBased: false, generic: nil,
+                value: SecretBytes([UInt8]()), accessible: .afterFirstUnlockThisDeviceOnly, accessControl: nil,
+                synchronizable: false))
         keychain.resetCalls()
         #expect(try store.keys(service: service) == ["b", key])
         #expect(
@@ -301,14 +327,15 @@ struct KeychainQueryTests {
             ])
     }
 
-    @Test func deleteRemovesStagingThenPrimaryAndTreatsMissingAsSuccess() throws {
+    @Test func deleteRemovesMarkerStagingThenPrimaryAndTreatsMissingAsSuccess() throws {
         let keychain = FakeKeychain(macOS: true)
         let store = KeychainStore(platform: .macOS, client: keychain)
         try store.delete(itemID())
         let dataProtection: [Query.Key: Query.Value] = [.useDataProtectionKeychain: .bool(true)]
         #expect(
             keychain.calls == [
-                .delete(identity(key)),  // the file-based keychain (0.30) first
+                .delete(identity(marker).merging(dataProtection)),  // the passcode marker first
+                .delete(identity(key)),  // the file-based keychain (0.30)
                 .delete(identity(staging).merging(dataProtection)),
                 .delete(identity(key).merging(dataProtection)),
             ])

@@ -184,8 +184,8 @@ struct KeychainStoreTests {
 
     @Test func a030BiometricItemIsLockedUnlocksAndMoves() async throws {
         let device = FakeLADevice()
-        // The same enrollment LocalAuthentication reports (domain state AB 01).
-        let keychain = FakeKeychain(enrollment: EnrollmentFingerprint("ab01"))
+        // The enrollment LocalAuthentication reports (stateHash AB 01).
+        let keychain = FakeKeychain(enrollment: device.enrollmentReadings)
         var item = Self.legacyPlain()
         item.accessible = nil
         item.accessControl = .biometryCurrentSet
@@ -202,14 +202,14 @@ struct KeychainStoreTests {
         #expect(unlocked.credentials == Login(user: "alice", token: "t1"))
         _ = try await unlocked.update(credentials: Login(user: "alice", token: "t3"))
         #expect(keychain.items.map(\.account) == [key])
-        #expect(keychain.items.first?.generic == Data("bv1;biometryCurrentSet;ab01".utf8))
+        #expect(keychain.items.first?.generic == Data("bv1;biometryCurrentSet;bsh-ab01".utf8))
         #expect(keychain.items.first?.accessControl == .biometryCurrentSet)
         #expect(device.evaluations.count == 1)  // one unlock, one prompt: the update reused the session
     }
 
     @Test func insideAReusableSessionRetrieveIsUnlockedWithoutASecondEvaluation() async throws {
         let device = FakeLADevice()
-        let keychain = FakeKeychain(enrollment: EnrollmentFingerprint("ab01"))
+        let keychain = FakeKeychain(enrollment: device.enrollmentReadings)
         let configuration = VaultConfiguration(
             store: KeychainStore(platform: .iOSFamily, client: keychain), authenticator: device.authenticator,
             reuse: .session(timeout: .seconds(300)), service: service)

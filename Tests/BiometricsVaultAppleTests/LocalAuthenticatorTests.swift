@@ -62,11 +62,15 @@ struct LocalAuthenticationMappingTests {
                 == LocalAuthenticationPromptTexts(reason: "Sign in", cancelTitle: "Not now", fallbackTitle: "Use Passcode"))
     }
 
-    @Test func enrollmentFromTheDomainState() throws {
-        let short = LocalAuthenticationProbe(canEvaluate: true, domainState: Data([0x00, 0xFF, 0x10]))
-        #expect(try LocalAuthenticationMapping.enrollment(from: short) == EnrollmentFingerprint("00ff10"))
-        let long = LocalAuthenticationProbe(canEvaluate: true, domainState: Data(repeating: 7, count: 100))
-        #expect(try LocalAuthenticationMapping.enrollment(from: long) == EnrollmentFingerprint(hashing: Data(repeating: 7, count: 100)))
+    @Test func enrollmentFromTheNewestSourceTaggedWithIt() throws {
+        let both = EnrollmentReadings(biometryStateHash: Data([0x00, 0xFF, 0x10]), policyDomainState: Data([0x01]))
+        #expect(try LocalAuthenticationMapping.enrollment(from: .init(canEvaluate: true, enrollment: both)) == EnrollmentFingerprint("bsh-00ff10"))
+        let before18 = EnrollmentReadings(policyDomainState: Data([0x01]))
+        #expect(try LocalAuthenticationMapping.enrollment(from: .init(canEvaluate: true, enrollment: before18)) == EnrollmentFingerprint("pds-01"))
+        let long = EnrollmentReadings(biometryStateHash: Data(repeating: 7, count: 100))
+        #expect(
+            try LocalAuthenticationMapping.enrollment(from: .init(canEvaluate: true, enrollment: long))
+                == EnrollmentFingerprint("bsh-" + EnrollmentFingerprint(hashing: Data(repeating: 7, count: 100)).value))
         let notEnrolled = LocalAuthenticationProbe(canEvaluate: false, errorCode: -7)
         #expect(try LocalAuthenticationMapping.enrollment(from: notEnrolled) == nil)
     }
@@ -76,7 +80,7 @@ struct LocalAuthenticationMappingTests {
         let probe = LocalAuthenticationProbe(canEvaluate: false, errorCode: code)
         #expect(throws: LocalAuthenticationMapping.error(code: code)) { try LocalAuthenticationMapping.enrollment(from: probe) }
         #expect(throws: VaultError.biometryNotAvailable) {
-            try LocalAuthenticationMapping.enrollment(from: LocalAuthenticationProbe(canEvaluate: true, domainState: nil))
+            try LocalAuthenticationMapping.enrollment(from: LocalAuthenticationProbe(canEvaluate: true, enrollment: .none))
         }
     }
 }
@@ -133,7 +137,7 @@ struct LocalAuthenticatorTests {
         #expect(context.isEvaluated)
         #expect(context.interactionForbidden)
         #expect(authorization.policy == policy)
-        #expect(authorization.enrollment == (policy.requiresBiometry ? EnrollmentFingerprint("ab01") : nil))
+        #expect(authorization.enrollment == (policy.requiresBiometry ? EnrollmentFingerprint("bsh-ab01") : nil))
         authorization.invalidate()
         #expect(context.isInvalidated)
     }
@@ -174,9 +178,11 @@ struct LocalAuthenticatorTests {
 
     @Test func currentEnrollment() throws {
         let device = FakeLADevice()
-        #expect(try device.authenticator.currentEnrollment() == EnrollmentFingerprint("ab01"))
-        device.state.withLock { $0.domainState = Data([0xCD]) }
-        #expect(try device.authenticator.currentEnrollment() == EnrollmentFingerprint("cd"))
+        #expect(try device.authenticator.currentEnrollment() == EnrollmentFingerprint("bsh-ab01"))
+        device.state.withLock { $0.biometryStateHash = Data([0xCD]) }
+        #expect(try device.authenticator.currentEnrollment() == EnrollmentFingerprint("bsh-cd"))
+        device.state.withLock { $0.biometryStateHash = nil }  // before iOS 18
+        #expect(try device.authenticator.currentEnrollment() == EnrollmentFingerprint("pds-5d01"))
         device.state.withLock { $0.enrolled = false }
         #expect(try device.authenticator.currentEnrollment() == nil)
     }
@@ -201,7 +207,7 @@ struct LocalAuthenticatorTests {
 
     @Test func oneUnlockIsOnePromptAndLockInvalidatesTheContext() async throws {
         let device = FakeLADevice()
-        let keychain = FakeKeychain(enrollment: EnrollmentFingerprint("ab01"))
+        let keychain = FakeKeychain(enrollment: device.enrollmentReadings)
         let configuration = VaultConfiguration(
             store: KeychainStore(platform: .iOSFamily, client: keychain), authenticator: device.authenticator,
             service: "com.example.app")

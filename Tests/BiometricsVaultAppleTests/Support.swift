@@ -58,16 +58,26 @@ final class FakeKeychain: KeychainClient, Sendable {
     }
 
     private let state = LockedValue(State())
-    let enrollment: LockedValue<EnrollmentFingerprint?>
+    let enrollment: @Sendable () -> EnrollmentReadings
 
-    /// - Parameter macOS: queries without kSecUseDataProtectionKeychain see the file-based keychain.
-    init(macOS: Bool = false, enrollment: EnrollmentFingerprint? = EnrollmentFingerprint("e1")) {
+    /// - Parameters:
+    ///   - macOS: queries without kSecUseDataProtectionKeychain see the file-based keychain.
+    ///   - enrollment: what LocalAuthentication reports now (pass a `FakeLADevice`'s `enrollmentReadings`).
+    init(
+        macOS: Bool = false,
+        enrollment: @escaping @Sendable () -> EnrollmentReadings = { EnrollmentReadings(biometryStateHash: Data([0xE1])) }
+    ) {
         self.macOS = macOS
-        self.enrollment = LockedValue(enrollment)
+        self.enrollment = enrollment
     }
 
     var calls: [KeychainCall] { state.withLock { $0.calls } }
-    var items: [Item] { state.withLock { $0.items } }
+    /// Every item except the store's passcode markers (``markers``).
+    var items: [Item] { state.withLock { $0.items.filter { !$0.account.hasPrefix(KeychainStore.passcodeMarkerPrefix) } } }
+    /// The accounts of the store's passcode markers.
+    var markers: [String] {
+        state.withLock { $0.items.map(\.account).filter { $0.hasPrefix(KeychainStore.passcodeMarkerPrefix) } }
+    }
     func resetCalls() { state.withLock { $0.calls = [] } }
 
     /// The next `kind` call ("add", "copy", "update", "delete") returns `status` without doing anything.
@@ -76,7 +86,13 @@ final class FakeKeychain: KeychainClient, Sendable {
     /// Puts an item in place directly, as another program (or BiometricsVault 0.30) would have.
     func seed(_ item: Item) { state.withLock { $0.items.append(item) } }
 
-    func currentBiometricEnrollment() -> EnrollmentFingerprint? { enrollment.withLock { $0 } }
+    func currentEnrollmentReadings() -> EnrollmentReadings { enrollment() }
+
+    /// Apple: removing the device passcode deletes every "when passcode set, this device only" item, which
+    /// every item with an access control is. Plain items stay.
+    func removePasscode() {
+        state.withLock { $0.items.removeAll { $0.accessControl != nil } }
+    }
 
     func add(_ attributes: Query) -> Int32 {
         state.withLock { state in
@@ -85,9 +101,11 @@ final class FakeKeychain: KeychainClient, Sendable {
             // Apple: kSecAttrAccessible beside kSecAttrAccessControl, or a synchronizable protected item: -50.
             if attributes[.accessControl] != nil && attributes[.accessible] != nil { return KeychainStatus.param }
             if attributes[.accessControl] != nil && attributes[.synchronizable] == .bool(true) { return KeychainStatus.param }
-            guard case .text(let service)? = attributes[.service], case .text(let account)? = attributes[.account],
-                case .secret(let value)? = attributes[.valueData]
+            guard case .text(let service)? = attributes[.service], case .text(let account)? = attributes[.account]
             else { return KeychainStatus.param }
+            // Apple: an item may have no data (the store's passcode markers).
+            var value = SecretBytes([UInt8]())
+            if case .secret(let data)? = attributes[.valueData] { value = data }
             let fileBased = attributes[.useDataProtectionKeychain] == nil && macOS
             if state.items.contains(where: { $0.service == service && $0.account == account && $0.fileBased == fileBased }) {
                 return KeychainStatus.duplicateItem
@@ -190,7 +208,10 @@ final class FakeLADevice: Sendable {
         var enrolled = true
         var passcodeSet = true
         var lockedOut = false
-        var domainState = Data([0xAB, 0x01])
+        /// `domainState.biometry.stateHash`: `nil` before iOS 18 / macOS 15.
+        var biometryStateHash: Data? = Data([0xAB, 0x01])
+        /// `evaluatedPolicyDomainState`: `nil` on an OS that no longer offers it.
+        var policyDomainState: Data? = Data([0x5D, 0x01])
         /// Answers for the next prompts; empty means success. `nil` means "never answers" until invalidated.
         var outcomes: [LocalAuthenticationOutcome?] = []
         var contextsMade = 0
@@ -208,6 +229,14 @@ final class FakeLADevice: Sendable {
 
     var authenticator: LocalAuthenticator {
         LocalAuthenticator(makeContext: { [self] in makeContext() })
+    }
+
+    /// What a probe of this device reads now (for `FakeKeychain(enrollment:)`).
+    @Sendable func enrollmentReadings() -> EnrollmentReadings {
+        state.withLock { state in
+            guard state.enrolled else { return .none }
+            return EnrollmentReadings(biometryStateHash: state.biometryStateHash, policyDomainState: state.policyDomainState)
+        }
     }
 
     /// Every evaluation shown, over every context.
@@ -258,7 +287,9 @@ final class FakeLAContext: LocalAuthenticationContext, Sendable {
         }
         return LocalAuthenticationProbe(
             canEvaluate: code == nil, errorCode: code, biometryTypeRawValue: device.biometryTypeRawValue,
-            domainState: device.enrolled ? device.domainState : nil)
+            enrollment: device.enrolled
+                ? EnrollmentReadings(biometryStateHash: device.biometryStateHash, policyDomainState: device.policyDomainState)
+                : .none)
     }
 
     func evaluate(

@@ -90,6 +90,7 @@ struct ReachableCodesTests {
         .biometryNotAvailable, .biometryNotEnrolled, .biometryLockout, .biometryChanged, .userCancel, .systemCancel,
         .authenticationFailed, .passcodeNotSet, .interactionNotAllowed, .storeUnavailable, .storeLocked, .corruptedItem,
         .invalidKey, .credentialsTooLarge, .invalidVault, .vaultLocked, .itemNotFound, .encodingFailed, .userFallback,
+        .invalidPrompt,
     ]
 
     @Test func everyCodeIsListed() {
@@ -177,6 +178,12 @@ struct ReachableCodesTests {
             reached = await code {
                 _ = try VaultFactory<Bad>.retrieveVaultOrThrow(key: "k", configuration: configuration)
                     .storeToKeychain(credentials: Bad(number: .infinity))
+            }
+        case .invalidPrompt:
+            let silent = VaultConfiguration(
+                store: device.store, authenticator: device.authenticator, service: "codes", prompt: PromptText(reason: " \n"))
+            reached = await code {
+                _ = try await VaultFactory<Token>.retrieveVaultOrThrow(key: "k", configuration: silent).storeToBiometrics(credentials: token)
             }
         default:
             Issue.record("no scenario for \(expected)")

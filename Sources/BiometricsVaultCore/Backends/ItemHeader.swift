@@ -1,6 +1,7 @@
 /// Identifies the set of enrolled biometrics (a hash; never a template or finger image).
 ///
-/// Apple: `LAContext.domainState.biometry.stateHash` (or `evaluatedPolicyDomainState`), hex-encoded.
+/// Apple: `LAContext.domainState.biometry.stateHash` (or `evaluatedPolicyDomainState`), hex-encoded and
+/// tagged with its source (`bsh-…` / `pds-…`).
 /// Linux: a hash of (user, device, sorted enrolled finger names).
 public struct EnrollmentFingerprint: Hashable, Sendable, CustomStringConvertible {
     /// Lowercase hex or another printable ASCII token without `;`, at most 128 characters.

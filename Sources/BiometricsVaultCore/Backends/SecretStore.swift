@@ -63,6 +63,12 @@ public protocol SecretStore: Sendable {
     /// read (damaged, or written under another store key). Never prompts. A store whose listing cannot
     /// meet unreadable items keeps the default, which is ``keys(service:)`` with none.
     func listing(service: String) throws -> KeyListing
+
+    /// Why the item of `id` is missing, when the store knows that the OS destroyed it: the Keychain reports
+    /// ``VaultInvalidation/passcodeRemoved`` for a protected item deleted with the device passcode. Asked
+    /// by `retrieveVault` after `read` returned `nil`. Never prompts; best effort (`nil` when unknown or
+    /// unreadable). Stores that cannot know keep the default, `nil`.
+    func vanishedItemReason(_ id: SecretItemID) -> VaultInvalidation?
 }
 
 /// What ``SecretStore/listing(service:)`` found.
@@ -82,6 +88,8 @@ extension SecretStore {
     public func listing(service: String) throws -> KeyListing {
         KeyListing(keys: try keys(service: service))
     }
+
+    public func vanishedItemReason(_ id: SecretItemID) -> VaultInvalidation? { nil }
 
     /// An unconditional write (last writer wins): ``write(_:for:if:authorization:)`` with
     /// ``WriteCondition/anything``.

@@ -38,6 +38,8 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
         var item = try driver.storeCall { try configuration.store.read(id, authorization: nil) }
         let reinstalled = try driver.resetIfReinstalled(found: item != nil)
         if reinstalled { item = nil }
+        // Nothing stored: the store may know that the OS destroyed the item (passcode removed).
+        let vanished = item == nil && !reinstalled ? configuration.store.vanishedItemReason(id) : nil
         let header = item?.header
         var enrollmentNow = header?.enrollment
         var invalidated = false
@@ -55,7 +57,8 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
         switch decision {
         case .empty(let offered, let invalidation):
             let empty = EmptyVault<Credentials>(
-                driver: driver, invalidation: reinstalled ? .appReinstalled : invalidation, biometricsOffered: offered,
+                driver: driver, invalidation: reinstalled ? .appReinstalled : invalidation ?? vanished,
+                biometricsOffered: offered,
                 invalidatedHeader: invalidation == nil ? nil : header)
             return offered ? .emptyWithBiometrics(empty) : .empty(empty)
         case .keychain(let upgradable):

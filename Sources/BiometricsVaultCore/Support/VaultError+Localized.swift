@@ -118,6 +118,9 @@ public struct VaultUserMessage: Hashable, Sendable {
         .encodingFailed: Texts(
             description: "The sign-in details could not be saved.",
             recoverySuggestion: "Please contact the app's developer."),
+        .invalidPrompt: Texts(
+            description: "The app did not say why it asks you to confirm.",
+            recoverySuggestion: "Please contact the app's developer."),
     ]
 
     /// Whether `code` has its own texts (not the generic fallback).

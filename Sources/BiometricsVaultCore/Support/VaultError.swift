@@ -36,7 +36,7 @@ extension VaultError {
             .biometryNotAvailable, .biometryNotEnrolled, .biometryLockout, .biometryChanged, .userCancel,
             .systemCancel, .authenticationFailed, .passcodeNotSet, .interactionNotAllowed, .storeUnavailable,
             .storeLocked, .corruptedItem, .invalidKey, .credentialsTooLarge, .invalidVault, .vaultLocked,
-            .itemNotFound, .encodingFailed, .userFallback,
+            .itemNotFound, .encodingFailed, .userFallback, .invalidPrompt,
         ]
 
         /// The device has no biometric hardware, or it cannot be reached (no fprintd, no reader).
@@ -81,6 +81,9 @@ extension VaultError {
         public static let itemNotFound = Code("itemNotFound")
         /// The credentials could not be encoded to JSON.
         public static let encodingFailed = Code("encodingFailed")
+        /// The configuration's ``PromptText/reason`` is empty or only whitespace (see
+        /// ``PromptText/hasReason``). Raised before any prompt; nothing stored is touched.
+        public static let invalidPrompt = Code("invalidPrompt")
     }
 
     /// The platform's own report of a failure, kept for diagnostics. Never holds secret bytes.
@@ -159,6 +162,7 @@ extension VaultError {
     public static let vaultLocked = VaultError(.vaultLocked)
     public static let itemNotFound = VaultError(.itemNotFound)
     public static let encodingFailed = VaultError(.encodingFailed)
+    public static let invalidPrompt = VaultError(.invalidPrompt)
 
     /// Wraps an error from a backend that broke its contract by throwing something other than `VaultError`.
     /// Only the type name is kept: another error's description may carry data we must not print.

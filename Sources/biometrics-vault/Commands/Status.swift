@@ -52,6 +52,7 @@ struct VaultReport {
         case .biometryChanged: "biometryChanged"
         case .unreadable(let error): "unreadable: \(error.code.name)"
         case .appReinstalled: "appReinstalled"
+        case .passcodeRemoved: "passcodeRemoved"
         }
     }
 

@@ -65,6 +65,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         .invalidKey: .badInput,
         .credentialsTooLarge: .badInput,
         .encodingFailed: .badInput,
+        .invalidPrompt: .badInput,
         .invalidVault: .wrongState,
         .vaultLocked: .wrongState,
         .itemNotFound: .notFound,

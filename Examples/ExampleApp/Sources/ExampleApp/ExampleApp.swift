@@ -84,6 +84,8 @@ struct SignInView: View {
                 Text("Your Face ID or Touch ID settings changed. Please sign in again.")
             } else if invalidation == .appReinstalled {
                 Text("Welcome back. Please sign in again.")
+            } else if invalidation == .passcodeRemoved {
+                Text("The device passcode was removed, which erased your saved sign-in. Please sign in again.")
             }
             TextField("User name", text: $username)
             SecureField("Password", text: $password)
