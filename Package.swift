@@ -354,14 +354,25 @@ targets += [
 ]
 #endif
 
+var products: [Product] = [
+    .library(name: "BiometricsVault", targets: ["BiometricsVault"]),
+    .library(name: "BiometricsVaultTesting", targets: ["BiometricsVaultTesting"]),
+    .executable(name: "biometrics-vault", targets: ["biometrics-vault"]),
+]
+
+// CI's ThreadSanitizer step (scripts/extra-tests/10-tsan.sh) runs the core's concurrency tests only. With
+// BV_PACKAGE_SUBSET=core the manifest declares just the core, the testing product and the core's tests,
+// so that sanitized build compiles three modules instead of the whole package with swift-crypto.
+if Context.environment["BV_PACKAGE_SUBSET"] == "core" {
+    let core: Set<String> = ["BiometricsVaultCore", "BiometricsVaultTesting", "BiometricsVaultCoreTests"]
+    targets = targets.filter { core.contains($0.name) }
+    products = products.filter { $0.name == "BiometricsVaultTesting" }
+}
+
 let package = Package(
     name: "BiometricsVault",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
-    products: [
-        .library(name: "BiometricsVault", targets: ["BiometricsVault"]),
-        .library(name: "BiometricsVaultTesting", targets: ["BiometricsVaultTesting"]),
-        .executable(name: "biometrics-vault", targets: ["biometrics-vault"]),
-    ],
+    products: products,
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
