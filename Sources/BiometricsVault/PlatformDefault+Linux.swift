@@ -30,7 +30,8 @@ enum PlatformBackends {
             authenticatorName = "fprintd"
             fingerprintTimeout = LinuxAuthAdapter.fingerprintTimeout
         case .auto:
-            // fprintd when it has a reader with enrolled fingers, else no biometrics; probed on first use.
+            // fprintd when it has a reader with enrolled fingers (locked out or not), else no biometrics;
+            // probed on first use.
             let deferred = DeferredAuthenticator(choosing: {
                 switch LinuxAuthAdapter.probeFingerprint(claiming: false) {
                 case .success:
@@ -39,6 +40,13 @@ enum PlatformBackends {
                     DeferredAuthenticator.Choice(
                         authenticator: LinuxAuthAdapter.makeFingerprint(owner: owner),
                         observedAvailability: { $0 == .devicePasscode ? nil : .available })
+                case .failure(let reason) where reason.code == .biometryLockout:
+                    // Locked out is not "no biometrics" (DESIGN §8): the reader stays the authenticator, so
+                    // protected items read as locked (its enrollment is still known) and the owner's
+                    // password clears the lockout. The plain stand-in would read them as invalidated.
+                    DeferredAuthenticator.Choice(
+                        authenticator: LinuxAuthAdapter.makeFingerprint(owner: owner),
+                        observedAvailability: { _ in nil })
                 case .failure(let reason):
                     DeferredAuthenticator.Choice(
                         authenticator: UnavailableAuthenticator(reason: reason, owner: owner),
@@ -115,6 +123,8 @@ enum PlatformBackends {
             fprintd.isSelected = true
         case .failure(let reason):
             fprintd = .unusable(.authenticator, "fprintd", reason)
+            // A locked-out reader is still the one `auto` uses (see `select`).
+            fprintd.isSelected = reason.code == .biometryLockout
         }
 
         var pam = LinuxAuthAdapter.probePAM(interaction: interaction)

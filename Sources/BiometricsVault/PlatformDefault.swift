@@ -28,7 +28,8 @@ public enum PlatformStoreChoice: String, Sendable, Hashable, CaseIterable, Codab
 
 /// Which authenticator a platform configuration uses.
 public enum PlatformAuthenticatorChoice: String, Sendable, Hashable, CaseIterable, Codable {
-    /// fprintd when it has a device with enrolled fingers for the user, else no biometrics; owner
+    /// fprintd when it has a device with enrolled fingers for the user (also while they are locked out
+    /// after failed attempts), else no biometrics; owner
     /// authentication by PAM on a terminal, else polkit where an agent answers.
     case auto
     /// The fingerprint reader through fprintd (owner authentication chosen as for `auto`).
@@ -177,7 +178,7 @@ extension VaultConfiguration {
     ///
     /// Linux: the Secret Service when a provider answers on the session bus, else the encrypted file store
     /// (said once on stderr, see ``PlatformDefaultNotice``); fprintd when it has a device with enrolled
-    /// fingers for the user, else an authenticator reporting biometrics unavailable (vaults are `.empty` /
+    /// fingers for the user, locked out or not (protected items then read as locked), else an authenticator reporting biometrics unavailable (vaults are `.empty` /
     /// `.keychain`); owner authentication by PAM on a terminal, polkit where a desktop agent exists.
     /// iOS, macOS, visionOS: the Keychain with LocalAuthentication. Other platforms: the encrypted file store
     /// without biometrics.

@@ -75,7 +75,7 @@ public struct EncryptedFileStore: SecretStore {
     ///   `storeLocked` when a passphrase store is opened without one; `corruptedItem` for a damaged key file
     ///   or one that is not the key of the store's data (copied in from another store).
     public init(directory: URL? = nil, keySource: KeySource = .keyFile) throws {
-        let url = (directory ?? Self.defaultDirectory()).standardizedFileURL
+        let url = try (directory ?? Self.requireDefaultDirectory()).standardizedFileURL
         if case .passphrase(let passphrase) = keySource, passphrase.isEmpty {
             throw VaultError(.authenticationFailed, underlying: .message("the passphrase is empty"))
         }
@@ -90,19 +90,27 @@ public struct EncryptedFileStore: SecretStore {
         }
     }
 
-    /// `$XDG_DATA_HOME/biometrics-vault`, or `~/.local/share/biometrics-vault` when `XDG_DATA_HOME` is unset
-    /// or not absolute (as the XDG Base Directory specification says).
+    /// `$XDG_DATA_HOME/biometrics-vault`, or `~/.local/share/biometrics-vault` when `XDG_DATA_HOME` is unset,
+    /// empty or not absolute (as the XDG Base Directory specification says); an empty or relative `HOME`
+    /// is replaced by the password database's home directory, never the current directory.
+    ///
+    /// When there is no usable home at all this names `/nonexistent/...` (for display); opening a store
+    /// there fails with `storeUnavailable` saying why (``requireDefaultDirectory()``).
     public static func defaultDirectory() -> URL {
-        if let dataHome = EnvironmentVariable.value("XDG_DATA_HOME"), dataHome.hasPrefix("/") {
-            return URL(fileURLWithPath: dataHome, isDirectory: true).appendingPathComponent("biometrics-vault", isDirectory: true)
+        URL(fileURLWithPath: defaultDirectoryPath() ?? "/nonexistent/.local/share/biometrics-vault", isDirectory: true)
+    }
+
+    /// ``defaultDirectory()``, or `storeUnavailable` when there is no usable home directory.
+    public static func requireDefaultDirectory() throws -> URL {
+        guard let path = defaultDirectoryPath() else {
+            throw VaultError(.storeUnavailable, underlying: .message("cannot place the file store: \(BaseDirectory.noHome("XDG_DATA_HOME"))"))
         }
-        let home: URL
-        if let path = EnvironmentVariable.value("HOME"), path.hasPrefix("/") {
-            home = URL(fileURLWithPath: path, isDirectory: true)
-        } else {
-            home = FileManager.default.homeDirectoryForCurrentUser
-        }
-        return home.appendingPathComponent(".local/share/biometrics-vault", isDirectory: true)
+        return URL(fileURLWithPath: path, isDirectory: true)
+    }
+
+    private static func defaultDirectoryPath() -> String? {
+        guard let dataHome = BaseDirectory.path("XDG_DATA_HOME", orUnderHome: ".local/share") else { return nil }
+        return (dataHome.hasSuffix("/") ? dataHome : dataHome + "/") + "biometrics-vault"
     }
 
     /// `"file"`.
@@ -117,7 +125,7 @@ public struct EncryptedFileStore: SecretStore {
     ///   for I/O errors, with the `errno`.
     public func read(_ id: SecretItemID, authorization: Authorization?) throws -> StoredItem? {
         let id = try SecretItemID(service: id.service, key: id.key)
-        guard let keys = try storeKeys(creating: false), let directory = try existingServiceDirectory(keys, id.service) else {
+        guard let keys = try storeKeys(creating: false), let directory = try openServiceDirectory(keys, id.service, creating: false) else {
             return nil
         }
         return try readItem(id, keys: keys, directory: directory)
@@ -137,10 +145,9 @@ public struct EncryptedFileStore: SecretStore {
     ) throws {
         let id = try SecretItemID(service: id.service, key: id.key)
         try Self.checkSize(item)
-        guard let keys = try storeKeys(creating: true) else { return }
-        let directory = try serviceDirectory(keys, id.service)
+        guard let keys = try storeKeys(creating: true), let directory = try openServiceDirectory(keys, id.service, creating: true) else { return }
         let sealed = try ItemFile.seal(item, key: id.key, digest: keys.itemDigest(service: id.service, key: id.key), using: keys.itemKey)
-        try FileSystem.withExclusiveLock(directory + "/" + Self.lockName) { () throws(VaultError) in
+        try FileSystem.withExclusiveLock(Self.lockName, in: directory) { () throws(VaultError) in
             if condition != .anything {
                 try condition.check(readItem(id, keys: keys, directory: directory)?.header)
             }
@@ -151,10 +158,10 @@ public struct EncryptedFileStore: SecretStore {
     /// Removes the item's file (and makes the removal durable). Succeeds when there is none.
     public func delete(_ id: SecretItemID) throws {
         let id = try SecretItemID(service: id.service, key: id.key)
-        guard let keys = try storeKeys(creating: false), let directory = try existingServiceDirectory(keys, id.service) else {
+        guard let keys = try storeKeys(creating: false), let directory = try openServiceDirectory(keys, id.service, creating: false) else {
             return
         }
-        try FileSystem.withExclusiveLock(directory + "/" + Self.lockName) { () throws(VaultError) in
+        try FileSystem.withExclusiveLock(Self.lockName, in: directory) { () throws(VaultError) in
             try Self.remove(id, keys: keys, directory: directory)
         }
     }
@@ -172,15 +179,15 @@ public struct EncryptedFileStore: SecretStore {
     /// The readable keys under `service`, and how many item files cannot be authenticated (left in place).
     public func listing(service: String) throws -> KeyListing {
         _ = try SecretItemID(service: service, key: "k")
-        guard let keys = try storeKeys(creating: false), let directory = try existingServiceDirectory(keys, service),
-            let entries = try FileSystem.directoryEntries(directory)
+        guard let keys = try storeKeys(creating: false), let directory = try openServiceDirectory(keys, service, creating: false),
+            let entries = try FileSystem.directoryEntries(directory.path)
         else { return KeyListing(keys: []) }
         let itemKey = keys.itemKey
         var names: [String] = []
         var unreadable = 0
         for entry in entries where !entry.hasPrefix(".") && entry.hasSuffix(Self.itemSuffix) {
             guard let digest = Hex.decode(entry.dropLast(Self.itemSuffix.count)), digest.count == 32 else { continue }
-            switch try FileSystem.readFile(directory + "/" + entry, limit: ItemFile.maximumFileSize) {
+            switch try FileSystem.readFile(entry, in: directory, limit: ItemFile.maximumFileSize) {
             case .missing:
                 continue  // deleted since the listing
             case .notAFile, .tooLarge:
@@ -212,12 +219,10 @@ public struct EncryptedFileStore: SecretStore {
         _ id: SecretItemID, authorization: Authorization?, _ transform: (StoredItem?) throws -> StoredItem?
     ) throws {
         let id = try SecretItemID(service: id.service, key: id.key)
-        guard let keys = try storeKeys(creating: true) else { return }
-        let directory = try serviceDirectory(keys, id.service)
+        guard let keys = try storeKeys(creating: true), let directory = try openServiceDirectory(keys, id.service, creating: true) else { return }
         let digest = keys.itemDigest(service: id.service, key: id.key)
-        let lockPath = directory + "/" + Self.lockName
         // `withExclusiveLock` takes a typed-throws body; carry other errors out through a Result.
-        let outcome: Result<Void, any Error> = try FileSystem.withExclusiveLock(lockPath) { () throws(VaultError) in
+        let outcome: Result<Void, any Error> = try FileSystem.withExclusiveLock(Self.lockName, in: directory) { () throws(VaultError) in
             let current = try readItem(id, keys: keys, directory: directory)
             do {
                 guard let next = try transform(current) else {
@@ -254,19 +259,21 @@ public struct EncryptedFileStore: SecretStore {
         Hex.encode(keys.itemDigest(service: id.service, key: id.key)) + itemSuffix
     }
 
-    private static func replace(_ sealed: [UInt8], id: SecretItemID, keys: StoreKeys, directory: String) throws(VaultError) {
-        try FileSystem.replaceDurably(directory: directory, temporaryName: pendingName, finalName: fileName(keys, id), bytes: sealed)
+    private static func replace(
+        _ sealed: [UInt8], id: SecretItemID, keys: StoreKeys, directory: FileSystem.Directory
+    ) throws(VaultError) {
+        try FileSystem.replaceDurably(in: directory, temporaryName: pendingName, finalName: fileName(keys, id), bytes: sealed)
     }
 
-    private static func remove(_ id: SecretItemID, keys: StoreKeys, directory: String) throws(VaultError) {
-        if try FileSystem.removeFile(directory + "/" + fileName(keys, id)) {
+    private static func remove(_ id: SecretItemID, keys: StoreKeys, directory: FileSystem.Directory) throws(VaultError) {
+        if try FileSystem.removeFile(fileName(keys, id), in: directory) {
             try FileSystem.syncDirectory(directory)
         }
     }
 
-    private func readItem(_ id: SecretItemID, keys: StoreKeys, directory: String) throws(VaultError) -> StoredItem? {
+    private func readItem(_ id: SecretItemID, keys: StoreKeys, directory: FileSystem.Directory) throws(VaultError) -> StoredItem? {
         let digest = keys.itemDigest(service: id.service, key: id.key)
-        switch try FileSystem.readFile(directory + "/" + Hex.encode(digest) + Self.itemSuffix, limit: ItemFile.maximumFileSize) {
+        switch try FileSystem.readFile(Hex.encode(digest) + Self.itemSuffix, in: directory, limit: ItemFile.maximumFileSize) {
         case .missing:
             return nil
         case .notAFile:
@@ -313,6 +320,28 @@ public struct EncryptedFileStore: SecretStore {
         try StoreLocation.checkOwnDirectory(path)
         cache.checkedDirectories.withLock { _ = $0.insert(path) }
         return path
+    }
+
+    /// The service's directory opened for one operation (created first when `creating`): the root, then
+    /// the service's directory in it, never through a symlink, checked to be ours and closed to others'
+    /// writes each time. What the operation reads and writes is named relative to it, so a directory
+    /// swapped for a symlink after an earlier check (the checks above run once per process) cannot
+    /// send a write outside the store. `nil` when the service has no directory and `creating` is false.
+    private func openServiceDirectory(
+        _ keys: StoreKeys, _ service: String, creating: Bool
+    ) throws(VaultError) -> FileSystem.Directory? {
+        if creating {
+            _ = try serviceDirectory(keys, service)
+        } else if try existingServiceDirectory(keys, service) == nil {
+            return nil
+        }
+        guard let root = try FileSystem.Directory.open(rootPath, followingLink: true),
+            let directory = try FileSystem.Directory.open(keys.serviceDirectoryName(service), in: root, followingLink: false)
+        else {
+            guard creating else { return nil }
+            throw StoreLocation.refuse(serviceDirectoryPath(keys, service), "it vanished while being opened")
+        }
+        return directory
     }
 
     /// The store's keys: cached, else loaded from the key file, else (when `creating`) a new store.
@@ -379,7 +408,7 @@ enum StoreLocation {
             if isRoot {
                 guard status.owner == FileSystem.effectiveUserID else { throw refuse(path, "it is owned by another user") }
                 guard !status.writableByOthers else { throw refuse(path, "other users can write to it") }
-                if status.permissions & 0o077 != 0 { try FileSystem.setPermissions(path, 0o700) }
+                if status.permissions & 0o077 != 0 { try FileSystem.tightenPermissions(path, 0o700) }
             } else {
                 guard status.owner == 0 || status.owner == FileSystem.effectiveUserID else {
                     throw refuse(path, "it is owned by another user")
@@ -411,7 +440,7 @@ enum StoreLocation {
         guard let status = try FileSystem.linkStatus(path), status.isDirectory else { throw refuse(path, "it is not a directory") }
         guard status.owner == FileSystem.effectiveUserID else { throw refuse(path, "it is owned by another user") }
         guard !status.writableByOthers else { throw refuse(path, "other users can write to it") }
-        if status.permissions & 0o077 != 0 { try FileSystem.setPermissions(path, 0o700) }
+        if status.permissions & 0o077 != 0 { try FileSystem.tightenPermissions(path, 0o700) }
     }
 
     static func parent(of path: String) -> String { FileSystem.parent(of: path) }

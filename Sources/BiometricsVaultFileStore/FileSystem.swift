@@ -27,6 +27,60 @@ enum FileSystem {
         var isSticky: Bool { (mode & UInt32(S_ISVTX)) != 0 }
     }
 
+    /// A directory opened once: files named in it are reached through its descriptor (`openat`,
+    /// `renameat`, `unlinkat`), so swapping its path for a symlink after it was opened and checked cannot
+    /// redirect them outside the store. ``current`` names whole paths (`AT_FDCWD`).
+    final class Directory: Sendable {
+        let descriptor: Int32
+        /// For messages ("" for ``current``).
+        let path: String
+        private let owned: Bool
+
+        private init(descriptor: Int32, path: String, owned: Bool) {
+            self.descriptor = descriptor
+            self.path = path
+            self.owned = owned
+        }
+
+        /// Whole paths, as `open(2)` takes them.
+        static let current = Directory(descriptor: AT_FDCWD, path: "", owned: false)
+
+        /// `name` in this directory, for messages.
+        func display(_ name: String) -> String { path.isEmpty ? name : path + "/" + name }
+
+        /// Opens the directory `name` in `parent` (or a whole path in ``current``) to work in, and checks it
+        /// is ours and closed to other users' writes. With `followingLink` false a symlink in its place is
+        /// refused (`ELOOP`), never followed. `nil` when it does not exist.
+        static func open(
+            _ name: String, in parent: Directory = .current, followingLink: Bool
+        ) throws(VaultError) -> Directory? {
+            let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW)
+            let path = parent.display(name)
+            let descriptor: Int32
+            do {
+                descriptor = try FileSystem.openDescriptor(name, in: parent, flags, mode: 0)
+            } catch where error.underlying?.errnoValue == ENOENT {
+                return nil
+            } catch where error.underlying?.errnoValue == ELOOP || error.underlying?.errnoValue == ENOTDIR {
+                throw VaultError(.storeUnavailable, underlying: .message("refusing to use \(path) for the file store: it is not a directory (a symlink or a file in its place)"))
+            }
+            let directory = Directory(descriptor: descriptor, path: path, owned: true)
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { throw FileSystem.failure("examine", path, errno) }
+            guard UInt32(info.st_uid) == FileSystem.effectiveUserID else {
+                throw VaultError(.storeUnavailable, underlying: .message("refusing to use \(path) for the file store: it is owned by another user"))
+            }
+            guard UInt32(info.st_mode) & 0o022 == 0 else {
+                throw VaultError(.storeUnavailable, underlying: .message("refusing to use \(path) for the file store: other users can write to it"))
+            }
+            return directory
+        }
+
+        deinit {
+            if owned { close(descriptor) }
+        }
+    }
+
     /// `storeUnavailable` naming what was done to which path, in words, with the `errno` kept.
     static func failure(_ operation: String, _ path: String, _ number: Int32) -> VaultError {
         VaultError(.storeUnavailable, underlying: .file(operation: operation, path: path, errno: number))
@@ -85,6 +139,14 @@ enum FileSystem {
         guard chmod(path, mode_t(mode)) == 0 else { throw failure("set the mode of", path, errno) }
     }
 
+    /// Takes group and other bits away from a directory of ours; where the mode cannot change (a
+    /// read-only file system, an immutable directory) it is left as it is, for reading (see ``readFile``).
+    static func tightenPermissions(_ path: String, _ mode: UInt32) throws(VaultError) {
+        guard chmod(path, mode_t(mode)) != 0 else { return }
+        let number = errno
+        guard number == EROFS || number == EPERM else { throw failure("set the mode of", path, number) }
+    }
+
     /// The directory part of a path (`/` for a top-level entry).
     static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
@@ -115,6 +177,12 @@ enum FileSystem {
         return names
     }
 
+    /// Flushes an open directory's entries (a rename or unlink in it) to stable storage.
+    static func syncDirectory(_ directory: Directory) throws(VaultError) {
+        guard directory.descriptor != AT_FDCWD else { return try syncDirectory(".") }
+        guard durableSync(directory.descriptor) == 0 else { throw failure("sync the directory", directory.path, errno) }
+    }
+
     /// Flushes a directory's entries (a rename or unlink in it) to stable storage.
     static func syncDirectory(_ path: String) throws(VaultError) {
         let descriptor = try openDescriptor(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, mode: 0)
@@ -131,10 +199,11 @@ enum FileSystem {
     ///
     /// The store's files are private: one owned by another user is refused (`storeUnavailable`), and
     /// one that group or others may read is tightened to 0600 before it is read.
-    static func readFile(_ path: String, limit: Int) throws(VaultError) -> ReadResult {
+    static func readFile(_ name: String, in directory: Directory = .current, limit: Int) throws(VaultError) -> ReadResult {
+        let path = directory.display(name)
         let descriptor: Int32
         do {
-            descriptor = try openWithoutAccessTime(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            descriptor = try openWithoutAccessTime(name, in: directory, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         } catch where error.underlying?.errnoValue == ENOENT {
             return .missing
         } catch where error.underlying?.errnoValue == ELOOP {
@@ -147,8 +216,12 @@ enum FileSystem {
         guard UInt32(info.st_uid) == effectiveUserID else {
             throw VaultError(.storeUnavailable, underlying: .message("refusing \(path): it is owned by another user"))
         }
-        if UInt32(info.st_mode) & 0o077 != 0 {
-            guard fchmod(descriptor, 0o600) == 0 else { throw failure("restrict the mode of", path, errno) }
+        if UInt32(info.st_mode) & 0o077 != 0, fchmod(descriptor, 0o600) != 0 {
+            // Readable by others on a read-only file system (or an immutable file): it cannot be
+            // tightened, and refusing to read would take back nothing the mode already exposed
+            // (SECURITY.md). Writes there fail anyway.
+            let number = errno
+            guard number == EROFS || number == EPERM else { throw failure("restrict the mode of", path, number) }
         }
         let size = Int(info.st_size)
         guard size <= limit else { return .tooLarge }
@@ -185,28 +258,36 @@ enum FileSystem {
     ///
     /// The caller must hold the directory's exclusive lock: the temporary name is shared by all writers.
     static func replaceDurably(
-        directory: String, temporaryName: String, finalName: String, bytes: [UInt8]
+        directory path: String, temporaryName: String, finalName: String, bytes: [UInt8]
     ) throws(VaultError) {
-        let temporaryPath = directory + "/" + temporaryName
-        let finalPath = directory + "/" + finalName
-        try removeFile(temporaryPath)
-        let descriptor = try createPrivateFile(temporaryPath)
+        guard let directory = try Directory.open(path, followingLink: true) else { throw failure("open", path, ENOENT) }
+        try replaceDurably(in: directory, temporaryName: temporaryName, finalName: finalName, bytes: bytes)
+    }
+
+    /// ``replaceDurably(directory:temporaryName:finalName:bytes:)`` in an open directory.
+    static func replaceDurably(
+        in directory: Directory, temporaryName: String, finalName: String, bytes: [UInt8]
+    ) throws(VaultError) {
+        let temporaryPath = directory.display(temporaryName)
+        let folder = directory.descriptor
+        try removeFile(temporaryName, in: directory)
+        let descriptor = try createPrivateFile(temporaryName, in: directory)
         do throws(VaultError) {
             try writeAll(descriptor, bytes, path: temporaryPath)
             guard durableSync(descriptor) == 0 else { throw failure("sync", temporaryPath, errno) }
         } catch {
             close(descriptor)
-            unlink(temporaryPath)
+            unlinkat(folder, temporaryName, 0)
             throw error
         }
         guard close(descriptor) == 0 else {
             let number = errno
-            unlink(temporaryPath)
+            unlinkat(folder, temporaryName, 0)
             throw failure("close", temporaryPath, number)
         }
-        guard rename(temporaryPath, finalPath) == 0 else {
+        guard renameat(folder, temporaryName, folder, finalName) == 0 else {
             let number = errno
-            unlink(temporaryPath)
+            unlinkat(folder, temporaryName, 0)
             throw failure("rename", temporaryPath, number)
         }
         try syncDirectory(directory)
@@ -221,7 +302,7 @@ enum FileSystem {
     ) throws(VaultError) -> Bool {
         let temporaryPath = directory + "/" + temporaryName
         let finalPath = directory + "/" + finalName
-        let descriptor = try createPrivateFile(temporaryPath)
+        let descriptor = try createPrivateFile(temporaryPath, in: .current)
         defer { unlink(temporaryPath) }
         do throws(VaultError) {
             try writeAll(descriptor, bytes, path: temporaryPath)
@@ -242,11 +323,11 @@ enum FileSystem {
 
     /// Removes a file; `false` when it did not exist.
     @discardableResult
-    static func removeFile(_ path: String) throws(VaultError) -> Bool {
-        guard unlink(path) == 0 else {
+    static func removeFile(_ name: String, in directory: Directory = .current) throws(VaultError) -> Bool {
+        guard unlinkat(directory.descriptor, name, 0) == 0 else {
             let number = errno
             if number == ENOENT { return false }
-            throw failure("remove", path, number)
+            throw failure("remove", directory.display(name), number)
         }
         return true
     }
@@ -258,31 +339,56 @@ enum FileSystem {
     /// `flock` locks belong to the open file description, so each call opens its own descriptor: two
     /// threads of one process exclude each other exactly like two processes do. The kernel drops the lock
     /// when a holder dies (`kill -9`), so a crash never leaves the store locked.
+    ///
+    /// The wait is bounded (``lockWaitLimit``): a holder that is stopped (SIGSTOP, a debugger) or hung
+    /// keeps its lock, and waiting for it without a limit would hang every other writer without a word.
+    /// Past the limit this fails with `storeUnavailable` naming the holder's pid when the system says.
     static func withExclusiveLock<Result>(
-        _ lockPath: String, _ body: () throws(VaultError) -> Result
+        _ lockName: String, in directory: Directory = .current, _ body: () throws(VaultError) -> Result
     ) throws(VaultError) -> Result {
-        let descriptor = try openLockFile(lockPath)
+        let lockPath = directory.display(lockName)
+        let descriptor = try openLockFile(lockName, in: directory)
         defer { close(descriptor) }
-        while flock(descriptor, LOCK_EX) != 0 {
+        let clock = ContinuousClock()
+        let deadline = clock.now + lockWaitLimit
+        var pause: UInt32 = 1_000  // microseconds, doubling up to 50 ms
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let number = errno
-            if number != EINTR { throw failure("lock", lockPath, number) }
+            if number == EINTR { continue }
+            guard number == EWOULDBLOCK else { throw failure("lock", lockPath, number) }
+            guard clock.now < deadline else {
+                var info = stat()
+                let holder = fstat(descriptor, &info) == 0 ? LockHolder.processID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) : nil
+                let who = holder.map { "process \($0)" } ?? "another process"
+                throw VaultError(.storeUnavailable, underlying: .message(
+                    "the file store is locked by \(who), which has held \(lockPath) for over \(lockWaitLimit) (stopped or hung?); nothing was written"))
+            }
+            usleep(pause)
+            pause = min(pause * 2, 50_000)
         }
         defer { flock(descriptor, LOCK_UN) }
         return try body()
     }
 
+    /// How long a writer waits for another's lock. A write holds it for a few `fsync`s.
+    static let lockWaitLimit: Duration = .seconds(10)
+
     // MARK: helpers
 
     /// Opens (creating, exactly 0600) a lock file. `flock` needs no write access: read-only is enough.
-    private static func openLockFile(_ path: String) throws(VaultError) -> Int32 {
+    private static func openLockFile(_ name: String, in directory: Directory) throws(VaultError) -> Int32 {
+        let path = directory.display(name)
         let descriptor: Int32
         do {
-            descriptor = try openDescriptor(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+            descriptor = try openDescriptor(name, in: directory, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
         } catch where error.underlying?.errnoValue == EACCES {
             // A lock file of ours left at mode 000 by an older version under `umask 777`: repair it once.
-            guard let status = try linkStatus(path), status.isRegularFile, status.owner == effectiveUserID else { throw error }
-            try setPermissions(path, 0o600)
-            descriptor = try openDescriptor(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode: 0)
+            var info = stat()
+            guard fstatat(directory.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0,
+                UInt32(info.st_mode) & UInt32(S_IFMT) == UInt32(S_IFREG), UInt32(info.st_uid) == effectiveUserID
+            else { throw error }
+            guard fchmodat(directory.descriptor, name, 0o600, 0) == 0 else { throw failure("set the mode of", path, errno) }
+            descriptor = try openDescriptor(name, in: directory, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode: 0)
         }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
@@ -299,14 +405,14 @@ enum FileSystem {
     }
 
     /// Creates a new file (`O_EXCL`: never an existing file or a planted symlink) with exactly 0600.
-    private static func createPrivateFile(_ path: String) throws(VaultError) -> Int32 {
-        let descriptor = try openDescriptor(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+    private static func createPrivateFile(_ name: String, in directory: Directory) throws(VaultError) -> Int32 {
+        let descriptor = try openDescriptor(name, in: directory, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
         // The umask may have removed our own bits (`umask 777`): a file we could not read back is no store.
         guard fchmod(descriptor, 0o600) == 0 else {
             let number = errno
             close(descriptor)
-            unlink(path)
-            throw failure("set the mode of", path, number)
+            unlinkat(directory.descriptor, name, 0)
+            throw failure("set the mode of", directory.display(name), number)
         }
         return descriptor
     }
@@ -316,20 +422,28 @@ enum FileSystem {
     /// otherwise dirty the inode and start a journal transaction), and the store does not record when it
     /// was last read. The kernel allows that flag only to the owner (`EPERM` otherwise); such a path is
     /// opened again without it, so that the ownership checks refuse it with the usual words.
-    private static func openWithoutAccessTime(_ path: String, _ flags: Int32) throws(VaultError) -> Int32 {
+    private static func openWithoutAccessTime(
+        _ name: String, in directory: Directory = .current, _ flags: Int32
+    ) throws(VaultError) -> Int32 {
         do {
-            return try openDescriptor(path, flags | noAccessTimeFlag, mode: 0)
+            return try openDescriptor(name, in: directory, flags | noAccessTimeFlag, mode: 0)
         } catch where noAccessTimeFlag != 0 && error.underlying?.errnoValue == EPERM {
-            return try openDescriptor(path, flags, mode: 0)
+            return try openDescriptor(name, in: directory, flags, mode: 0)
         }
     }
 
     private static func openDescriptor(_ path: String, _ flags: Int32, mode: UInt32) throws(VaultError) -> Int32 {
+        try openDescriptor(path, in: .current, flags, mode: mode)
+    }
+
+    private static func openDescriptor(
+        _ name: String, in directory: Directory, _ flags: Int32, mode: UInt32
+    ) throws(VaultError) -> Int32 {
         while true {
-            let descriptor = open(path, flags, mode_t(mode))
+            let descriptor = openat(directory.descriptor, name, flags, mode_t(mode))
             if descriptor >= 0 { return descriptor }
             let number = errno
-            if number != EINTR { throw failure("open", path, number) }
+            if number != EINTR { throw failure("open", directory.display(name), number) }
         }
     }
 

@@ -39,7 +39,7 @@ extension EncryptedFileStore {
     /// (`.master.key.<random>`): a `key unseal` killed before its rename leaves the plain key there, next
     /// to a store that is still sealed.
     public static func keyProtection(directory: URL? = nil) throws -> StoredKeyProtection? {
-        let root = (directory ?? defaultDirectory()).standardizedFileURL.path
+        let root = (try directory ?? requireDefaultDirectory()).standardizedFileURL.path
         guard let bytes = try KeyFile.readBytes(root: root) else { return nil }
         let protection = try KeyFile.protection(of: bytes)
         if protection != .keyFile { try KeyFile.removeSpareKeys(root: root, among: FileSystem.directoryEntries(root) ?? []) }
@@ -55,7 +55,7 @@ extension EncryptedFileStore {
     /// - Throws: what opening the store with `currentSource` throws (wrong passphrase or PIN, no TPM, ...);
     ///   `itemNotFound` when there is no store yet; then nothing is changed.
     public static func changeKeySource(directory: URL? = nil, from currentSource: KeySource, to newSource: KeySource) throws {
-        let root = (directory ?? defaultDirectory()).standardizedFileURL.path
+        let root = (try directory ?? requireDefaultDirectory()).standardizedFileURL.path
         try StoreLocation.validate(root)
         guard try FileSystem.status(root) != nil else {
             throw VaultError(.itemNotFound, underlying: .message("there is no file store at \(root) yet"))
@@ -173,7 +173,7 @@ extension EncryptedFileStore {
     /// (so `key seal --tpm` can prepare an empty store). If another process created one meanwhile, opens
     /// that one with `source` instead.
     public static func createKey(directory: URL? = nil, source: KeySource) throws {
-        let root = (directory ?? defaultDirectory()).standardizedFileURL.path
+        let root = (try directory ?? requireDefaultDirectory()).standardizedFileURL.path
         try StoreLocation.validate(root)
         try StoreLocation.create(root)
         _ = try KeyFile.create(root: root, source: source)

@@ -1,18 +1,85 @@
 #if os(Linux)
 import BiometricsVaultCore
+import Dispatch
+import Glibc
 
-/// On Linux the TPM is reached through tpm2-tss (``TSS2``).
+/// On Linux the TPM is reached through tpm2-tss (``TSS2``), each operation on a thread of its own under
+/// a deadline (``TPMConfiguration/timeout``).
+///
+/// tpm2-tss's synchronous calls wait for the TPM without a limit (a timeout only makes them try again),
+/// so a TPM that stops answering (a stopped swtpm, a wedged firmware TPM, a hung simulator) would hang
+/// every command that opens the store. Past the deadline the caller gets `storeUnavailable` and the
+/// thread is left to finish or hang on its own; it holds only its own connection and buffers.
 enum TPMBackend {
     static func seal(_ secret: SecretBytes, pin: SecretBytes?, tcti: String) throws -> [UInt8] {
-        try TSS2.seal(secret, pin: pin, tcti: tcti)
+        try bounded("seal the store's key", tcti: tcti) { () throws(VaultError) in try TSS2.seal(secret, pin: pin, tcti: tcti) }
     }
 
     static func unseal(_ blob: [UInt8], pin: SecretBytes?, tcti: String) throws -> SecretBytes {
-        try TSS2.unseal(blob, pin: pin, tcti: tcti)
+        try bounded("unseal the store's key", tcti: tcti) { () throws(VaultError) in try TSS2.unseal(blob, pin: pin, tcti: tcti) }
     }
 
     static func status(tcti: String) throws -> TPMStatus {
-        try TSS2.status(tcti: tcti)
+        try bounded("read its status", tcti: tcti) { () throws(VaultError) in try TSS2.status(tcti: tcti) }
+    }
+
+    private static func bounded<Value: Sendable>(
+        _ action: String, tcti: String, _ body: @escaping @Sendable () throws(VaultError) -> Value
+    ) throws(VaultError) -> Value {
+        let timeout = TPMConfiguration.timeout
+        let outcome = Outcome<Value>()
+        guard TPMThread.start({ outcome.finish(Result { () throws(VaultError) in try body() }) }) else {
+            throw VaultError(.storeUnavailable, underlying: .message("could not start a thread to \(action) with the TPM"))
+        }
+        guard let result = outcome.wait(seconds: timeout) else {
+            throw VaultError(
+                .storeUnavailable,
+                underlying: .message(
+                    "the TPM at '\(tcti)' did not answer within \(timeout) s (stopped or hung) when asked to \(action); nothing was changed (\(TPMConfiguration.timeoutVariable) sets the limit)"))
+        }
+        return try result.get()
+    }
+
+    /// The result of one operation, handed from its thread to the waiting caller (or to nobody, after
+    /// the deadline: the value is then released with the box, and a secret in it zeroed).
+    private final class Outcome<Value: Sendable>: Sendable {
+        private let result = LockedValue<Result<Value, VaultError>?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        func finish(_ value: Result<Value, VaultError>) {
+            result.withLock { $0 = value }
+            done.signal()
+        }
+
+        func wait(seconds: Int) -> Result<Value, VaultError>? {
+            guard done.wait(timeout: .now() + .seconds(seconds)) == .success else { return nil }
+            return result.withLock { $0 }
+        }
+    }
+}
+
+/// A detached POSIX thread: the TPM target links neither GLib nor Foundation's `Thread`.
+private enum TPMThread {
+    private final class Body: Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+
+    /// Starts `body` on a new detached thread; false when none could be started (`body` never runs).
+    static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { context in
+            guard let context else { return nil }
+            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context)
+        guard status == 0 else {
+            Unmanaged<Body>.fromOpaque(context).release()
+            return false
+        }
+        pthread_detach(thread)
+        return true
     }
 }
 #endif

@@ -12,6 +12,20 @@ public enum TPMConfiguration {
     public static let defaultTCTI = "device:/dev/tpmrm0"
     public static let environmentVariable = "BIOMETRICS_VAULT_TPM_TCTI"
 
+    /// The variable that sets ``timeout``.
+    public static let timeoutVariable = "BIOMETRICS_VAULT_TPM_TIMEOUT"
+    public static let defaultTimeout = 15
+
+    /// How many seconds one TPM operation (seal, unseal, status) may take before it fails with
+    /// `storeUnavailable`: `BIOMETRICS_VAULT_TPM_TIMEOUT` (whole seconds, 1 to 3600), default 15. A real
+    /// TPM answers in well under a second or two; one that does not is stopped or hung.
+    public static var timeout: Int {
+        guard let text = EnvironmentVariable.value(timeoutVariable), let seconds = Int(text), (1...3600).contains(seconds) else {
+            return defaultTimeout
+        }
+        return seconds
+    }
+
     /// The TCTI this process uses.
     public static var tcti: String {
         let value = EnvironmentVariable.value(environmentVariable) ?? ""
@@ -114,11 +128,17 @@ public struct TPMSealer: MasterKeySealer {
         }
     }
 
-    /// A TPM authValue holds at most the name algorithm's digest size (32 bytes for SHA-256).
+    /// A TPM authValue holds at most the name algorithm's digest size (32 bytes for SHA-256), and the TPM
+    /// drops its trailing zero bytes: a PIN of NUL bytes would be no PIN, and "1234" + NUL would be
+    /// "1234". So a PIN is 1 to 32 bytes without NUL; anything else is refused as input that cannot be
+    /// a PIN (`encodingFailed`), before the TPM is asked (nothing counts against its lockout).
     private static func checked(_ pin: SecretBytes) throws -> SecretBytes {
-        guard !pin.isEmpty else { throw VaultError(.authenticationFailed, underlying: .message("the PIN is empty")) }
+        guard !pin.isEmpty else { throw VaultError(.encodingFailed, underlying: .message("the PIN is empty")) }
         guard pin.count <= 32 else {
-            throw VaultError(.authenticationFailed, underlying: .message("the PIN is longer than 32 bytes, more than a TPM accepts"))
+            throw VaultError(.encodingFailed, underlying: .message("the PIN is longer than 32 bytes, more than a TPM accepts"))
+        }
+        guard !pin.withUnsafeBytes({ $0.contains(0) }) else {
+            throw VaultError(.encodingFailed, underlying: .message("the PIN contains a NUL byte, which a TPM ignores at its end; choose another PIN"))
         }
         return pin
     }

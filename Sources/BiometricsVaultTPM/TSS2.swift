@@ -19,6 +19,7 @@ enum TSS2 {
             throw VaultError(.storeUnavailable, underlying: .message("the secret or PIN is too long for the TPM"))
         }
         return try explainingLockout(tcti) { () throws(VaultError) in try withContext(tcti) { context throws(VaultError) in
+            try makingRoom(context) { () throws(VaultError) in
             try withPrimaryAndSession(context, encrypt: [.decrypt, .encrypt]) { primary, session throws(VaultError) in
                 var sensitive = TPM2B_SENSITIVE_CREATE()
                 defer { wipe(&sensitive) }
@@ -48,6 +49,7 @@ enum TSS2 {
                 guard let outPrivate, let outPublic else { throw malformed("TPM2_Create returned no object") }
                 return try marshal(outPublic.pointee, outPrivate.pointee)
             }
+            }
         } }
     }
 
@@ -56,6 +58,7 @@ enum TSS2 {
         try requireLibrary()
         var (inPublic, inPrivate) = try unmarshal(blob)
         return try explainingLockout(tcti) { () throws(VaultError) in try withContext(tcti) { context throws(VaultError) in
+            try makingRoom(context) { () throws(VaultError) in
             try withPrimaryAndSession(context, encrypt: [.decrypt, .encrypt]) { primary, session throws(VaultError) in
                 var object = ESYS_TR(ESYS_TR_NONE)
                 try check(
@@ -83,6 +86,7 @@ enum TSS2 {
                 guard let outData else { throw malformed("TPM2_Unseal returned no data") }
                 let size = Int(outData.pointee.size)
                 return withUnsafeBytes(of: outData.pointee.buffer) { SecretBytes($0.prefix(size)) }
+            }
             }
         } }
     }
@@ -230,6 +234,49 @@ enum TSS2 {
         return try body(primary, session)
     }
 
+    /// Runs `body`; if the TPM had no room for another transient object or session, flushes the
+    /// leftovers and runs it once more.
+    ///
+    /// Without a resource manager (`/dev/tpm0`, a direct swtpm or simulator socket) what a killed run
+    /// loaded stays loaded until someone flushes it, and a TPM holds only about three objects: the store
+    /// would never open again. Such leftovers have no owner left (a live program on a TPM without a
+    /// resource manager would lose its objects too, and fail cleanly). With `/dev/tpmrm0` the kernel
+    /// flushes for us and this never triggers.
+    private static func makingRoom<Result>(
+        _ context: OpaquePointer, _ body: () throws(VaultError) -> Result
+    ) throws(VaultError) -> Result {
+        do {
+            return try body()
+        } catch where error.underlying?.description.hasPrefix(outOfRoomMessage) == true {
+            flushLeftovers(context)
+            return try body()
+        }
+    }
+
+    /// Flushes every loaded transient object and session (TPM2_GetCapability(TPM2_CAP_HANDLES)).
+    private static func flushLeftovers(_ context: OpaquePointer) {
+        let transientFirst: UInt32 = 0x8000_0000  // TPM2_TRANSIENT_FIRST
+        let loadedSessionFirst: UInt32 = 0x0200_0000  // TPM2_LOADED_SESSION_FIRST
+        for first in [transientFirst, loadedSessionFirst] {
+            var more = TPMI_YES_NO(0)
+            var data: UnsafeMutablePointer<TPMS_CAPABILITY_DATA>?
+            defer { tss.Esys_Free(data) }
+            let listed = tss.Esys_GetCapability(
+                context, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
+                TPM2_CAP(TPM2_CAP_HANDLES), first, bv_max_cap_handles(), &more, &data)
+            guard listed == TSS2_RC_SUCCESS, let data else { continue }
+            for index in 0..<bv_handle_count(data) {
+                var leftover = ESYS_TR(ESYS_TR_NONE)
+                let handle = bv_handle(data, index)
+                guard tss.Esys_TR_FromTPMPublic(
+                    context, handle, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &leftover)
+                    == TSS2_RC_SUCCESS
+                else { continue }
+                flush(context, leftover)
+            }
+        }
+    }
+
     private static func flush(_ context: OpaquePointer, _ handle: ESYS_TR) {
         guard handle != ESYS_TR(ESYS_TR_NONE) else { return }
         _ = tss.Esys_FlushContext(context, handle)
@@ -301,6 +348,8 @@ enum TSS2 {
                 throw VaultError(.authenticationFailed, underlying: .message("wrong PIN for the TPM-sealed store key"))
             case 0x921:  // TPM_RC_LOCKOUT
                 throw lockedOut()
+            case 0x902, 0x903:  // TPM_RC_OBJECT_MEMORY, TPM_RC_SESSION_MEMORY (see `makingRoom`)
+                throw VaultError(.storeUnavailable, underlying: .message("\(outOfRoomMessage) to \(action) (\(text))"))
             case 0x9F, 0x8B, 0x84, 0x95, 0x9A:  // INTEGRITY, HANDLE, VALUE, SIZE, INSUFFICIENT on load
                 throw VaultError(
                     .storeUnavailable,
@@ -315,6 +364,8 @@ enum TSS2 {
         }
         throw VaultError(.storeUnavailable, underlying: .message("could not \(action) with the TPM: \(text)"))
     }
+
+    private static let outOfRoomMessage = "the TPM has no room for another object or session, even after flushing what other runs left loaded"
 
     private static func lockedOut() -> VaultError {
         VaultError(.biometryLockout, underlying: .message(lockoutMessage))

@@ -60,6 +60,16 @@ static inline TPMS_TAGGED_PROPERTY bv_property(const TPMS_CAPABILITY_DATA *data,
     return data->data.tpmProperties.tpmProperty[index];
 }
 
+// The handles of a TPM2_CAP_HANDLES answer (leftover transient objects and sessions).
+static inline UINT32 bv_handle_count(const TPMS_CAPABILITY_DATA *data) {
+    UINT32 count = data->data.handles.count;
+    return count < TPM2_MAX_CAP_HANDLES ? count : TPM2_MAX_CAP_HANDLES;
+}
+static inline UINT32 bv_max_cap_handles(void) { return (UINT32)TPM2_MAX_CAP_HANDLES; }
+static inline TPM2_HANDLE bv_handle(const TPMS_CAPABILITY_DATA *data, UINT32 index) {
+    return data->data.handles.handle[index];
+}
+
 // The tpm2-tss entry points TSS2.swift calls, resolved with dlopen/dlsym (the headers above only give
 // their types). Loading them at start-up cost every CLI run about 1.7 ms (Docs/Benchmarks.md).
 typedef struct bv_tss2_api {
@@ -75,6 +85,7 @@ typedef struct bv_tss2_api {
     __typeof__(Esys_TR_SetAuth) *_Nonnull Esys_TR_SetAuth;
     __typeof__(Esys_FlushContext) *_Nonnull Esys_FlushContext;
     __typeof__(Esys_GetCapability) *_Nonnull Esys_GetCapability;
+    __typeof__(Esys_TR_FromTPMPublic) *_Nonnull Esys_TR_FromTPMPublic;
     __typeof__(Tss2_TctiLdr_Initialize) *_Nonnull Tss2_TctiLdr_Initialize;
     __typeof__(Tss2_TctiLdr_Finalize) *_Nonnull Tss2_TctiLdr_Finalize;
     __typeof__(Tss2_MU_TPM2B_PUBLIC_Marshal) *_Nonnull Tss2_MU_TPM2B_PUBLIC_Marshal;
@@ -109,6 +120,7 @@ static inline const char *_Nullable bv_tss2_load(bv_tss2_api *_Nonnull api) {
     BV_TSS2_RESOLVE(0, Esys_TR_SetAuth)
     BV_TSS2_RESOLVE(0, Esys_FlushContext)
     BV_TSS2_RESOLVE(0, Esys_GetCapability)
+    BV_TSS2_RESOLVE(0, Esys_TR_FromTPMPublic)
     BV_TSS2_RESOLVE(1, Tss2_TctiLdr_Initialize)
     BV_TSS2_RESOLVE(1, Tss2_TctiLdr_Finalize)
     BV_TSS2_RESOLVE(2, Tss2_MU_TPM2B_PUBLIC_Marshal)

@@ -63,7 +63,9 @@ struct ConcurrentWriteCLITests {
 
         let update = try sandbox.start(["update", "k"] + common, stdin: #"{"v":2}"#)
         // The update has read the item and now waits for the lock to write it.
-        #expect(waitUntilBlockedOnFlock(pid: update.processIdentifier), "the update never waited for the lock")
+        #expect(
+            waitUntilWaitingForLock(pid: update.processIdentifier, lockPath: directory.appendingPathComponent(".lock").path),
+            "the update never waited for the lock")
         // Inside the lock, the other writer deletes the item, then lets go.
         #expect(unlink(directory.appendingPathComponent(itemFile).path) == 0)
         #expect(flock(lock, LOCK_UN) == 0)
@@ -73,12 +75,14 @@ struct ConcurrentWriteCLITests {
         #expect(status.status == 2, "the deleted item came back: \(status.stdout)")
     }
 
-    /// Whether `pid` shows up in /proc/locks as waiting for a `flock` (bounded wait).
-    func waitUntilBlockedOnFlock(pid: Int32) -> Bool {
+    /// Whether `pid` has opened `lockPath`, the lock another process holds (bounded wait): it opens the
+    /// lock file only to take the lock, and tries again (non-blocking, with a bounded total wait) until
+    /// it gets it.
+    func waitUntilWaitingForLock(pid: Int32, lockPath: String) -> Bool {
+        let descriptors = "/proc/\(pid)/fd"
         for _ in 0..<400 {
-            let locks = String(decoding: FileManager.default.contents(atPath: "/proc/locks") ?? Data(), as: UTF8.self)
-            // A waiter's line reads "N: -> FLOCK  ADVISORY  WRITE <pid> ...".
-            if locks.split(separator: "\n").contains(where: { $0.contains("->") && $0.contains("FLOCK") && $0.contains(" \(pid) ") }) {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []
+            if names.contains(where: { (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0)) == lockPath }) {
                 return true
             }
             usleep(25_000)

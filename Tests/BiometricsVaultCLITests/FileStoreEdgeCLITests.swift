@@ -25,6 +25,62 @@ struct FileStoreEdgeCLITests {
         return directory + "/" + item
     }
 
+    /// An empty or relative `HOME` with `XDG_DATA_HOME` empty: for a user with a password-database entry
+    /// the store goes under that home; for one without (a container's arbitrary uid, run here through
+    /// `setpriv`) there is no home, and the store is refused in words, never put under the current directory.
+    @Test("HOME=\"\" or a relative HOME never puts the store under the current directory",
+        .enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv to run as a uid without a home"),
+        arguments: ["", "relative/home"])
+    func emptyHomeIsNotTheCurrentDirectory(home: String) throws {
+        let sandbox = try CLISandbox()
+        defer { sandbox.remove() }
+        let workingDirectory = sandbox.root.appendingPathComponent("cwd")
+        try FileManager.default.createDirectory(at: workingDirectory, withIntermediateDirectories: true)
+        #expect(chmod(sandbox.root.path, 0o755) == 0 && chmod(workingDirectory.path, 0o777) == 0)
+        var environment = sandbox.environment
+        environment["HOME"] = home
+        environment["XDG_DATA_HOME"] = ""
+        environment["XDG_STATE_HOME"] = ""
+        func run(_ arguments: [String], stdin: String = "", asUserWithoutHome: Bool) throws -> CLIResult {
+            let process = Process()
+            if asUserWithoutHome {
+                // 54321: no entry in /etc/passwd (checked below), so no home directory at all.
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+                process.arguments = ["--reuid=54321", "--regid=54321", "--clear-groups", CLISandbox.binary.path] + arguments
+            } else {
+                process.executableURL = CLISandbox.binary
+                process.arguments = arguments
+            }
+            process.environment = environment
+            process.currentDirectoryURL = workingDirectory
+            let output = Pipe()
+            let errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            let input = Pipe()
+            process.standardInput = input
+            try process.run()
+            input.fileHandleForWriting.write(Data(stdin.utf8))
+            try input.fileHandleForWriting.close()
+            let stdout = output.fileHandleForReading.readDataToEndOfFile()
+            let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return CLIResult(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        }
+        try #require(getpwuid(54321) == nil, "uid 54321 has a password-database entry here")
+        let passwdHome = String(cString: try #require(getpwuid(geteuid())?.pointee.pw_dir))
+        let status = try run(["key", "status", "--json"], asUserWithoutHome: false)
+        #expect(status.stdout.jsonObject?["directory"] as? String == "\(passwdHome)/.local/share/biometrics-vault", "\(status.stdout)")
+
+        let homeless = try run(["key", "status", "--json"], asUserWithoutHome: true)
+        let directory = homeless.stdout.jsonObject?["directory"] as? String ?? ""
+        #expect(!directory.hasPrefix(workingDirectory.path), "\(homeless.stdout)")
+        let stored = try run(["store", "k"] + common, stdin: #"{"v":1}"#, asUserWithoutHome: true)
+        #expect(stored.status == 6, "\(stored.stderr)")
+        #expect(stored.stderr.contains("no home directory"), "\(stored.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workingDirectory.path).isEmpty, "something was created in the current directory")
+    }
+
     @Test("an item file or master.key replaced by a FIFO: show and list fail at once (11 / 6) instead of hanging")
     func fifoInTheStore() throws {
         let sandbox = try CLISandbox()

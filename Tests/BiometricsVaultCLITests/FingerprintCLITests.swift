@@ -319,5 +319,77 @@ final class FingerprintCLITests {
         #expect(remotePassword.text.contains("after-the-lockout"))
         #expect(!remotePassword.text.contains("Touch the fingerprint reader"))
     }
+
+    /// Lockout with nothing but defaults (no `--authenticator`; DESIGN §8, issue 32): five non-matching
+    /// fingers must leave the reader the authenticator `auto` picks. `doctor` picks fprintd (locked out),
+    /// `status` says `locked`, not `emptyWithBiometrics, invalidated: biometryChanged`; `show` without a
+    /// terminal exits 5 naming `clear-lockout` (not 12, "store it again", which would lose the item);
+    /// on a terminal it asks the login password, then the finger, and prints the secret.
+    @Test func lockoutUnderTheDefaultAuthenticatorIsNotInvalidation() throws {
+        guard try stackReady() else { return }
+        let environment = ProcessInfo.processInfo.environment
+        guard let user = environment["BV_TEST_USER"], let password = environment["BV_TEST_PASSWORD"], !password.isEmpty else {
+            if daemonsRequired { Issue.record("BV_REQUIRE_DAEMONS=1 but BV_TEST_USER / BV_TEST_PASSWORD are not set") }
+            return
+        }
+        defer {
+            _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+            sandbox.remove()
+        }
+        try enrollOneFinger(user: user, finger: Self.userFinger)
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", user, sandbox.root.path])
+        let credentials = try sandbox.file("creds.json", #"{"token":"kept-through-the-lockout"}"#)
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
+
+        /// The CLI as `user` with the default authenticator (only the store is named, so the test does
+        /// not depend on a session bus for that user).
+        func session(_ arguments: [String], terminal: Bool = true) throws -> PTYSession {
+            let command = ["runuser", "-u", user, "--", "env", "HOME=\(sandbox.root.path)"]
+                + (terminal ? [] : ["setsid", "-w"])
+                + [CLISandbox.binary.path] + arguments + ["--store", "file"]
+            return try PTYSession(command: shellQuoted(command), environment: sandbox.environment)
+        }
+        func scanned(_ arguments: [String], finger: String, terminal: Bool = true) throws -> (status: Int32, text: String) {
+            let running = try session(arguments, terminal: terminal)
+            #expect(running.waitFor("Touch the fingerprint reader"), "no fingerprint prompt: \(running.text)")
+            try waitForFingerNeeded()
+            try scan(finger)
+            return (running.finish(), running.text)
+        }
+
+        let stored = try scanned(["store", "fp", "--biometrics", "--from-file", credentials], finger: Self.userFinger)
+        #expect(stored.status == 0, "\(stored.text)")
+        for _ in 0..<4 {
+            let wrong = try scanned(["show", "fp"], finger: "someone-else")
+            #expect(wrong.status == 4, "\(wrong.text)")
+        }
+        let fifth = try scanned(["show", "fp"], finger: "someone-else", terminal: false)
+        #expect(fifth.status == 5, "\(fifth.text)")
+
+        let doctor = try session(["doctor"], terminal: false)
+        #expect(doctor.finish() == 0, "\(doctor.text)")
+        #expect(doctor.text.contains("authenticator fprintd (biometryLockout"), "\(doctor.text)")
+        let status = try session(["status", "fp", "--json"], terminal: false)
+        #expect(status.finish() == 0, "\(status.text)")
+        #expect(status.text.contains(#""state":"locked""#), "\(status.text)")
+        #expect(!status.text.contains("biometryChanged"), "\(status.text)")
+
+        let locked = try session(["show", "fp"], terminal: false)
+        #expect(locked.finish() == 5, "\(locked.text)")
+        #expect(locked.text.contains("clear-lockout"), "\(locked.text)")
+        #expect(!locked.text.contains("invalidated"), "\(locked.text)")
+        #expect(!locked.text.contains("Touch the fingerprint reader"), "the reader is not used while locked out")
+
+        // On a terminal: the login password (PAM), then the finger once more, then the secret.
+        let recovering = try session(["show", "fp", "--field", "token"])
+        #expect(recovering.waitFor("Password: "), "no password prompt: \(recovering.text)")
+        recovering.type(password + "\r")
+        #expect(recovering.waitFor("Touch the fingerprint reader"), "no finger prompt after the password: \(recovering.text)")
+        try waitForFingerNeeded()
+        try scan(Self.userFinger)
+        #expect(recovering.finish() == 0, "\(recovering.text)")
+        #expect(recovering.text.contains("kept-through-the-lockout"))
+        #expect(!recovering.text.contains(password), "the password was echoed")
+    }
 }
 #endif

@@ -28,6 +28,31 @@ struct LockSemanticsTests {
         #expect(await code { _ = try vault.downgrade() } == .vaultLocked)
     }
 
+    /// lock() (on a copy) or lockAllSessions() while an update waits for its prompt: once the prompt
+    /// passes, the update fails with vaultLocked and writes nothing.
+    @Test(arguments: [false, true])
+    func lockWhileAnUpdateWaitsForItsPromptStopsTheWrite(lockingAll: Bool) async throws {
+        let fixture = Fixture()
+        let held = HeldPromptAuthenticator(wrapping: fixture.device.authenticator)
+        var configuration = fixture.configuration
+        configuration.authenticator = held
+        let empty = try VaultFactory<Login>.retrieveVaultOrThrow(key: fixture.key, configuration: configuration)
+        guard case .biometrics(let vault) = try await empty.storeToBiometrics(credentials: alice) else {
+            Issue.record("not biometrics"); return
+        }
+        held.holdNextPrompt()
+        let update = Task { try await vault.update(credentials: bob) }
+        for _ in 0..<5_000 where !held.isHolding { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(held.isHolding, "the update never reached its prompt")
+        if lockingAll { configuration.lockAllSessions() } else { _ = vault.lock() }
+        held.release()
+        #expect(await code { _ = try await update.value } == .vaultLocked)
+        // Nothing was written: still alice, still protected.
+        #expect(fixture.device.protection(key: fixture.key, service: "tests") == .protected(.biometryCurrentSet))
+        guard case .locked(let locked) = try fixture.retrieve() else { Issue.record("not locked"); return }
+        #expect(try await locked.unlock().credentials == alice)
+    }
+
     @Test func unlockAfterLockPromptsAgainEvenInsideTheWindow() async throws {
         let fixture = Fixture(reuse: .session(timeout: .seconds(300)))
         guard case .biometrics(let vault) = try await fixture.retrieve().storeToBiometrics(credentials: alice) else {
@@ -280,5 +305,75 @@ struct StoreErrorTests {
         // `first` is a stale plain handle: writing plain now would silently strip the protection.
         #expect(await code { _ = try first.update(credentials: bob) } == .invalidVault)
         #expect(fixture.device.protection(key: fixture.key, service: "tests") == .protected(.biometryCurrentSet))
+    }
+}
+
+/// The simulated device's authenticator with a prompt that waits until the test releases it (a user who
+/// has not touched the sensor yet): only the next prompt after ``holdNextPrompt()`` waits.
+final class HeldPromptAuthenticator: Authenticator {
+    private enum Gate: Sendable {
+        case open
+        case armed
+        case holding(CheckedContinuation<Void, Never>)
+    }
+
+    private let wrapped: any Authenticator
+    private let gate = LockedValue(Gate.open)
+
+    init(wrapping wrapped: any Authenticator) {
+        self.wrapped = wrapped
+    }
+
+    func holdNextPrompt() {
+        gate.withLock { $0 = .armed }
+    }
+
+    /// Whether a prompt is waiting for ``release()``.
+    var isHolding: Bool {
+        gate.withLock { gate in
+            switch gate {
+            case .holding: true
+            case .open, .armed: false
+            }
+        }
+    }
+
+    func release() {
+        let waiting: CheckedContinuation<Void, Never>? = gate.withLock { gate in
+            switch gate {
+            case .holding(let continuation):
+                gate = .open
+                return continuation
+            case .open, .armed:
+                return nil
+            }
+        }
+        waiting?.resume()
+    }
+
+    var biometryType: BiometryType { wrapped.biometryType }
+
+    func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability { wrapped.availability(for: policy) }
+
+    func currentEnrollment() throws -> EnrollmentFingerprint? { try wrapped.currentEnrollment() }
+
+    func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let holds = gate.withLock { gate in
+                switch gate {
+                case .armed:
+                    gate = .holding(continuation)
+                    return true
+                case .open, .holding:
+                    return false
+                }
+            }
+            if !holds { continuation.resume() }
+        }
+        return try await wrapped.authenticate(for: policy, prompt: prompt)
+    }
+
+    func authenticateOwner(prompt: PromptText) async throws {
+        try await wrapped.authenticateOwner(prompt: prompt)
     }
 }

@@ -178,6 +178,91 @@ struct HostileFileSystemTests {
         #expect(FileManager.default.fileExists(atPath: moved), "delete followed the symlink")
     }
 
+    @Test("a service directory swapped for a symlink after the store checked it: write and delete refuse, nothing lands outside")
+    func serviceDirectorySwappedAfterTheCheck() throws {
+        let directory = try TemporaryDirectory()
+        // The same store value throughout: its check of the directory is cached from the first write.
+        let (store, serviceDirectory, file) = try storeWithOneItem(directory)
+        let elsewhere = directory.url.appendingPathComponent("elsewhere").path
+        #expect(rename(serviceDirectory, elsewhere) == 0)
+        #expect(symlink(elsewhere, serviceDirectory) == 0)
+        let moved = elsewhere + "/" + URL(fileURLWithPath: file).lastPathComponent
+        let before = try Data(contentsOf: URL(fileURLWithPath: moved))
+        #expect(throws: VaultError.storeUnavailable) { try store.write(item("v2"), for: id, authorization: nil) }
+        #expect(throws: VaultError.storeUnavailable) { try store.update(id, authorization: nil) { _ in item("v3") } }
+        #expect(throws: VaultError.storeUnavailable) { try store.delete(id) }
+        #expect(throws: VaultError.storeUnavailable) { try store.read(id, authorization: nil) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: moved)) == before, "a write went through the symlink")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).sorted() == [".check", ".lock", URL(fileURLWithPath: file).lastPathComponent].sorted())
+    }
+
+    @Test("a writer that holds the lock and never lets go (stopped): other writers fail within the bound, naming its pid")
+    func heldLockIsBounded() throws {
+        let directory = try TemporaryDirectory()
+        let (store, serviceDirectory, file) = try storeWithOneItem(directory)
+        // This process holds the service's lock through a descriptor of its own, as a stopped writer would.
+        let holder = open(serviceDirectory + "/.lock", O_RDONLY | O_CLOEXEC)
+        try #require(holder >= 0)
+        #expect(flock(holder, LOCK_EX) == 0)
+        let outcome = LockedValue<Result<Void, VaultError>?>(nil)
+        let isPending = { outcome.withLock { value in value.map { _ in false } ?? true } }
+        let writer = Thread {
+            let result: Result<Void, VaultError>
+            do {
+                try store.write(item("v2"), for: id, authorization: nil)
+                result = .success(())
+            } catch let error as VaultError {
+                result = .failure(error)
+            } catch {
+                result = .failure(VaultError(.storeUnavailable))
+            }
+            outcome.withLock { $0 = result }
+        }
+        let started = Date()
+        writer.start()
+        while isPending() && Date().timeIntervalSince(started) < 30 { usleep(50_000) }
+        let waited = Date().timeIntervalSince(started)
+        close(holder)  // lets a writer that waits without a bound finish, so the test ends either way
+        while isPending() { usleep(10_000) }
+        guard case .failure(let error) = try #require(outcome.withLock { $0 }) else {
+            Issue.record("the write waited \(waited) s for a lock that was never released, then wrote")
+            return
+        }
+        #expect(waited < 20, "the wait took \(waited) s")
+        #expect(error.code == .storeUnavailable)
+        #expect("\(error)".contains("process \(getpid())"), "\(error)")
+        #expect(text(of: try store.read(id, authorization: nil)) == "v1")
+        #expect(FileManager.default.fileExists(atPath: file))
+    }
+
+    @Test("a store on a read-only file system whose modes are loose is still read (its modes cannot be tightened)",
+        .enabled(if: geteuid() == 0, "a read-only bind mount needs root"))
+    func readOnlyStoreWithLooseModes() throws {
+        let directory = try TemporaryDirectory()
+        let (_, serviceDirectory, file) = try storeWithOneItem(directory)
+        let root = directory.storeURL.path
+        for (path, mode) in [(root, 0o755), (serviceDirectory, 0o755), (file, 0o644), (root + "/master.key", 0o644)] {
+            #expect(chmod(path, mode_t(mode)) == 0)
+        }
+        try #require(run("/bin/mount", ["--bind", root, root]) == 0)
+        defer { _ = run("/bin/umount", [root]) }
+        try #require(run("/bin/mount", ["-o", "remount,bind,ro", root]) == 0)
+        let store = try EncryptedFileStore(directory: directory.storeURL)
+        #expect(text(of: try store.read(id, authorization: nil)) == "v1")
+        #expect(try store.keys(service: "svc") == ["k"])
+        // Writing is refused (the file system says so); nothing is changed.
+        #expect(throws: VaultError.storeUnavailable) { try store.write(item("v2"), for: id, authorization: nil) }
+    }
+
+    private func run(_ executable: String, _ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     @Test("errors name the path and say what is wrong in words, with the errno kept")
     func errorsInWords() throws {
         let directory = try TemporaryDirectory()

@@ -32,6 +32,21 @@ struct CLISandbox {
         return result(of: process)
     }
 
+    /// Runs the CLI for at most `seconds`; `nil` (and the process killed) when it is still running then.
+    func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String], within seconds: Double) throws -> CLIResult? {
+        var sandbox = self
+        sandbox.environment.merge(extra) { $1 }
+        let process = try sandbox.start(arguments, stdin: stdin)
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return result(of: process)
+    }
+
     /// Starts the CLI without waiting (for the kill -9 test).
     func start(_ arguments: [String], stdin: String? = nil, tcti: String? = nil) throws -> Process {
         let input = root.appendingPathComponent("stdin")

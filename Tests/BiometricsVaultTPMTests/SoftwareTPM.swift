@@ -63,6 +63,7 @@ final class SoftwareTPM {
     /// swtpm does not act on SIGTERM while it waits for a client) and waits until it is gone.
     func stop() {
         guard let process else { return }
+        kill(process.processIdentifier, SIGCONT)
         _ = try? run("/usr/bin/swtpm_ioctl", ["-s", "--unix", socket + ".ctrl"])
         for _ in 0..<300 where process.isRunning { usleep(10_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
@@ -70,6 +71,13 @@ final class SoftwareTPM {
         self.process = nil
         try? FileManager.default.removeItem(atPath: socket)
         try? FileManager.default.removeItem(atPath: socket + ".ctrl")
+    }
+
+    /// Stops (SIGSTOP) or continues (SIGCONT) the swtpm process: a TPM that no longer answers, without
+    /// closing its sockets.
+    func pause(_ paused: Bool) {
+        guard let process else { return }
+        kill(process.processIdentifier, paused ? SIGSTOP : SIGCONT)
     }
 
     /// Stops it and removes its state directory.

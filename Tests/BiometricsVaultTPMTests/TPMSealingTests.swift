@@ -365,4 +365,117 @@ struct TPMSealingTests {
             try Self.expectNoTransientObjects(tcti)
         }
     }
+
+    /// A TPM that stops answering (swtpm under SIGSTOP) must not hang the commands that reach it: each
+    /// fails (or reports the TPM unreachable) within the deadline, and the store opens once it answers.
+    @Test func stoppedTPMIsBoundedByTheTimeout() throws {
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
+        let tpm = try SoftwareTPM()
+        defer { tpm.remove() }
+        let sandbox = try CLISandbox(tcti: tpm.tcti)
+        defer { sandbox.remove() }
+        try Self.storeOneItem(sandbox)
+        #expect(try sandbox.run(["key", "seal", "--tpm"]).status == 0)
+
+        tpm.pause(true)
+        let limit = ["BIOMETRICS_VAULT_TPM_TIMEOUT": "2"]
+        let shown = try sandbox.run(["show", "github", "--store", "file"], environment: limit, within: 20)
+        #expect(shown?.status == 6, "\(shown?.stderr ?? "show hung on a stopped TPM")")
+        #expect(shown?.stderr.contains("did not answer within 2 s") == true, "\(shown?.stderr ?? "")")
+        #expect(shown?.stdout.contains("s3cr3t") == false)
+        let status = try sandbox.run(["key", "status"], environment: limit, within: 20)
+        #expect(status?.status == 0, "\(status?.stderr ?? "key status hung on a stopped TPM")")
+        #expect(status?.stdout.contains("TPM: unreachable") == true, "\(status?.stdout ?? "")")
+        let doctor = try sandbox.run(["doctor"], environment: limit, within: 20)
+        #expect(doctor?.status == 0, "\(doctor?.stderr ?? "doctor hung on a stopped TPM")")
+        #expect(doctor?.stdout.contains("did not answer within 2 s") == true, "\(doctor?.stdout ?? "")")
+
+        tpm.pause(false)
+        let back = try Self.show(sandbox)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(back.stdout.contains("s3cr3t"))
+    }
+
+    /// Without a resource manager, transient objects left by killed runs stay loaded; once they fill the
+    /// TPM (swtpm holds three), the store must still open: leftovers are flushed and the call retried.
+    @Test func leftoverTransientObjectsDoNotLockTheStoreOut() throws {
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
+        let tpm = try SoftwareTPM()
+        defer { tpm.remove() }
+        let sandbox = try CLISandbox(tcti: tpm.tcti)
+        defer { sandbox.remove() }
+        try Self.storeOneItem(sandbox)
+        #expect(try sandbox.run(["key", "seal", "--tpm"]).status == 0)
+        // Fill the TPM's object slots as killed clients would (tpm2-tools leaves its primary loaded).
+        for index in 0..<3 {
+            _ = try tpm.tools("tpm2_createprimary", ["-C", "o", "-c", sandbox.root.appendingPathComponent("leftover\(index).ctx").path])
+        }
+        let leftovers = try SoftwareTPM.transientHandles(tcti: tpm.tcti).split(separator: "\n")
+        try #require(leftovers.count >= 3, "the TPM was not filled: \(leftovers)")
+
+        let shown = try Self.show(sandbox)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("s3cr3t"))
+        try Self.expectNoTransientObjects(tpm.tcti)
+    }
+
+    /// What cannot be a TPM PIN is refused as bad input (8) before the TPM is asked: NUL bytes (the TPM
+    /// drops trailing zeros, so all-NUL would equal no PIN) and more than 32 bytes. Nothing is changed.
+    @Test(arguments: ["\u{0}\u{0}", "12\u{0}", String(repeating: "7", count: 33)])
+    func invalidPINIsBadInput(pin: String) throws {
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
+        try Self.withTPM("BV_TPM_TCTI") { tcti in
+            let sandbox = try CLISandbox(tcti: tcti)
+            defer { sandbox.remove() }
+            try Self.storeOneItem(sandbox)
+            let before = try Data(contentsOf: sandbox.storeDirectory.appendingPathComponent("master.key"))
+            let sealed = try sandbox.run(["key", "seal", "--tpm", "--pin-stdin"], stdin: pin + "\n")
+            #expect(sealed.status == 8, "\(sealed.stderr)")
+            #expect(sealed.stderr.contains("PIN"), "\(sealed.stderr)")
+            #expect(try Data(contentsOf: sandbox.storeDirectory.appendingPathComponent("master.key")) == before)
+            #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .keyFile)
+            try Self.expectNoTransientObjects(tcti)
+        }
+    }
+
+    /// A PIN-sealed store opened by a data verb with an invalid PIN on stdin: 8, not a wrong PIN (4).
+    @Test func tooLongPINOnADataVerbIsBadInput() throws {
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
+        let tpm = try SoftwareTPM()
+        defer { tpm.remove() }
+        let sandbox = try CLISandbox(tcti: tpm.tcti)
+        defer { sandbox.remove() }
+        try Self.storeOneItem(sandbox)
+        #expect(try sandbox.run(["key", "seal", "--tpm", "--pin-stdin"], stdin: "1234\n").status == 0)
+        let shown = try sandbox.run(["show", "github", "--store", "file", "--pin-stdin"], stdin: String(repeating: "1", count: 40) + "\n")
+        #expect(shown.status == 8, "\(shown.stderr)")
+        #expect(try SoftwareTPM.lockoutState(tcti: tpm.tcti).counter == 0, "an invalid PIN must not count against the TPM")
+    }
+
+    /// Passphrase lines on stdin are read whole (not cut at 4 KiB); over the documented bound (64 KiB)
+    /// they are refused with exit 8, on the key verbs and on the data verbs alike.
+    @Test func longPassphraseLinesAreReadWholeOrRefused() throws {
+        let sandbox = try CLISandbox(tcti: "device:/nonexistent/tpmrm0")
+        defer { sandbox.remove() }
+        try Self.storeOneItem(sandbox)
+        let long = String(repeating: "p", count: 5_000)
+        let set = try sandbox.run(["key", "passphrase", "--passphrase-stdin"], stdin: long + "\n")
+        #expect(set.status == 0, "\(set.stderr)")
+        let whole = try EncryptedFileStore(directory: sandbox.storeDirectory, keySource: .passphrase(SecretBytes(utf8: long)))
+        #expect(try whole.keys(service: "biometrics-vault") == ["github"])
+        #expect(throws: VaultError.self) {
+            try EncryptedFileStore(directory: sandbox.storeDirectory, keySource: .passphrase(SecretBytes(utf8: String(long.prefix(4096)))))
+        }
+        let shown = try sandbox.run(["show", "github", "--store", "file", "--passphrase-stdin"], stdin: long + "\n")
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("s3cr3t"))
+
+        let huge = String(repeating: "p", count: 70_000) + "\n"
+        let refused = try sandbox.run(["show", "github", "--store", "file", "--passphrase-stdin"], stdin: huge)
+        #expect(refused.status == 8, "\(refused.stderr)")
+        #expect(refused.stderr.contains("longer than 65536 bytes"), "\(refused.stderr)")
+        let refusedKey = try sandbox.run(["key", "unseal", "--passphrase-stdin"], stdin: huge)
+        #expect(refusedKey.status == 8, "\(refusedKey.stderr)")
+        #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .passphrase)
+    }
 }

@@ -3,7 +3,8 @@
 # there is one reader, and in the whole-suite run the Linux-auth tests claim it at the same time.
 # `store --biometrics` / `show` succeed on a matching scan, exit 4 on a non-matching one, 3 on Ctrl-C;
 # `git credential approve|fill` with the helper store and answer a protected item by a finger; a lockout
-# (as the test user, whose password is known) is recovered by the login password through PAM on a pty.
+# (as the test user, whose password is known) is recovered by the login password through PAM on a pty,
+# also under the default authenticator (no --authenticator).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LOG=$(mktemp)
@@ -13,6 +14,7 @@ BV_CLI_FINGERPRINT=1 swift test --skip-build --filter 'BiometricsVaultCLITests.F
 tail -n 30 "$LOG"
 # The suite is enabled only by BV_CLI_FINGERPRINT: make sure it ran rather than skipped.
 for name in protectedShowMatchesAndFailsOnTheRealReader gitCredentialFillIsAnsweredByAFinger \
-    lockoutIsRecoveredByTheLoginPasswordOnATerminal execUnlocksAProtectedItemWithOneFinger; do
+    lockoutIsRecoveredByTheLoginPasswordOnATerminal execUnlocksAProtectedItemWithOneFinger \
+    lockoutUnderTheDefaultAuthenticatorIsNotInvalidation; do
     grep -q "$name() passed" "$LOG" || { echo "the fingerprint CLI test $name did not run"; exit 1; }
 done

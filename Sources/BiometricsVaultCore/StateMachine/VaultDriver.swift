@@ -158,6 +158,11 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
                 action = machine.authenticationCompleted(result)
             case .fail(let code):
                 throw context.error(for: code)
+            case .write where handle.session.map({ !snapshot(of: $0).isActive }) == true:
+                // The handle's session was locked (lock() on a copy, lockAllSessions()) while this
+                // operation waited for its prompt: a locked vault writes nothing.
+                context.newAuthorization?.invalidate()
+                throw VaultError(.vaultLocked, underlying: .message("the vault was locked while the operation waited for its prompt; nothing was written"))
             case .finish(let kind):
                 // lockAllSessions() while this ran (e.g. during the prompt): the new session ends too.
                 configuration.sessions.endIfLockedAll(since: epoch, context.session)

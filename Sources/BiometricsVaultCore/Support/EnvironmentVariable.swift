@@ -19,3 +19,29 @@ package enum EnvironmentVariable {
         getenv(name).map { String(cString: $0) }
     }
 }
+
+/// The XDG base directories (data, state): an absolute path from the variable, else one under the home
+/// directory. An empty or relative value counts as unset, as the XDG Base Directory specification says;
+/// so does an empty or relative `HOME`, which falls back to the password database. Never the current
+/// directory: `HOME=""` must not put secrets under wherever the command happens to run.
+package enum BaseDirectory {
+    /// `$variable` when absolute, else `home/fallback`; `nil` when there is no usable home directory.
+    package static func path(_ variable: String, orUnderHome fallback: String) -> String? {
+        if let value = EnvironmentVariable.value(variable), value.hasPrefix("/") { return value }
+        guard let home = homeDirectory() else { return nil }
+        return (home.hasSuffix("/") ? home : home + "/") + fallback
+    }
+
+    /// `$HOME` when absolute, else the user's entry in the password database when absolute.
+    package static func homeDirectory() -> String? {
+        if let home = EnvironmentVariable.value("HOME"), home.hasPrefix("/") { return home }
+        guard let entry = getpwuid(geteuid()), let directory = entry.pointee.pw_dir else { return nil }
+        let path = String(cString: directory)
+        return path.hasPrefix("/") ? path : nil
+    }
+
+    /// Why ``path(_:orUnderHome:)`` found nothing, in words.
+    package static func noHome(_ variable: String) -> String {
+        "no home directory: \(variable) is unset (or not absolute), HOME is empty or not absolute, and the password database gives none; set \(variable) or HOME to an absolute path"
+    }
+}

@@ -79,7 +79,8 @@ extension VaultError {
         public static let vaultLocked = Code("vaultLocked")
         /// The item the handle refers to no longer exists in the store (another process reset it).
         public static let itemNotFound = Code("itemNotFound")
-        /// The credentials could not be encoded to JSON.
+        /// The credentials could not be encoded to JSON (or a TPM PIN cannot be one: empty, over 32 bytes,
+        /// or containing NUL).
         public static let encodingFailed = Code("encodingFailed")
         /// The configuration's ``PromptText/reason`` is empty or only whitespace (see
         /// ``PromptText/hasReason``). Raised before any prompt; nothing stored is touched.

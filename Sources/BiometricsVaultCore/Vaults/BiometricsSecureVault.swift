@@ -31,7 +31,8 @@ public struct BiometricsSecureVault<Credentials: Codable & Sendable>: Sendable {
     /// Replaces the protected credentials, atomically, keeping the item's policy. No prompt while the
     /// session may be reused (`AuthenticationReuse.session(timeout:)`); one prompt otherwise.
     ///
-    /// - Throws: `vaultLocked` after `lock()` (nothing is written), authentication errors,
+    /// - Throws: `vaultLocked` after `lock()` or `lockAllSessions()`, also one that comes while this
+    ///   update waits for its prompt (nothing is written), authentication errors,
     ///   `credentialsTooLarge`, store errors.
     public func update(credentials: Credentials) async throws -> BiometricsSecureVault<Credentials> {
         let outcome = try await driver.run(.update, from: handle, credentials: credentials)

@@ -34,14 +34,12 @@ struct LockoutStore: Sendable {
         filePath = Self.path(directoryPath, "fingerprint-attempts-\(safeUser)")
     }
 
-    /// `$XDG_STATE_HOME/biometrics-vault`, else `~/.local/state/biometrics-vault`.
+    /// `$XDG_STATE_HOME/biometrics-vault`, else `~/.local/state/biometrics-vault` (empty or relative
+    /// values count as unset). With no usable home at all, `/nonexistent/...`: the counter cannot be
+    /// opened there, so fingerprints read as unavailable (fail closed), never a file under the current
+    /// directory.
     static func defaultDirectoryPath() -> String {
-        if let state = EnvironmentVariable.value("XDG_STATE_HOME"), state.hasPrefix("/") {
-            return path(state, "biometrics-vault")
-        }
-        let home = EnvironmentVariable.value("HOME").flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? FileManager.default.homeDirectoryForCurrentUser.path
-        return path(home, ".local/state/biometrics-vault")
+        path(BaseDirectory.path("XDG_STATE_HOME", orUnderHome: ".local/state") ?? "/nonexistent/.local/state", "biometrics-vault")
     }
 
     /// `directory/name`, with one slash between them however many `directory` ends with.

@@ -59,7 +59,9 @@ extension BiometricsVaultCommand {
                 }
             }
             let store = diagnosis.selected(.store)?.name ?? "none"
-            let biometrics = diagnosis.selected(.authenticator)?.name ?? "none (biometrics unavailable: items are stored plainly)"
+            let biometrics = diagnosis.selected(.authenticator).map { selected in
+                selected.isUsable ? selected.name : "\(selected.name) (\(selected.errorCode ?? "unusable"): \(selected.detail))"
+            } ?? "none (biometrics unavailable: items are stored plainly)"
             let owner = diagnosis.selected(.ownerAuthentication)?.name ?? "none"
             lines.append("auto picks: store \(store); authenticator \(biometrics); owner authentication \(owner)")
             lines.append(RemoteSession.doctorLine())

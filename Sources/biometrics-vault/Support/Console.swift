@@ -58,7 +58,7 @@ enum Console {
         do {
             try await body()
         } catch {
-            throw reportFailure(error, options)
+            throw reportFailure(StdinLine.refusal() ?? error, options)
         }
     }
 
@@ -68,7 +68,7 @@ enum Console {
         do {
             return try body()
         } catch {
-            throw reportFailure(error, options)
+            throw reportFailure(StdinLine.refusal() ?? error, options)
         }
     }
 

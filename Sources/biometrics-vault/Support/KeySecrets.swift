@@ -63,24 +63,38 @@ final class KeySecrets {
     }
 
     private func nextLine(_ kind: Kind) throws -> SecretBytes {
-        guard let line = StdinLine.next() else {
+        switch StdinLine.next() {
+        case .end:
             throw CLIFailure.badInput("stdin ended before the \(kind.rawValue) (one per line: the current one first, then the new one)")
+        case .tooLong(let failure):
+            throw failure
+        case .line(let line):
+            guard !line.isEmpty else { throw CLIFailure.badInput("the \(kind.rawValue) on stdin is empty") }
+            return line
         }
-        guard !line.isEmpty else { throw CLIFailure.badInput("the \(kind.rawValue) on stdin is empty") }
-        return line
     }
 }
 
 /// One line of stdin, read with `read(2)` a byte at a time so that nothing after it is consumed (the
-/// credentials JSON of `store` / `update` may follow the PIN line). A trailing "\r" is dropped; at most
-/// 4 KiB; `nil` at end of input. The bytes are zeroed when released.
+/// credentials JSON of `store` / `update` may follow the PIN line). A trailing "\r" is dropped. A line
+/// longer than ``limit`` is refused whole, never cut. The bytes are zeroed when released.
 enum StdinLine {
-    static func next() -> SecretBytes? {
+    /// The longest PIN or passphrase line accepted, in bytes (without its newline).
+    static let limit = 65_536
+
+    enum Outcome {
+        case line(SecretBytes)
+        /// End of input before any byte.
+        case end
+        case tooLong(CLIFailure)
+    }
+
+    static func next() -> Outcome {
         var bytes: [UInt8] = []
         defer { for index in bytes.indices { bytes[index] = 0 } }
         var byte: UInt8 = 0
         var sawAny = false
-        while bytes.count < 4096 {
+        while true {
             let count = read(STDIN_FILENO, &byte, 1)
             if count < 0 {
                 if errno == EINTR { continue }
@@ -89,12 +103,30 @@ enum StdinLine {
             if count == 0 { break }
             sawAny = true
             if byte == UInt8(ascii: "\n") { break }
+            // One more byte than the limit: it may be the "\r" of a line of exactly `limit` bytes.
+            guard bytes.count <= limit else { return refuseTooLong() }
             bytes.append(byte)
         }
-        guard sawAny else { return nil }
+        guard sawAny else { return .end }
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-        return SecretBytes(bytes)
+        guard bytes.count <= limit else { return refuseTooLong() }
+        return .line(SecretBytes(bytes))
     }
+
+    private static func refuseTooLong() -> Outcome {
+        let failure = CLIFailure.badInput(
+            "the line on stdin is longer than \(limit) bytes, more than a PIN or passphrase may be; nothing was changed")
+        refused.withLock { $0 = $0 ?? failure }
+        return .tooLong(failure)
+    }
+
+    /// Why a store secret line was refused, if one was: the file store, which asked for it through a
+    /// callback that cannot throw, then reports only "none was entered"; the CLI reports this instead.
+    static func refusal() -> CLIFailure? {
+        refused.withLock { $0 }
+    }
+
+    private static let refused = Mutex<CLIFailure?>(nil)
 }
 
 /// The store secret (`--pin-stdin` / `--passphrase-stdin`) of one invocation: the first line of stdin,
@@ -135,6 +167,10 @@ final class StdinStoreSecret: Sendable {
             defer { consumed = true }
             return !consumed
         }
-        return first ? StdinLine.next() : nil
+        guard first else { return nil }
+        switch StdinLine.next() {
+        case .line(let line): return line
+        case .end, .tooLong: return nil
+        }
     }
 }
