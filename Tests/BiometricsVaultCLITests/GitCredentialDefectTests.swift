@@ -22,7 +22,7 @@ import Testing
     @Test func helperWritesNothingOnStderrWhenNothingFailed() throws {
         defer { sandbox.remove() }
         for _ in 0..<2 {
-            let missed = try helper("get", "protocol=https\nhost=example.com\n\n")
+            let missed = try sandbox.run(["git-credential", "--authenticator", "none", "get"], stdin: "protocol=https\nhost=example.com\n\n")
             #expect(missed.status == 0 && missed.stdout.isEmpty)
             #expect(missed.stderr.isEmpty, "\(missed.stderr)")
         }
@@ -32,8 +32,10 @@ import Testing
         #expect(stored.status == 0 && stored.stderr.isEmpty, "\(stored.stderr)")
         let got = try helper("get", "protocol=https\nhost=example.com\n\n")
         #expect(got.stdout.contains("password=p\n") && got.stderr.isEmpty, "\(got.stderr)")
-        // --verbose still says where the credentials are.
-        let verbose = try sandbox.run(Self.helper + ["--verbose", "get"], stdin: "protocol=https\nhost=example.com\n\n")
+        // Under `auto` (no session bus: the file store) the same; --verbose still says where the credentials are.
+        let auto = try sandbox.run(["git-credential", "--authenticator", "none", "get"], stdin: "protocol=https\nhost=example.com\n\n")
+        #expect(auto.status == 0 && auto.stderr.isEmpty, "\(auto.stderr)")
+        let verbose = try sandbox.run(["git-credential", "--authenticator", "none", "--verbose", "get"], stdin: "protocol=https\nhost=example.com\n\n")
         #expect(verbose.stderr.contains("file store"), "\(verbose.stderr)")
     }
 

@@ -52,7 +52,7 @@ extension BiometricsVaultCommand {
             let options = options
             try await Console.run(options) {
                 do {
-                    let input = action == .list ? "" : try DockerCredentialProtocol.readStandardInput()
+                    let input = try action == .list ? "" : DockerCredentialProtocol.readStandardInput()
                     let session = Session(options: options, announcesStore: false)
                     let helper = DockerCredentialHelper(configuration: session.configuration)
                     let answer: String?

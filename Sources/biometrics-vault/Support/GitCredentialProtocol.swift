@@ -114,7 +114,7 @@ struct GitCredentialRequest: Sendable, Equatable {
     static func readStandardInput() throws(CLIFailure) -> GitCredentialRequest {
         var reader = RequestReader(limit: readLimit)
         defer { reader.erase() }
-        guard let request = try reader.readUntilBlankLine(from: STDIN_FILENO) else {
+        guard let request = reader.readUntilBlankLine(from: STDIN_FILENO) else {
             throw .badInput("git's request is longer than \(readLimit / 1024) KiB; nothing was stored")
         }
         return try GitCredentialRequest(parsing: request)
@@ -131,7 +131,7 @@ struct RequestReader {
 
     /// The bytes before the first blank line (or all of them at EOF); `nil` when there are more than
     /// `limit` before it. A read error ends the input like EOF.
-    mutating func readUntilBlankLine(from descriptor: Int32) throws(CLIFailure) -> [UInt8]? {
+    mutating func readUntilBlankLine(from descriptor: Int32) -> [UInt8]? {
         var lineStart = 0
         var scanned = 0
         while true {
