@@ -58,6 +58,10 @@ import Testing
             if daemonsRequired { Issue.record("BV_REQUIRE_DAEMONS=1 but no Secret Service: run scripts/setup/20-secret-service.sh") }
             return
         }
+        // `auto` picks the Secret Service here: the control.
+        let doctor = try sandbox.run(["doctor", "--json"])
+        let components = doctor.stdout.jsonObject?["components"] as? [[String: Any]] ?? []
+        #expect(components.first { $0["name"] as? String == "secret-service" }?["isUsable"] as? Bool == true, "\(doctor.stdout)")
         let result = try runSuite(in: suite, bus: true)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("# passed all 12 test(s)"), "\(result.stdout)")
