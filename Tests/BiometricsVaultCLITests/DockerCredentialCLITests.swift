@@ -1,3 +1,6 @@
+import BiometricsVault
+import BiometricsVaultFileStore
+import BiometricsVaultTesting
 import Foundation
 import Testing
 
@@ -106,6 +109,35 @@ import Testing
         #expect(try helper("store", json).status == 0)
         #expect(try helper("get", serverURL).stdout.jsonObject?["Secret"] as? String == "s")
         #expect(try helper("erase", serverURL).status == 0)
+    }
+
+    /// A protected item (written through the library with a simulated passcode into the sandbox's file
+    /// store): without a terminal, `get` fails at once (exit 9, the reason on stdout, no secret), never waits;
+    /// `list` names it without prompting; `erase` deletes it without prompting.
+    @Test func protectedItemWithoutATerminalNeverWaits() async throws {
+        defer { sandbox.remove() }
+        let store = try EncryptedFileStore(directory: sandbox.root.appendingPathComponent("data/biometrics-vault"))
+        let device = SimulatedDevice()
+        let configuration = VaultConfiguration(
+            store: store, authenticator: device.authenticator, policy: .devicePasscode, service: VaultConfiguration.defaultService)
+        let empty = try VaultFactory<[String: String]>.retrieveVaultOrThrow(key: "docker:r.example", configuration: configuration)
+        _ = try await empty.storeToBiometrics(credentials: ["ServerURL": "r.example", "Username": "u", "Secret": "protected-secret"])
+
+        let started = Date()
+        let got = try sandbox.runPiped(
+            ["docker-credential", "get", "--store", "file", "--authenticator", "pam"], input: Array("r.example\n".utf8), timeout: 30)
+        #expect(got != nil, "get waited without a terminal")
+        #expect(got?.status == 9, "\(got?.stderr ?? "")")
+        #expect(got?.stdout.contains("interactionNotAllowed") == true, "\(got?.stdout ?? "")")
+        #expect(got?.stdout.contains("protected-secret") == false)
+        #expect(Date().timeIntervalSince(started) < 20)
+
+        let listed = try sandbox.run(["docker-credential", "list", "--store", "file", "--authenticator", "pam"])
+        #expect(listed.status == 0 && listed.stderr.isEmpty, "\(listed.stderr)")
+        #expect(listed.stdout.jsonObject as? [String: String] == ["r.example": ""])
+        let erased = try sandbox.run(["docker-credential", "erase", "--store", "file", "--authenticator", "pam"], stdin: "r.example")
+        #expect(erased.status == 0 && erased.stderr.isEmpty, "\(erased.stderr)")
+        #expect(try helper("list").stdout == "{}\n")
     }
 
     // MARK: end to end: skopeo against a registry with htpasswd auth
