@@ -5,7 +5,8 @@
 # `htpasswd -B`), plain HTTP (the clients run with --tls-verify=false for localhost).
 # Appends BV_DOCKER_REGISTRY (host:port), BV_DOCKER_REGISTRY_USER, BV_DOCKER_REGISTRY_PASSWORD_FILE and
 # BV_DOCKER_REGISTRY_SANDBOX (stopped and removed by scripts/stop-daemons.sh) to $BV_ENV_FILE.
-# Re-runnable: every run starts its own registry on a free port. About 25 s on a fresh machine (packages).
+# Re-runnable: every run starts its own registry on a free port. About 50 s on a fresh machine (packages:
+# skopeo and docker-registry are large Go binaries), 2 s once they are installed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ENV_FILE=${BV_ENV_FILE:-/dev/null}

@@ -6,7 +6,8 @@
 # templates/blt (an empty template directory) and t/helper/test-tool, which here refuses to run, so a
 # check that needed it would fail rather than pass unseen.
 # Appends BV_GIT_SUITE_DIR (the unpacked tree) to $BV_ENV_FILE. Re-runnable: a tree already unpacked for
-# the same git version is reused. About 10 s on a fresh machine (apt-get update of deb-src, an 8 MB download).
+# the same git version is reused. About 30 s on a fresh machine (apt-get update with the deb-src index, an
+# 8 MB download, the smoke run against git's own `store` helper).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ENV_FILE=${BV_ENV_FILE:-/dev/null}
@@ -26,13 +27,17 @@ TREE=$STATE/git-$UPSTREAM
 if [ ! -f "$TREE/GIT-BUILD-OPTIONS" ]; then
     # Source packages come from the same mirror as the binaries: a deb-src copy of Debian's entries.
     SOURCES=/etc/apt/sources.list.d/bv-deb-src.sources
-    if [ ! -f "$SOURCES" ]; then
+    if [ ! -f "$SOURCES" ] && [ -f /etc/apt/sources.list.d/debian.sources ]; then
         sed -n '/^Types:/,$p' /etc/apt/sources.list.d/debian.sources | sed 's/^Types: deb$/Types: deb-src/' \
             | $SUDO tee "$SOURCES" >/dev/null
+    elif [ ! -f "$SOURCES" ]; then
+        SOURCES=/etc/apt/sources.list.d/bv-deb-src.list
+        sed -n 's/^deb /deb-src /p' /etc/apt/sources.list | $SUDO tee "$SOURCES" >/dev/null
     fi
     $SUDO apt-get update -qq
     rm -rf "$STATE"; mkdir -p "$STATE/download"
-    (cd "$STATE/download" && apt-get source --download-only -qq "git=$VERSION" >/dev/null 2>&1)
+    (cd "$STATE/download" && apt-get source --download-only -qq "git=$VERSION" >"$STATE/apt-source.log" 2>&1) \
+        || { cat "$STATE/apt-source.log"; exit 1; }
     tar -xf "$STATE"/download/git_"$UPSTREAM".orig.tar.* -C "$STATE" --wildcards "git-$UPSTREAM/t/*"
     rm -rf "$STATE/download"
     cat > "$TREE/GIT-BUILD-OPTIONS" <<'OPTIONS'
