@@ -243,6 +243,8 @@ var targets: [Target] = [
             "BiometricsVaultFileStore",
             "BiometricsVaultTPM",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            // SHA-256 for the digest form of credential-helper keys (already linked through the file store).
+            .product(name: "Crypto", package: "swift-crypto"),
         ],
         swiftSettings: strictSettings,
         linkerSettings: fastStartLinkerSettings

@@ -4,6 +4,7 @@
 # Contents (Debian's standard places):
 #   /usr/bin/biometrics-vault                  release build, Swift runtime linked statically
 #   /usr/bin/git-credential-biometrics-vault   link: `git config credential.helper biometrics-vault`
+#   /usr/bin/docker-credential-biometrics-vault link: `"credHelpers": {"REGISTRY": "biometrics-vault"}`
 #   /usr/share/man/man1/biometrics-vault.1.gz  and bash / zsh / fish completions (Docs/cli, generated)
 #   /etc/pam.d/biometrics-vault                PAM service (a conffile)
 #   /usr/share/polkit-1/actions/io.github.biometricsvault.policy
@@ -39,6 +40,7 @@ install -d -m 755 "$PKG/DEBIAN" "$PKG/usr/bin" "$PKG/usr/share/man/man1" \
 
 install -m 755 -s "$BIN" "$PKG/usr/bin/$PACKAGE"
 ln -s "$PACKAGE" "$PKG/usr/bin/git-credential-$PACKAGE"
+ln -s "$PACKAGE" "$PKG/usr/bin/docker-credential-$PACKAGE"
 gzip -9n < Docs/cli/biometrics-vault.1 > "$PKG/usr/share/man/man1/$PACKAGE.1.gz"
 install -m 644 Docs/cli/completions/biometrics-vault.bash "$PKG/usr/share/bash-completion/completions/$PACKAGE"
 install -m 644 Docs/cli/completions/_biometrics-vault "$PKG/usr/share/zsh/vendor-completions/_$PACKAGE"

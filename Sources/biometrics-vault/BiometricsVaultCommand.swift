@@ -37,7 +37,7 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
         subcommands: [
             Status.self, Store.self, Show.self, Update.self, Upgrade.self, Downgrade.self, Reset.self, List.self,
             Import.self, Doctor.self, Setup.self, PasswordPromptCheck.self,
-            GitCredential.self, Exec.self, ClearLockout.self, Key.self,
+            GitCredential.self, DockerCredential.self, Exec.self, ClearLockout.self, Key.self,
         ]
     )
 

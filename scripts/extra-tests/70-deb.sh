@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Debian package as a user gets it: scripts/package-deb.sh builds it (a release build with the
 # static Swift runtime: the costly part), `dpkg -i` installs it, the installed binary runs `doctor`, a
-# store/show and the git helper link, `dpkg -P` purges it, and no file of the package may be left.
+# store/show and the git and docker helper links, `dpkg -P` purges it, and no file of the package may be left.
 # The CI setup installed the same PAM service and polkit action from Resources/linux for the other
 # tests: they are set aside before and put back after, so the final whole-suite run still has them.
 set -euo pipefail
@@ -51,6 +51,10 @@ printf 'protocol=https\nhost=deb.example\nusername=u\npassword=p\n\n' \
     | git-credential-$PACKAGE --store file --authenticator none store
 printf 'protocol=https\nhost=deb.example\n\n' | git-credential-$PACKAGE --store file --authenticator none get \
     | grep -qx 'password=p' || { echo "the installed git helper link did not answer"; exit 1; }
+printf '{"ServerURL":"deb.example","Username":"u","Secret":"s"}' \
+    | docker-credential-$PACKAGE --store file --authenticator none store
+printf 'deb.example\n' | docker-credential-$PACKAGE --store file --authenticator none get \
+    | grep -q '"Secret":"s"' || { echo "the installed docker helper link did not answer"; exit 1; }
 for file in /usr/share/man/man1/$PACKAGE.1.gz /usr/share/bash-completion/completions/$PACKAGE \
     /usr/share/zsh/vendor-completions/_$PACKAGE /usr/share/fish/vendor_completions.d/$PACKAGE.fish \
     /etc/pam.d/$PACKAGE /usr/share/polkit-1/actions/io.github.biometricsvault.policy \

@@ -173,13 +173,13 @@ _biometrics-vault() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|git-credential|exec|clear-lockout|key|help)
+    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|git-credential|docker-credential|exec|clear-lockout|key|help)
         # Offer subcommand argument completions
         "_biometrics-vault_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup git-credential exec clear-lockout key help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup git-credential docker-credential exec clear-lockout key help' -- "${cur}"))
         ;;
     esac
 }
@@ -464,6 +464,29 @@ _biometrics-vault_setup() {
 _biometrics-vault_git-credential() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --biometrics -h --help)
+    repeating_options=()
+    non_repeating_options=(--service --store --authenticator)
+    __biometrics-vault_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_docker-credential() {
+    repeating_flags=()
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 1

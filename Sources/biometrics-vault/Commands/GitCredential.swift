@@ -45,11 +45,12 @@ extension BiometricsVaultCommand {
             guard let operation = Operation(rawValue: operation) else { return }
             // git may close the pipe early; a write then fails instead of killing the helper.
             signal(SIGPIPE, SIG_IGN)
-            let request = GitCredentialRequest.readStandardInput()
-            guard request.scheme != nil else { return }
             let biometrics = biometrics
             try await Console.run(options) {
-                let session = Session(options: options)
+                let request = try GitCredentialRequest.readStandardInput()
+                guard request.scheme != nil else { return }
+                // git compares the helper's stderr in its own suite: nothing there unless something failed.
+                let session = Session(options: options, announcesStore: false)
                 let helper = GitCredentialHelper(configuration: session.configuration)
                 switch operation {
                 case .get:
@@ -62,7 +63,7 @@ extension BiometricsVaultCommand {
                         try await helper.store(request, biometrics: biometrics)
                     }
                 case .erase:
-                    try helper.erase(request)
+                    try await helper.erase(request)
                 }
             }
         }
@@ -70,63 +71,128 @@ extension BiometricsVaultCommand {
 }
 
 /// The helper's operations on the vault (the command above only reads stdin and prints).
+///
+/// Items are read as any JSON: an item under a git key that the helper did not write (made by hand with
+/// `store`, or another program's JSON) is *foreign*. `get` never answers with a foreign item and tries the
+/// next match; `store` replaces a plain foreign item under the exact key git approved (git now uses that
+/// credential, and a foreign item there could never be answered); `erase` leaves foreign items alone (the
+/// helper never gave them to git). A protected item is only unlocked by `get`.
 struct GitCredentialHelper: Sendable {
     let configuration: VaultConfiguration
+    /// Seconds since the epoch, for `password_expiry_utc`.
+    var now: @Sendable () -> Int64 = { Int64(time(nil)) }
+
+    /// How often `store` and `erase` start again after another process changed the item between their read
+    /// and their write (git runs helpers concurrently when several commands approve at once).
+    static let raceAttempts = 8
 
     private func keys() throws -> [String] {
         try configuration.store.keys(service: configuration.service).filter { $0.hasPrefix(GitCredentialKey.prefix) }
     }
 
-    private func vault(_ key: String) throws -> Vault<GitCredentialItem> {
-        try VaultFactory<GitCredentialItem>.retrieveVaultOrThrow(key: key, configuration: configuration)
+    private func vault(_ key: String) throws -> Vault<JSONValue> {
+        try VaultFactory<JSONValue>.retrieveVaultOrThrow(key: key, configuration: configuration)
     }
 
     /// The protocol lines of the best stored match (unlocking it: one prompt), or `nil` when nothing matches.
+    /// Expired credentials (`password_expiry_utc` in the past) and foreign items are passed over.
     func get(_ request: GitCredentialRequest) async throws -> String? {
-        guard let key = GitCredentialKey.matches(request, among: try keys()).first else { return nil }
-        let vault = try vault(key)
-        let readable: Vault<GitCredentialItem>
-        switch vault.kind {
-        case .empty: return nil
-        case .locked: readable = try await vault.unlock()
-        case .keychain, .biometrics: readable = vault
+        for key in GitCredentialKey.matches(request, among: try keys()) {
+            let vault: Vault<JSONValue>
+            do {
+                vault = try self.vault(key)
+            } catch let error as VaultError where error.code == .corruptedItem {
+                continue
+            }
+            let readable: Vault<JSONValue>
+            switch vault.kind {
+            case .empty: continue
+            case .locked: readable = try await vault.unlock()
+            case .keychain, .biometrics: readable = vault
+            }
+            guard let item = GitCredentialItem(json: try readable.credentials), item.answers(request),
+                !item.isExpired(now: now())
+            else { continue }
+            guard let text = item.protocolText else {
+                throw CLIFailure.badInput("the item '\(key)' holds a value that is not one protocol line")
+            }
+            return text
         }
-        guard let text = try readable.credentials.protocolText else {
-            throw CLIFailure.badInput("the item '\(key)' holds a value that is not one protocol line")
-        }
-        return text
+        return nil
     }
 
-    /// Stores what git approved. A plain item is replaced when it changed; a protected one is kept, since
-    /// git stores after each success (also of a credential this helper answered) and checking would prompt.
+    /// Stores what git approved (an empty username or password is stored too: SSO and token hosts). A plain
+    /// item is replaced when it changed; a protected one is kept, since git stores after each success (also
+    /// of a credential this helper answered) and checking would prompt. When another process writes the
+    /// same key meanwhile, the read starts again: the last writer wins, and no race is reported as an error.
     func store(_ request: GitCredentialRequest, biometrics: Bool) async throws {
         guard let item = request.item, item.username != nil, item.password != nil,
             let key = GitCredentialKey.key(for: request)
         else { return }
-        let vault = try vault(key)
-        switch vault.kind {
-        case .empty:
-            _ = biometrics ? try await vault.storeToBiometrics(credentials: item) : try vault.storeToKeychain(credentials: item)
-        case .keychain:
-            // A hand-made item under a git key may not decode: replace it.
-            if (try? vault.credentials) == item { return }
-            _ = try await vault.update(credentials: item)
-        case .locked, .biometrics:
-            return
+        let json = try item.json()
+        try await retryingRaces {
+            let vault = try vault(key)
+            switch vault.kind {
+            case .empty:
+                _ = biometrics ? try await vault.storeToBiometrics(credentials: json) : try vault.storeToKeychain(credentials: json)
+            case .keychain:
+                if GitCredentialItem(json: try vault.credentials) == item { return }
+                _ = try await vault.update(credentials: json)
+            case .locked, .biometrics:
+                return
+            }
         }
     }
 
     /// Erases the matching items (all usernames when git names none). When git sends the password, a
-    /// plain item holding another password is kept (it was not the one rejected).
-    func erase(_ request: GitCredentialRequest) throws {
+    /// plain item holding another password is kept (it was not the one rejected). Foreign items are kept.
+    func erase(_ request: GitCredentialRequest) async throws {
         for key in GitCredentialKey.matches(request, among: try keys()) {
-            let vault = VaultFactory<GitCredentialItem>.retrieveVault(key: key, configuration: configuration)
-            if let password = request.password, vault.kind == .keychain,
-                let stored = try? vault.credentials, stored.password != password
-            {
-                continue
+            try await retryingRaces {
+                let vault: Vault<JSONValue>
+                do {
+                    vault = try self.vault(key)
+                } catch let error as VaultError where error.code == .corruptedItem {
+                    return
+                }
+                switch vault.kind {
+                case .empty: return
+                case .keychain:
+                    guard let stored = GitCredentialItem(json: try vault.credentials), stored.answers(request) else { return }
+                    if let password = request.password, stored.password != password { return }
+                case .locked, .biometrics: break
+                }
+                _ = try vault.reset()
             }
-            _ = try vault.reset()
         }
+    }
+
+    /// Runs `body` again when it lost a race with another process on the same item (`invalidVault`:
+    /// the item changed between the read and the conditional write), a bounded number of times.
+    private func retryingRaces(_ body: () async throws -> Void) async throws {
+        for attempt in 1...Self.raceAttempts {
+            do {
+                return try await body()
+            } catch let error as VaultError where error.code == .invalidVault && attempt < Self.raceAttempts {
+                // A few milliseconds, growing, so the processes that collided do not collide again.
+                usleep(useconds_t(1_000 * attempt + Int.random(in: 0..<2_000)))
+            }
+        }
+    }
+}
+
+extension GitCredentialItem {
+    /// The helper's item in a stored JSON value; `nil` for a foreign value (not the helper's object).
+    init?(json: JSONValue) {
+        guard case .object = json, let item = try? JSONDecoder().decode(GitCredentialItem.self, from: Data(json.jsonText.utf8))
+        else { return nil }
+        self = item
+    }
+
+    /// The item as the JSON value stored.
+    func json() throws -> JSONValue {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return try JSONValue.parse(try encoder.encode(self), source: "the git credential")
     }
 }

@@ -12,7 +12,8 @@ import Darwin
 
 /// Two ways of calling the CLI that ArgumentParser does not know:
 /// - as `git-credential-biometrics-vault OPERATION` (the link git runs for `credential.helper
-///   biometrics-vault`): the `git-credential` verb;
+///   biometrics-vault`): the `git-credential` verb; as `docker-credential-biometrics-vault ACTION` (the
+///   link docker and containers/image run for `credHelpers`/`credsStore`): the `docker-credential` verb;
 /// - with global options before the verb (`biometrics-vault --store file show K`, as git/kubectl users
 ///   type them): they are moved to just after the verb, where every verb accepts them.
 enum CommandLineRewriting {
@@ -29,6 +30,9 @@ enum CommandLineRewriting {
         var arguments = arguments
         if Text.lastPathComponent(program) == gitHelperName {
             arguments.insert(GitCredentialVerb.name, at: 0)
+        }
+        if Text.lastPathComponent(program) == DockerCredentialVerb.helperName {
+            arguments.insert(DockerCredentialVerb.name, at: 0)
         }
         return movingGlobalOptionsAfterVerb(arguments)
     }

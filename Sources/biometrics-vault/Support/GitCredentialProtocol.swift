@@ -28,7 +28,8 @@ struct GitCredentialItem: Codable, Sendable, Equatable {
     }
 
     /// The item as the attribute lines `get` answers with; `nil` when a value could not be written as
-    /// one protocol line (a newline or NUL, possible only in an item changed by hand with `update`).
+    /// one protocol line (a line feed, carriage return or NUL, possible only in an item changed by hand).
+    /// Checked scalar by scalar: `"\r\n"` is one Character, which a Character comparison with `"\n"` misses.
     var protocolText: String? {
         let attributes: [(String, String?)] = [
             ("protocol", scheme), ("host", host), ("username", username), ("password", password),
@@ -36,40 +37,68 @@ struct GitCredentialItem: Codable, Sendable, Equatable {
         ]
         var text = ""
         for case (let name, let value?) in attributes {
-            guard !value.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) else { return nil }
+            guard !value.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) else { return nil }
             text += "\(name)=\(value)\n"
         }
         return text
+    }
+
+    /// Whether `password_expiry_utc` (seconds since the epoch) is before `now`. As git reads it: a value
+    /// that is not a positive number never expires.
+    func isExpired(now: Int64) -> Bool {
+        guard let text = passwordExpiryUTC, let expiry = Int64(text), expiry > 0 else { return false }
+        return expiry <= now
+    }
+
+    /// Whether the item is the credential `request` names: protocol, host and path equal, and the username
+    /// when the request has one (an empty username is a username, as git compares them).
+    func answers(_ request: GitCredentialRequest) -> Bool {
+        guard scheme == request.scheme, host == request.host, (path ?? "") == (request.path ?? "") else { return false }
+        if let wanted = request.username { return username == wanted }
+        return true
     }
 }
 
 /// The attributes git wrote on the helper's stdin: `name=value` lines up to a blank line or EOF.
 /// Unknown attributes and array attributes (`name[]=`) are ignored; a repeated name keeps the last value.
+/// An attribute given with an empty value is present (`username=` is an empty username, as in git), except
+/// `path`, which git sends empty when it has none.
 struct GitCredentialRequest: Sendable, Equatable {
     var attributes: [String: String] = [:]
 
-    /// The most bytes read from git: its attribute lines are short, so more is not a credential request.
+    /// The most bytes of one request: git's attribute lines are short, so more is refused as a whole
+    /// rather than cut (a cut password would be stored without a word).
     static let readLimit = 64 * 1024
 
     init(attributes: [String: String]) {
         self.attributes = attributes
     }
 
-    init(parsing text: String) {
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let line = line.hasSuffix("\r") ? line.dropLast() : line
+    /// Parses the request's bytes (up to, not including, the blank line that ends it). Strict: the bytes
+    /// must be UTF-8 (a lenient decoding would turn two different usernames into one key and alter
+    /// passwords), and no value may hold a NUL or a carriage return (only a line's last CR is dropped).
+    init(parsing bytes: [UInt8]) throws(CLIFailure) {
+        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            let line = line.last == 0x0D ? line.dropLast() : line
             if line.isEmpty { break }
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            let name = String(line[..<equals])
+            guard let text = String(validating: line, as: UTF8.self) else {
+                throw .badInput("git's request is not valid UTF-8 text; nothing was read or stored")
+            }
+            guard let equals = text.unicodeScalars.firstIndex(of: "=") else { continue }
+            let name = String(text.unicodeScalars[..<equals])
             if name.hasSuffix("[]") { continue }
-            attributes[name] = String(line[line.index(after: equals)...])
+            let value = String(text.unicodeScalars[text.unicodeScalars.index(after: equals)...])
+            if value.unicodeScalars.contains(where: { $0 == "\0" || $0 == "\r" }) {
+                throw .badInput("git's request has a NUL or carriage return inside the value of '\(name)'; nothing was read or stored")
+            }
+            attributes[name] = value
         }
     }
 
     var scheme: String? { attributes["protocol"] }
     var host: String { attributes["host"] ?? "" }
     var path: String? { attributes["path"].flatMap { $0.isEmpty ? nil : $0 } }
-    var username: String? { attributes["username"].flatMap { $0.isEmpty ? nil : $0 } }
+    var username: String? { attributes["username"] }
     var password: String? { attributes["password"] }
 
     /// The item `store` keeps, with the newer attributes git may send.
@@ -80,39 +109,85 @@ struct GitCredentialRequest: Sendable, Equatable {
             passwordExpiryUTC: attributes["password_expiry_utc"], oauthRefreshToken: attributes["oauth_refresh_token"])
     }
 
-    /// Reads the request from stdin (read(2) loop, bounded).
-    static func readStandardInput() -> GitCredentialRequest {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < readLimit {
-            let count = read(STDIN_FILENO, &chunk, chunk.count)
+    /// Reads one request from stdin: up to its blank line (`\n\n` or `\r\n\r\n`: a client that keeps the
+    /// pipe open after it is answered too) or EOF, at most ``readLimit`` bytes.
+    static func readStandardInput() throws(CLIFailure) -> GitCredentialRequest {
+        var reader = RequestReader(limit: readLimit)
+        defer { reader.erase() }
+        guard let request = reader.readUntilBlankLine(from: STDIN_FILENO) else {
+            throw .badInput("git's request is longer than \(readLimit / 1024) KiB; nothing was stored")
+        }
+        return try GitCredentialRequest(parsing: request)
+    }
+}
+
+/// Reads a line-based request from a descriptor with a read(2) loop, bounded, and zeroes what it read.
+struct RequestReader {
+    let limit: Int
+    private var bytes: [UInt8] = []
+    private var chunk = [UInt8](repeating: 0, count: 4096)
+
+    init(limit: Int) { self.limit = limit }
+
+    /// The bytes before the first blank line (or all of them at EOF); `nil` when there are more than
+    /// `limit` before it. A read error ends the input like EOF.
+    mutating func readUntilBlankLine(from descriptor: Int32) -> [UInt8]? {
+        var lineStart = 0
+        var scanned = 0
+        while true {
+            // Scan the complete lines read so far for the blank one.
+            while let newline = bytes[scanned...].firstIndex(of: 0x0A) {
+                let lineLength = newline - lineStart
+                if lineLength == 0 || (lineLength == 1 && bytes[lineStart] == 0x0D) {
+                    return lineStart <= limit ? Array(bytes[..<lineStart]) : nil
+                }
+                lineStart = newline + 1
+                scanned = lineStart
+            }
+            scanned = bytes.count
+            if bytes.count > limit { return nil }
+            let count = read(descriptor, &chunk, chunk.count)
             if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
+            if count <= 0 { return Array(bytes) }
             bytes.append(contentsOf: chunk[0..<count])
-            if bytes.count >= 2 && bytes[bytes.count - 2] == 0x0A && bytes[bytes.count - 1] == 0x0A { break }
         }
-        defer {
-            for index in bytes.indices { bytes[index] = 0 }
-            for index in chunk.indices { chunk[index] = 0 }
+    }
+
+    /// Reads everything up to EOF; `nil` when there are more than `limit` bytes.
+    mutating func readAll(from descriptor: Int32) -> [UInt8]? {
+        while bytes.count <= limit {
+            let count = read(descriptor, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return Array(bytes) }
+            bytes.append(contentsOf: chunk[0..<count])
         }
-        return GitCredentialRequest(parsing: String(decoding: bytes, as: UTF8.self))
+        return nil
+    }
+
+    mutating func erase() {
+        for index in bytes.indices { bytes[index] = 0 }
+        for index in chunk.indices { chunk[index] = 0 }
     }
 }
 
 /// The vault keys of git credentials, readable in `list`:
 /// `git:PROTOCOL:[USERNAME@]HOST[:PATH]`, e.g. `git:https:alice@github.com` or
-/// `git:https:alice@github.com:org%2Frepo.git`. Each part percent-encodes `%`, `:`, `@`, `/`, `\` and
-/// control characters, so the separators are unambiguous (two requests share a key only when they
-/// are the same request) and the key passes the vault's key rules (no path separators).
+/// `git:https:alice@github.com:org%2Frepo.git`; an empty username gives `git:https:@sso.example`. Each part
+/// is encoded by ``CredentialHelperKey`` (`%`, `:`, `@`, `/`, `\` and what the vault refuses in a key
+/// percent-encoded; a key too long for the vault gets digests), so the separators are unambiguous and two
+/// requests share a key only when they are the same request.
 enum GitCredentialKey {
     static let prefix = "git:"
 
     static func key(scheme: String, host: String, path: String?, username: String?) -> String {
-        var key = prefix + encode(scheme) + ":"
-        if let username { key += encode(username) + "@" }
-        key += encode(host)
-        if let path { key += ":" + encode(path) }
-        return key
+        var parts: [(separator: String, value: String)] = [("", scheme)]
+        if let username {
+            parts += [(":", username), ("@", host)]
+        } else {
+            parts.append((":", host))
+        }
+        if let path { parts.append((":", path)) }
+        return CredentialHelperKey.key(prefix: prefix, parts: parts)
     }
 
     static func key(for request: GitCredentialRequest) -> String? {
@@ -121,34 +196,50 @@ enum GitCredentialKey {
     }
 
     /// The stored keys `request` matches, best first: its exact key when it names a username; else the
-    /// item stored without a username, then those of any username (sorted). Path must match exactly.
+    /// item stored without a username, then those of any username, the empty one included (sorted). The
+    /// path must match exactly.
     static func matches(_ request: GitCredentialRequest, among keys: [String]) -> [String] {
         guard let scheme = request.scheme else { return [] }
         if request.username != nil {
             return key(for: request).map { keys.contains($0) ? [$0] : [] } ?? []
         }
-        let withoutUser = key(scheme: scheme, host: request.host, path: request.path, username: nil)
-        let head = prefix + encode(scheme) + ":"
-        let tail = "@" + encode(request.host) + (request.path.map { ":" + encode($0) } ?? "")
-        let withUser = keys.filter { key in
-            guard key.hasPrefix(head), key.hasSuffix(tail) else { return false }
-            let user = key.dropFirst(head.count).dropLast(tail.count)
-            return !user.isEmpty && !user.contains("@") && !user.contains(":")
-        }.sorted()
-        return (keys.contains(withoutUser) ? [withoutUser] : []) + withUser
+        var withoutUser: [String] = []
+        var withUser: [String] = []
+        for key in keys {
+            guard let parts = Parts(key), CredentialHelperKey.part(parts.scheme, names: scheme),
+                CredentialHelperKey.part(parts.host, names: request.host)
+            else { continue }
+            switch (parts.path, request.path) {
+            case (nil, nil): break
+            case (let stored?, let wanted?): guard CredentialHelperKey.part(stored, names: wanted) else { continue }
+            case (nil, _?), (_?, nil): continue
+            }
+            if parts.username == nil { withoutUser.append(key) } else { withUser.append(key) }
+        }
+        return withoutUser.sorted() + withUser.sorted()
     }
 
-    static func encode(_ part: String) -> String {
-        var encoded = ""
-        for scalar in part.unicodeScalars {
-            let reserved = scalar.value < 0x20 || scalar.value == 0x7F || "%:@/\\".unicodeScalars.contains(scalar)
-            if reserved {
-                for byte in String(scalar).utf8 { encoded += "%" + Text.hex(byte, digits: 2, uppercase: true) }
+    /// A stored git key split at its separators (which encoded parts never contain).
+    struct Parts {
+        var scheme: Substring
+        var username: Substring?
+        var host: Substring
+        var path: Substring?
+
+        init?(_ key: String) {
+            guard key.hasPrefix(GitCredentialKey.prefix) else { return nil }
+            let fields = key.dropFirst(GitCredentialKey.prefix.count).split(separator: ":", omittingEmptySubsequences: false)
+            guard fields.count == 2 || fields.count == 3 else { return nil }
+            scheme = fields[0]
+            let userAndHost = fields[1].split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+            if userAndHost.count == 2 {
+                username = userAndHost[0]
+                host = userAndHost[1]
             } else {
-                encoded.unicodeScalars.append(scalar)
+                host = userAndHost[0]
             }
+            if fields.count == 3 { path = fields[2] }
         }
-        return encoded
     }
 }
 

@@ -13,7 +13,9 @@ struct Session {
 
     /// - Parameter probesAvailability: `false` for commands that only read (see
     ///   ``FingerprintPromptAuthenticator/probesAvailability``).
-    init(options: some GlobalOptionValues, probesAvailability: Bool = true) {
+    /// - Parameter announcesStore: `false` for the credential helpers, which write nothing on stderr
+    ///   unless something failed (``StoreNotice``).
+    init(options: some GlobalOptionValues, probesAvailability: Bool = true, announcesStore: Bool = true) {
         let options = PlainGlobalOptions(options)
         self.options = options
         let storeSecret = StdinStoreSecret(pin: options.pinStdin, passphrase: options.passphraseStdin)
@@ -21,7 +23,9 @@ struct Session {
             store: options.store.choice, authenticator: options.authenticator.choice, service: options.service,
             interaction: storeSecret.interaction)
         storeSecret.finish()
-        if let notice = StoreNotice.line(for: selection.notice, verbose: options.verbose) { Console.notice(notice) }
+        if let notice = StoreNotice.line(for: selection.notice, verbose: options.verbose, announced: announcesStore) {
+            Console.notice(notice)
+        }
         var configuration = selection.configuration
         let prompting = FingerprintPromptAuthenticator(
             wrapping: configuration.authenticator, timeout: selection.fingerprintTimeout,

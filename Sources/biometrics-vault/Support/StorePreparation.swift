@@ -17,7 +17,7 @@ enum StorePreparation {
     /// runtime scan every protocol conformance in the binary to check `String: Hashable`.
     static let verbs: [String] = [
         "status", "store", "show", "update", "upgrade", "downgrade", "reset", "list", "import", "git-credential",
-        "exec", "clear-lockout",
+        "docker-credential", "exec", "clear-lockout",
     ]
 
     /// Words after which ArgumentParser prints text instead of running the verb.
