@@ -139,7 +139,7 @@ struct SessionAwareAuthenticator: Authenticator {
     /// No reader can be asked (fprintd down or unreachable, no reader, biometrics not chosen): the item is
     /// kept, not invalidated, and opens again once a finger can be asked; the platform's reason first.
     static func readerUnanswered(_ error: VaultError) -> VaultError {
-        let wayOut = "; the item is kept and opens again once the fingerprint reader answers (`biometrics-vault doctor` shows what is missing)"
+        let wayOut = "; the item is kept: it opens with a finger once the fingerprint reader can be asked (`biometrics-vault doctor` shows what is missing)"
         let underlying: VaultError.Underlying
         switch error.underlying {
         case .gError(let domain, let code, let message)?: underlying = .gError(domain: domain, code: code, message: message + wayOut)
