@@ -332,7 +332,12 @@ public struct UnavailableAuthenticator: Authenticator {
         return owner.availability()
     }
 
-    public func currentEnrollment() throws -> EnrollmentFingerprint? { nil }
+    /// `nil` (nothing enrolled) only when that is the reason; otherwise the enrolled set is unknown, so this
+    /// throws the reason, as ``Authenticator`` asks (a reader that cannot be asked is not an enrollment change).
+    public func currentEnrollment() throws -> EnrollmentFingerprint? {
+        if reason.code == .biometryNotEnrolled { return nil }
+        throw reason
+    }
 
     public func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
         if policy.requiresBiometry { throw reason }

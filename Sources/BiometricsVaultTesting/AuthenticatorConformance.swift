@@ -39,8 +39,14 @@ public struct AuthenticatorConformance: Sendable {
         let prompt = PromptText(reason: "BiometricsVault conformance check")
         switch check {
         case .probesAreStable:
+            // An enrolled set that cannot be read now throws (the same code both times).
+            let enrollment = { () -> (threw: Bool, EnrollmentFingerprint?, VaultError.Code?) in
+                do { return (false, try authenticator.currentEnrollment(), nil) } catch {
+                    return (true, nil, (error as? VaultError)?.code)
+                }
+            }
             guard authenticator.availability(for: policy) == authenticator.availability(for: policy),
-                try authenticator.currentEnrollment() == authenticator.currentEnrollment(),
+                enrollment() == enrollment(),
                 authenticator.biometryType == authenticator.biometryType
             else { throw fail("probes changed between two calls") }
 

@@ -15,8 +15,16 @@ public struct SimulatedAuthenticator: Authenticator {
         }
     }
 
+    /// As LocalAuthentication answers: `nil` only when nothing is enrolled; when biometrics cannot be
+    /// asked (no sensor, no passcode, locked out) the set is unknown and this throws why.
     public func currentEnrollment() throws -> EnrollmentFingerprint? {
-        device.withLock { $0.enrollment }
+        try device.withLock { state -> EnrollmentFingerprint? in
+            switch Self.route(.biometryCurrentSet, state) {
+            case .biometric, .owner: return state.enrollment
+            case .unavailable(let reason) where reason.code == .biometryNotEnrolled: return nil
+            case .unavailable(let reason): throw reason
+            }
+        }
     }
 
     public func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {

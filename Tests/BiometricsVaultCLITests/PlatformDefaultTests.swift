@@ -48,6 +48,18 @@ import Testing
         #expect(calls.withLock { $0 } == 0)
     }
 
+    /// Only "nothing enrolled" is a `nil` enrolled set; for any other reason (fprintd down, no reader) the
+    /// set is unknown and `currentEnrollment()` throws it, so it is never read as an enrollment change.
+    @Test(arguments: [VaultError.Code.biometryNotAvailable, .biometryLockout, .passcodeNotSet])
+    func anUnknownEnrollmentThrowsTheReason(code: VaultError.Code) async throws {
+        let reason = VaultError(code, underlying: .message("fprintd is not running on the system bus"))
+        let authenticator = UnavailableAuthenticator(reason: reason)
+        #expect(throws: reason) { try authenticator.currentEnrollment() }
+        for check in AuthenticatorConformance.Check.allCases {
+            try await AuthenticatorConformance(authenticator: authenticator, policy: .biometryCurrentSet, prepareMatch: {}).run(check)
+        }
+    }
+
     @Test func passwordPoliciesUseTheOwnerAuthentication() async throws {
         let calls = LockedValue(0)
         let authenticator = UnavailableAuthenticator(reason: Self.reason, owner: Self.owner(.success(()), calls: calls))

@@ -347,6 +347,46 @@ import Testing
         }
     }
 
+    /// A fingerprint-bound item (`biometryCurrentSet`, written here through the library with a simulated
+    /// reader, into the sandbox's file store), read with nothing but defaults while fprintd cannot be asked
+    /// (the system bus address leads nowhere). A reader nobody can ask is not an enrollment change:
+    /// `status` says locked, not invalidated; `show` exits 9 saying fprintd does not answer, not 12
+    /// ("store it again", which would lose the credential); the item is still there and still opens.
+    @Test func fingerprintItemWithFprintdUnreachableIsLockedNotInvalidated() async throws {
+        defer { sandbox.remove() }
+        let store = try EncryptedFileStore(directory: sandbox.root.appendingPathComponent("data/biometrics-vault"))
+        let device = SimulatedDevice(biometryType: .touchID)
+        let configuration = VaultConfiguration(
+            store: store, authenticator: device.authenticator, policy: .biometryCurrentSet,
+            service: VaultConfiguration.defaultService)
+        let empty = try VaultFactory<[String: String]>.retrieveVaultOrThrow(key: "fp", configuration: configuration)
+        _ = try await empty.storeToBiometrics(credentials: ["token": "kept"])
+
+        var unreachable = sandbox
+        unreachable.environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=/nonexistent/bv-no-system-bus"
+        let status = try unreachable.run(["status", "fp", "--json", "--store", "file"])
+        #expect(status.status == Exit.ok, "\(status.stderr)")
+        #expect(status.stdout.jsonObject?["state"] as? String == "locked", "\(status.stdout)")
+        #expect(!status.stdout.contains("biometryChanged"), "\(status.stdout)")
+        let text = try unreachable.run(["status", "fp", "--store", "file"])
+        #expect(!text.stdout.contains("invalidated"), "\(text.stdout)")
+
+        for arguments in [["show", "fp"], ["show", "fp", "--field", "token"]] {
+            let shown = try unreachable.run(arguments + ["--store", "file"])
+            #expect(shown.status == Exit.biometricsUnavailable, "\(arguments): \(shown.stderr)")
+            #expect(shown.stderr.contains("biometryNotAvailable"), "\(shown.stderr)")
+            #expect(shown.stderr.contains("fprintd is not running"), "\(shown.stderr)")
+            #expect(shown.stderr.contains("the item is kept"), "\(shown.stderr)")
+            #expect(!shown.stderr.contains("store it again"), "\(shown.stderr)")
+            #expect(!shown.stdout.contains("kept"))
+        }
+        #expect(try unreachable.run(["list", "--store", "file"]).stdout == "fp\n")
+        guard case .locked(let locked) = try VaultFactory<[String: String]>.retrieveVaultOrThrow(key: "fp", configuration: configuration) else {
+            Issue.record("the item is no longer locked"); return
+        }
+        #expect(try await locked.unlock().credentials == ["token": "kept"])
+    }
+
     @Test func statusOfACorruptedItemExits11() throws {
         defer { sandbox.remove() }
         #expect(try run("store", ["k"], stdin: #"{"token":"t"}"#).status == Exit.ok)

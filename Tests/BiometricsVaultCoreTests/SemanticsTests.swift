@@ -377,3 +377,49 @@ final class HeldPromptAuthenticator: Authenticator {
         try await wrapped.authenticateOwner(prompt: prompt)
     }
 }
+
+/// A `.biometryCurrentSet` item read while the authenticator cannot say which set is enrolled (a
+/// reader whose daemon is down, biometrics locked out): the enrollment is unknown, which is not a change.
+/// The item reads as locked, `unlock()` says why it cannot prompt, and nothing is deleted. Only "nothing
+/// enrolled", confirmed by the authenticator, invalidates it (as Apple does).
+struct UnknownEnrollmentTests {
+    @Test(arguments: [
+        (VaultError.Code.biometryNotAvailable, false),
+        (.biometryLockout, false),
+        (.passcodeNotSet, false),
+        (.biometryNotEnrolled, true),
+    ])
+    func aNilEnrollmentInvalidatesOnlyWhenNothingIsEnrolled(reason: VaultError.Code, invalidates: Bool) async throws {
+        let fixture = Fixture(policy: .biometryCurrentSet)
+        _ = try await fixture.retrieve().storeToBiometrics(credentials: alice)
+        var configuration = fixture.configuration
+        configuration.authenticator = UnansweringBiometricsAuthenticator(reason: VaultError(reason))
+        let vault = try VaultFactory<Login>.retrieveVaultOrThrow(key: fixture.key, configuration: configuration)
+        if invalidates {
+            #expect(vault.caseName == "empty")
+            #expect(vault.invalidation == .biometryChanged)
+            return
+        }
+        guard case .locked(let locked) = vault else { Issue.record("got \(vault.caseName), \(String(describing: vault.invalidation))"); return }
+        #expect(vault.invalidation == nil)
+        #expect(await code { _ = try await locked.unlock() } == reason)
+        // Nothing was deleted or rewritten: once the reader answers again, the same finger opens it.
+        #expect(fixture.device.itemCount == 1)
+        #expect(fixture.device.protection(key: fixture.key, service: "tests") == .protected(.biometryCurrentSet))
+        guard case .locked(let again) = try fixture.retrieve() else { Issue.record("not locked"); return }
+        #expect(try await again.unlock().credentials == alice)
+    }
+}
+
+/// Fake for a fault the simulated device cannot produce: an authenticator that cannot ask its biometrics
+/// (`reason`) and, like a third-party authenticator might, answers `nil` for the enrolled set instead of
+/// throwing.
+struct UnansweringBiometricsAuthenticator: Authenticator {
+    let reason: VaultError
+
+    var biometryType: BiometryType { .none }
+    func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability { .unavailable(reason) }
+    func currentEnrollment() throws -> EnrollmentFingerprint? { nil }
+    func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization { throw reason }
+    func authenticateOwner(prompt: PromptText) async throws { throw reason }
+}

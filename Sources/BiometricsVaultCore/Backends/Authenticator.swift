@@ -21,7 +21,11 @@
 ///    `.userPresence` accepts biometrics, else the owner's passcode/password; `.devicePasscode` accepts
 ///    the passcode/password only.
 /// 5. **Enrollment.** ``currentEnrollment()`` identifies the enrolled biometric set (or `nil` when none is
-///    enrolled); the returned ``Authorization/enrollment`` is the set that matched.
+///    enrolled), and throws when the set cannot be read now (no sensor, its daemon not answering, lockout);
+///    the returned ``Authorization/enrollment`` is the set that matched. The vault never reads an unknown
+///    set as a change: a `nil` invalidates `.biometryCurrentSet` items only when
+///    ``availability(for:)`` agrees that nothing is enrolled (`biometryNotEnrolled`) or says biometrics
+///    are available; with any other unavailability such items read as locked.
 /// 6. **Cancellation of a returned authorization.** ``Authorization/invalidate()`` ends its platform
 ///    context (Apple: `LAContext.invalidate()`); after that it must not authorize anything.
 public protocol Authenticator: Sendable {
@@ -31,7 +35,8 @@ public protocol Authenticator: Sendable {
     /// Whether `policy` can be evaluated now, without prompting.
     func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability
 
-    /// The currently enrolled biometric set, without prompting; `nil` when nothing is enrolled.
+    /// The currently enrolled biometric set, without prompting; `nil` when nothing is enrolled; throws when
+    /// it cannot be read now.
     func currentEnrollment() throws -> EnrollmentFingerprint?
 
     /// Prompts once for `policy`.

@@ -43,10 +43,18 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
         let header = item?.header
         var enrollmentNow = header?.enrollment
         var invalidated = false
-        if let header, header.protection.policy?.bindsEnrollment == true {
+        if let header, let policy = header.protection.policy, policy.bindsEnrollment {
             // If the enrolled set cannot be read now, the item is not declared invalid on a guess:
-            // unlock() will ask the platform again.
-            do { enrollmentNow = try configuration.authenticator.currentEnrollment() } catch {}
+            // unlock() will ask the platform again (and says why it cannot prompt).
+            do {
+                let answered = try configuration.authenticator.currentEnrollment()
+                let nothingEnrolled = answered == nil && header.enrollment != nil
+                if !nothingEnrolled
+                    || RetrieveClassifier.confirmsNothingEnrolled(configuration.authenticator.availability(for: policy))
+                {
+                    enrollmentNow = answered
+                }
+            } catch {}
             invalidated = header.enrollment != enrollmentNow
         }
         let needsAvailability = header == nil || header?.protection == ItemProtection.none || invalidated

@@ -227,6 +227,22 @@ enum RetrieveClassifier {
     }
 }
 
+extension RetrieveClassifier {
+    /// Whether an authenticator that answered `nil` for the enrolled set means "nothing is enrolled"
+    /// (a `.biometryCurrentSet` item is then invalidated, as on Apple platforms), judged by its
+    /// availability for the item's policy. Only an answering sensor with no enrollment
+    /// (`biometryNotEnrolled`), or one that says it is available, confirms it. Any other unavailability
+    /// (no reader, its daemon down, lockout, no passcode) means the set is unknown: a sensor nobody can
+    /// ask is not an enrollment change, and reading it as one would have the user store the item again
+    /// and lose the credential.
+    static func confirmsNothingEnrolled(_ availability: AuthenticatorAvailability) -> Bool {
+        switch availability {
+        case .available: true
+        case .unavailable(let reason): reason.code == .biometryNotEnrolled
+        }
+    }
+}
+
 /// Whether an authenticated session may be reused without a new prompt. Pure: `now` is passed in.
 enum SessionReusePolicy {
     static func isReusable(authenticatedAt: Duration, now: Duration, reuse: AuthenticationReuse) -> Bool {

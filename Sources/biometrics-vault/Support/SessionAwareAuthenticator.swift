@@ -87,7 +87,11 @@ struct SessionAwareAuthenticator: Authenticator {
 
     func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
         guard prompting.biometryType == .fingerprint else {
-            return try await prompting.authenticate(for: policy, prompt: prompt)
+            do {
+                return try await prompting.authenticate(for: policy, prompt: prompt)
+            } catch let error as VaultError where error.code == .biometryNotAvailable && Self.acceptsOnlyBiometrics(policy) {
+                throw Self.readerUnanswered(error)
+            }
         }
         if session.isRemote {
             guard !Self.acceptsOnlyBiometrics(policy) else { throw Self.remoteError }
@@ -130,6 +134,21 @@ struct SessionAwareAuthenticator: Authenticator {
         Console.notice("fingerprints are locked out after \(FailedAttemptCounter.limit) failed attempts: enter your login password to unlock them")
         try await prompting.authenticateOwner(prompt: PromptText(reason: "Unlock the fingerprint reader after failed attempts"))
         return try await prompting.authenticate(for: policy, prompt: prompt)
+    }
+
+    /// No reader can be asked (fprintd down or unreachable, no reader, biometrics not chosen): the item is
+    /// kept, not invalidated, and opens again once a finger can be asked; the platform's reason first.
+    static func readerUnanswered(_ error: VaultError) -> VaultError {
+        let wayOut = "; the item is kept: it opens with a finger once the fingerprint reader can be asked (`biometrics-vault doctor` shows what is missing)"
+        let underlying: VaultError.Underlying
+        switch error.underlying {
+        case .gError(let domain, let code, let message)?: underlying = .gError(domain: domain, code: code, message: message + wayOut)
+        case .dbus(let name, let message)?: underlying = .dbus(name: name, message: message + wayOut)
+        case .message(let message)?: underlying = .message(message + wayOut)
+        case let other?: underlying = .message("\(other)\(wayOut)")
+        case nil: underlying = .message("no fingerprint reader can be asked\(wayOut)")
+        }
+        return VaultError(error.code, underlying: underlying)
     }
 
     private static func acceptsOnlyBiometrics(_ policy: ProtectionPolicy) -> Bool {
