@@ -228,7 +228,12 @@ package final class DBusConnection: @unchecked Sendable {
         }
         defer { if let caller { g_source_destroy(caller); g_source_unref(caller) } }
         while !pending.done { g_main_context_iteration(context, 1) }
-        if let connection = pending.connection { return connection }
+        if let connection = pending.connection {
+            // GIO's shared connection would otherwise end the whole process (SIGTERM) when the bus
+            // goes away; a library must report that as a failed call instead.
+            if sharing == .processShared { g_dbus_connection_set_exit_on_close(connection, 0) }
+            return connection
+        }
         let failure = DBusFailure(taking: pending.error)
         if timedOut, failure.kind == .cancelled {
             throw DBusFailure.io(G_IO_ERROR_TIMED_OUT, "the bus did not answer within \(timeout)")
