@@ -66,14 +66,15 @@ package final class DBusCancellation: @unchecked Sendable {
 /// Implementation requirements (what every caller may rely on):
 /// - **Bounded.** Connecting ends by its `timeout`; every call ends by its own `timeout` (default
 ///   ``defaultTimeout``, not GDBus's 25 s), or at once when the ``DBusCancellation`` passed is cancelled.
-///   Nothing here waits without a bound.
+///   Nothing here waits without a bound. An operation of several calls bounded as a whole passes each
+///   call the time it has left.
 /// - **Typed failures.** Every failure is a ``DBusFailure`` with a ``DBusFailure/Kind``; a caller turns
 ///   it into a `VaultError` with its ``DBusErrorMapping`` and reads no GError.
 /// - **Private or shared.** ``Sharing/privateConnection`` is this process's own connection, closed when
 ///   the object goes: whatever the peer ties to the connection (an fprintd claim) ends with it, even
 ///   after a crash. ``Sharing/processShared`` is GIO's one connection per bus for the process (what a
 ///   client that connects often wants); closing it is left to GIO.
-/// - **Thread-safe calls.** ``call(_:_:replyType:timeout:cancellation:)`` and ``property(_:interface:name:timeout:cancellation:)``
+/// - **Thread-safe calls.** ``call(_:_:replyType:autoStart:timeout:cancellation:)`` and ``property(_:path:interface:name:timeout:cancellation:)``
 ///   may run on any threads at once (GDBus's calls are). Signals need a ``DBusSignalSubscription``.
 ///
 /// `@unchecked Sendable` is safe: the only stored state is the immutable `GDBusConnection` pointer and

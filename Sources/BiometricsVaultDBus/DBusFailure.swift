@@ -3,10 +3,11 @@ import BiometricsVaultCore
 internal import CGio
 
 // The one place a GError or a D-Bus error name becomes something the package reasons about: a
-// ``DBusFailure`` (what GDBus reported, classified once into a ``DBusFailure/Kind``), and from it a
-// `VaultError` through ``DBusFailure/vaultError(_:explaining:)`` with the caller's ``DBusErrorMapping``.
-// The choke points (fprintd, polkit, the Secret Service) say only which codes their service's failures
-// mean; none of them reads a GError.
+// ``DBusFailure`` (what GDBus reported, classified once into a ``DBusFailure/Kind``, the cause kept as
+// `VaultError.Underlying`), and from it a `VaultError` through ``DBusFailure/vaultError(_:explaining:)``
+// with the caller's ``DBusErrorMapping``. The choke points say only what their service's own error names
+// mean (polkit as a ``DBusErrorMapping``; fprintd as its availability reasons, which carry their codes;
+// the Secret Service's IsLocked / NoSuchObject / NoSession are kinds here); none of them reads a GError.
 
 /// A D-Bus or GIO failure as GDBus reported it: the remote error name when the peer sent one
 /// (`net.reactivated.Fprint.Error.PermissionDenied`), else the GError domain (`g-io-error-quark`).

@@ -96,7 +96,7 @@ package final class DBusValue {
 }
 
 /// An argument for a call: a GVariant that the call consumes. Build arguments with the static
-/// functions and pass the top one (a ``tuple(_:)``) to ``DBusConnection/call(_:_:replyType:timeout:cancellation:)``.
+/// functions and pass the top one (a ``tuple(_:)``) to ``DBusConnection/call(_:_:replyType:autoStart:timeout:cancellation:)``.
 ///
 /// Floating by GVariant's rules until a call takes it; an argument built and never passed leaks its
 /// GVariant, so build them right where the call is.
