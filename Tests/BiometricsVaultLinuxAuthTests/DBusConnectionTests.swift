@@ -1,7 +1,7 @@
 #if os(Linux)
 @testable import BiometricsVaultLinuxAuth
 import BiometricsVaultCore
-import BiometricsVaultDBus
+@testable import BiometricsVaultDBus
 import Foundation
 import Glibc
 import Testing
@@ -41,6 +41,21 @@ struct DBusConnectionTests {
         #expect(failure?.name == "org.freedesktop.DBus.Error.UnknownMethod")
         #expect(failure?.kind == .refused)
         #expect(try bus.call(Self.bus)[0].string?.count == 32)
+    }
+
+    /// What the Secret Service store will use: GIO's one session-bus connection per process, the same
+    /// object each time, answering as a private connection to the same bus does.
+    @Test func theProcessSharedSessionBusIsOneConnection() throws {
+        guard ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil else {
+            if Harness.daemonsRequired { Issue.record("BV_REQUIRE_DAEMONS=1 but DBUS_SESSION_BUS_ADDRESS is not set") }
+            return
+        }
+        let shared = try DBusConnection(.session, sharing: .processShared)
+        let again = try DBusConnection(.session, sharing: .processShared)
+        #expect(shared.raw == again.raw)
+        let id = try shared.call(Self.bus, replyType: "(s)")[0].string
+        #expect(id?.count == 32)
+        #expect(try DBusConnection(.session).call(Self.bus, replyType: "(s)")[0].string == id)
     }
 
     @Test func aNameNobodyOwnsReadsAsNoFprintd() throws {
