@@ -171,11 +171,18 @@ var targets: [Target] = [
         pkgConfig: "gio-2.0",
         providers: [.apt(["libglib2.0-dev"])]
     ),
-    // Sets up GIO's classes once per process before the Secret Service and fprintd threads use GIO side
-    // by side (GLib's type system can deadlock otherwise; GTypeStartup.swift).
+    // The package's one D-Bus layer (GDBus): connections, calls, signals, deadlines, error mapping, and
+    // GIO's type start-up (GTypeStartup.swift). Every D-Bus call of the package goes through it.
+    .target(
+        name: "BiometricsVaultDBus",
+        dependencies: ["BiometricsVaultCore", .target(name: "CGio", condition: linux)],
+        swiftSettings: strictSettings
+    ),
+    // Forwards GTypeStartup from BiometricsVaultDBus to the Secret Service store until that store calls
+    // D-Bus through BiometricsVaultDBus itself.
     .target(
         name: "BiometricsVaultGLib",
-        dependencies: [.target(name: "CGio", condition: linux)],
+        dependencies: [.target(name: "BiometricsVaultDBus", condition: linux)],
         swiftSettings: strictSettings
     ),
     .systemLibrary(
@@ -186,7 +193,8 @@ var targets: [Target] = [
         name: "BiometricsVaultLinuxAuth",
         dependencies: [
             "BiometricsVaultCore",
-            .target(name: "BiometricsVaultGLib", condition: linux),
+            .target(name: "BiometricsVaultDBus", condition: linux),
+            // GLib threads (DedicatedThread.swift); no D-Bus: that is BiometricsVaultDBus's.
             .target(name: "CGio", condition: linux),
             .target(name: "CPAM", condition: linux),
         ],
@@ -196,6 +204,7 @@ var targets: [Target] = [
         name: "BiometricsVaultLinuxAuthTests",
         dependencies: [
             "BiometricsVaultLinuxAuth", "BiometricsVaultTesting",
+            .target(name: "BiometricsVaultDBus", condition: linux),
             // the whole vault flow runs on the real Secret Service too
             .target(name: "BiometricsVaultSecretService", condition: linux),
         ],

@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
     }
     // GLib 2.74 can deadlock when two threads set up GIO's classes for the first time together (it did
     // here, about once in 250 runs): set up the two that meet on this thread first, as the library does
-    // (Sources/BiometricsVaultGLib/GTypeStartup.swift).
+    // (Sources/BiometricsVaultDBus/GTypeStartup.swift).
     g_type_class_unref(g_type_class_ref(G_TYPE_DBUS_CONNECTION));
     g_type_class_unref(g_type_class_ref(G_TYPE_DBUS_PROXY));
 

@@ -42,32 +42,6 @@ extension LinuxAuthIntegration {
             }
         }
 
-        /// The availability probe asks fprintd on its own transport (`DirectBusConnection`); the answer
-        /// must be GDBus's, with a finger enrolled and with none (or the same refusal, as the test user).
-        @Test func theProbesOwnTransportAnswersAsGDBusDoes() async throws {
-            guard Harness.fingerprintStackReady() else { return }
-            func answers() -> (direct: Result<[String], FprintdFailure>, gdbus: Result<[String], FprintdFailure>) {
-                let direct = Result { () throws(FprintdFailure) in try FprintdDevice.enrolledFingersOnDefaultReader(user: "") }
-                let gdbus = Result { () throws(FprintdFailure) in try FprintdDevice.openDefault().enrolledFingers(user: "") }
-                return (direct, gdbus)
-            }
-            func same(_ pair: (direct: Result<[String], FprintdFailure>, gdbus: Result<[String], FprintdFailure>)) -> Bool {
-                switch (pair.direct, pair.gdbus) {
-                case (.success(let one), .success(let other)): one == other
-                case (.failure(let one), .failure(let other)): one.reason == other.reason
-                default: false
-                }
-            }
-            try await enrollOneFinger()
-            let enrolled = answers()
-            #expect(same(enrolled), "\(enrolled)")
-            #expect((try? enrolled.direct.get()) == ["right-index-finger"])
-            try await Enrollment.deleteAll()
-            let none = answers()
-            #expect(same(none), "\(none)")
-            #expect((try? none.direct.get()) == [])
-        }
-
         @Test func matchingFingerAuthenticates() async throws {
             guard Harness.fingerprintStackReady() else { return }
             try await enrollOneFinger()

@@ -1,6 +1,7 @@
 #if os(Linux)
 @testable import BiometricsVaultLinuxAuth
 import BiometricsVaultCore
+import BiometricsVaultDBus
 import Foundation
 import Testing
 

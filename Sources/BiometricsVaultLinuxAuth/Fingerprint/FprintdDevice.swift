@@ -1,11 +1,13 @@
 #if os(Linux)
 import BiometricsVaultCore
+import BiometricsVaultDBus
 import FoundationEssentials
 import Glibc
 
 // The fprintd choke point: every call to fprintd's system-bus API (net.reactivated.Fprint, fprintd
-// 1.94: src/manager.xml and src/device.xml) goes through this file, and every fprintd failure is mapped
-// to a `VaultError` here, with the D-Bus error name kept as the underlying cause.
+// 1.94: src/manager.xml and src/device.xml) goes through this file, over the package's D-Bus layer
+// (BiometricsVaultDBus), and what fprintd's error names mean is said here, with the D-Bus error name
+// kept as the underlying cause.
 
 /// Why fingerprint authentication is or is not possible right now, as fprintd reports it.
 public enum FingerprintAvailability: Hashable, Sendable, CustomStringConvertible {
@@ -76,37 +78,35 @@ final class FprintdDevice {
     static let managerInterface = "net.reactivated.Fprint.Manager"
     static let deviceInterface = "net.reactivated.Fprint.Device"
 
-    let bus: SystemBusConnection
+    /// A private connection (``DBusConnection/Sharing/privateConnection``): dropping it ends every claim
+    /// it holds, so a crash or a leak can never keep the reader claimed.
+    let bus: DBusConnection
     let path: String
     private(set) var isClaimed = false
 
-    private init(bus: SystemBusConnection, path: String) {
+    private init(bus: DBusConnection, path: String) {
         self.bus = bus
         self.path = path
     }
 
-    /// Connects to the system bus and finds fprintd's default reader.
-    static func openDefault() throws(FprintdFailure) -> FprintdDevice {
-        let bus: SystemBusConnection
-        do { bus = try SystemBusConnection() } catch { throw FprintdFailure(error, during: "connect") }
+    /// Connects to the system bus (another bus in tests) and finds fprintd's default reader.
+    static func openDefault(bus address: DBusBus = .system) throws(FprintdFailure) -> FprintdDevice {
+        let bus: DBusConnection
+        do { bus = try DBusConnection(address) } catch { throw FprintdFailure(error, during: "connect") }
         return FprintdDevice(bus: bus, path: try defaultDevicePath(on: bus))
     }
 
     /// The enrolled finger names of `user` (`""` = the caller) on fprintd's default reader, empty when
-    /// none are enrolled: what availability needs, with nothing claimed. Asked on a
-    /// ``DirectBusConnection`` (it says why), or on GDBus's where the system bus is not a unix socket.
+    /// none are enrolled: what availability needs, with nothing claimed.
     static func enrolledFingersOnDefaultReader(user: String) throws(FprintdFailure) -> [String] {
-        let direct: DirectBusConnection?
-        do { direct = try DirectBusConnection.system() } catch { throw FprintdFailure(error, during: "connect") }
-        guard let direct else { return try openDefault().enrolledFingers(user: user) }
-        return try enrolledFingers(user: user, path: try defaultDevicePath(on: direct), on: direct)
+        try openDefault().enrolledFingers(user: user)
     }
 
-    private static func defaultDevicePath(on bus: some DBusMethodCalling) throws(FprintdFailure) -> String {
+    private static func defaultDevicePath(on bus: DBusConnection) throws(FprintdFailure) -> String {
         let reply: DBusValue
         do {
-            reply = try bus.methodCall(destination: service, path: managerPath, interface: managerInterface,
-                                       method: "GetDefaultDevice", arguments: nil)
+            reply = try bus.call(DBusMethod(destination: service, path: managerPath, interface: managerInterface,
+                                            member: "GetDefaultDevice"))
         } catch { throw FprintdFailure(error, during: "GetDefaultDevice") }
         guard reply.typeString == "(o)", let path = reply[0].string else {
             throw FprintdFailure(.noDevice, underlying: .message("GetDefaultDevice replied \(reply.typeString)"))
@@ -114,46 +114,36 @@ final class FprintdDevice {
         return path
     }
 
-    private static func enrolledFingers(
-        user: String, path: String, on bus: some DBusMethodCalling
-    ) throws(FprintdFailure) -> [String] {
-        do {
-            let reply = try bus.methodCall(
-                destination: service, path: path, interface: deviceInterface, method: "ListEnrolledFingers",
-                arguments: DBusArgument.tuple([DBusArgument.string(user)]))
-            return reply.strings ?? []
-        } catch let failure where failure.name == "net.reactivated.Fprint.Error.NoEnrolledPrints" {
-            return []
-        } catch { throw FprintdFailure(error, during: "ListEnrolledFingers") }
-    }
-
     deinit { release() }
 
     /// The reader's name (`name` property), part of the enrollment fingerprint.
     func name() throws(FprintdFailure) -> String {
         do {
-            return try bus.property(destination: Self.service, path: path, interface: Self.deviceInterface,
-                                    name: "name").string ?? ""
+            return try bus.property(Self.service, path: path, interface: Self.deviceInterface, name: "name").string ?? ""
         } catch { throw FprintdFailure(error, during: "Get name") }
     }
 
     /// Whether the reader waits for a finger right now (`finger-needed`).
     func fingerNeeded() throws(FprintdFailure) -> Bool {
         do {
-            return try bus.property(destination: Self.service, path: path, interface: Self.deviceInterface,
-                                    name: "finger-needed").bool ?? false
+            return try bus.property(Self.service, path: path, interface: Self.deviceInterface, name: "finger-needed")
+                .bool ?? false
         } catch { throw FprintdFailure(error, during: "Get finger-needed") }
     }
 
     /// The enrolled finger names of `user` (`""` = the caller); empty when none are enrolled.
     func enrolledFingers(user: String) throws(FprintdFailure) -> [String] {
-        try Self.enrolledFingers(user: user, path: path, on: bus)
+        do {
+            return try deviceCall("ListEnrolledFingers", .tuple([.string(user)])).strings ?? []
+        } catch let failure where failure.name == "net.reactivated.Fprint.Error.NoEnrolledPrints" {
+            return []
+        } catch { throw FprintdFailure(error, during: "ListEnrolledFingers") }
     }
 
     /// Claims the reader for `user` (`""` = the caller). Another user's prints need polkit's
     /// `net.reactivated.fprint.device.setusername`.
     func claim(user: String) throws(FprintdFailure) {
-        do { _ = try deviceCall("Claim", DBusArgument.tuple([DBusArgument.string(user)])) } catch {
+        do { _ = try deviceCall("Claim", .tuple([.string(user)])) } catch {
             throw FprintdFailure(error, during: "Claim")
         }
         isClaimed = true
@@ -186,43 +176,41 @@ final class FprintdDevice {
     /// `verify-no-match` when a verify is stopped before any scan, and a cancel must never count as a
     /// failed attempt.
     func verify(timeout: Duration, stop: StopRequest) throws(FprintdFailure) -> FprintdVerifyResult {
-        var result: FprintdVerifyResult?
-        var stopped = false
-        let subscription = bus.subscribe(
-            sender: Self.service, path: path, interface: Self.deviceInterface, member: "VerifyStatus"
-        ) { parameters in
-            guard !stopped, result == nil, parameters.typeString == "(sb)",
-                let status = parameters[0].string, let done = parameters[1].bool
-            else { return }
-            switch status {
-            case "verify-match": result = .match
-            case "verify-no-match": result = .noMatch
-            case "verify-disconnected", "verify-unknown-error": result = .hardwareError(status: status)
-            default:
-                // verify-retry-scan, -swipe-too-short, -finger-not-centered, -remove-and-retry: feedback
-                // only while done is false; the same prompt continues.
-                if done { result = .hardwareError(status: status) }
-            }
-        }
-        let waker = bus.waker
-        stop.onStop { waker.wake() }
-        bus.addTicker(milliseconds: 100)
+        // Subscribed before VerifyStart, on the same connection: no status can be missed.
+        let statuses = bus.subscribe([
+            DBusSignalMatch(sender: Self.service, path: path, interface: Self.deviceInterface, member: "VerifyStatus"),
+        ])
+        let cancellation = DBusCancellation()
+        stop.onStop { cancellation.cancel() }
         defer {
-            stopped = true
-            bus.unsubscribe(subscription)
+            // Nothing is read after this: a status fprintd sends for the stop itself never counts.
+            statuses.cancel()
             _ = try? deviceCall("VerifyStop")
         }
-        do { _ = try deviceCall("VerifyStart", DBusArgument.tuple([DBusArgument.string("any")])) } catch {
-            stopped = true
+        do { _ = try deviceCall("VerifyStart", .tuple([.string("any")])) } catch {
             throw FprintdFailure(error, during: "VerifyStart")
         }
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        while result == nil {
+        while true {
             if let reason = stop.reason { return .stopped(reason) }
-            if ContinuousClock.now >= deadline { return .timedOut }
-            bus.iterate()
+            switch statuses.next(until: deadline, cancellation: cancellation) {
+            case .timedOut: return .timedOut
+            case .cancelled: return .stopped(stop.reason ?? .taskCancelled)
+            case .signal(let signal):
+                let parameters = signal.parameters
+                guard parameters.typeString == "(sb)", let status = parameters[0].string, let done = parameters[1].bool
+                else { continue }
+                switch status {
+                case "verify-match": return .match
+                case "verify-no-match": return .noMatch
+                case "verify-disconnected", "verify-unknown-error": return .hardwareError(status: status)
+                default:
+                    // verify-retry-scan, -swipe-too-short, -finger-not-centered, -remove-and-retry: feedback
+                    // only while done is false; the same prompt continues.
+                    if done { return .hardwareError(status: status) }
+                }
+            }
         }
-        return result ?? .timedOut
     }
 
     // MARK: Enrollment (used by the integration tests to enroll virtual fingers; not public API)
@@ -241,36 +229,32 @@ final class FprintdDevice {
     func enroll(finger: String, timeout: Duration = .seconds(30), needScan: () -> Void) throws(FprintdFailure)
         -> String
     {
-        var final: String?
-        var scansNeeded = 1
-        let subscription = bus.subscribe(
-            sender: Self.service, path: path, interface: Self.deviceInterface, member: "EnrollStatus"
-        ) { parameters in
-            guard final == nil, let status = parameters[0].string, let done = parameters[1].bool else { return }
-            if done { final = status } else { scansNeeded += 1 }
-        }
-        bus.addTicker(milliseconds: 100)
+        let statuses = bus.subscribe([
+            DBusSignalMatch(sender: Self.service, path: path, interface: Self.deviceInterface, member: "EnrollStatus"),
+        ])
         defer {
-            bus.unsubscribe(subscription)
+            statuses.cancel()
             _ = try? deviceCall("EnrollStop")
         }
-        do { _ = try deviceCall("EnrollStart", DBusArgument.tuple([DBusArgument.string(finger)])) } catch {
+        do { _ = try deviceCall("EnrollStart", .tuple([.string(finger)])) } catch {
             throw FprintdFailure(error, during: "EnrollStart")
         }
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        while final == nil, ContinuousClock.now < deadline {
-            while scansNeeded > 0 {
-                scansNeeded -= 1
+        needScan()
+        while true {
+            switch statuses.next(until: deadline) {
+            case .timedOut, .cancelled: return "enroll-timed-out"
+            case .signal(let signal):
+                guard let status = signal.parameters[0].string, let done = signal.parameters[1].bool else { continue }
+                if done { return status }
                 needScan()
             }
-            bus.iterate()
         }
-        return final ?? "enroll-timed-out"
     }
 
-    private func deviceCall(_ method: String, _ arguments: OpaquePointer? = nil) throws(DBusFailure) -> DBusValue {
-        try bus.call(destination: Self.service, path: path, interface: Self.deviceInterface, method: method,
-                     arguments: arguments)
+    private func deviceCall(_ method: String, _ arguments: DBusArgument? = nil) throws(DBusFailure) -> DBusValue {
+        try bus.call(DBusMethod(destination: Self.service, path: path, interface: Self.deviceInterface, member: method),
+                     arguments)
     }
 }
 
@@ -284,7 +268,7 @@ struct FprintdFailure: Error, Sendable {
         self.underlying = underlying
     }
 
-    /// Maps a GDBus failure of fprintd's API to a reason.
+    /// Maps a D-Bus failure of fprintd's API to a reason.
     init(_ failure: DBusFailure, during operation: String) {
         let reason: FingerprintAvailability
         switch failure.name {
@@ -296,11 +280,7 @@ struct FprintdFailure: Error, Sendable {
         default: reason = failure.isServiceMissing ? .noFprintd : .noDevice
         }
         // The reason in words first, so `doctor` says "fprintd is not running", not only a D-Bus name.
-        let message = "\(reason.summary) (\(operation): \(failure.message))"
-        let underlying: VaultError.Underlying =
-            failure.isRemote
-            ? .dbus(name: failure.name, message: message) : .gError(domain: failure.name, code: failure.code, message: message)
-        self.init(reason, underlying: underlying)
+        self.init(reason, underlying: failure.underlying(message: "\(reason.summary) (\(operation): \(failure.message))"))
     }
 
     /// The `VaultError` this failure means: the reason's code, with the D-Bus cause kept.

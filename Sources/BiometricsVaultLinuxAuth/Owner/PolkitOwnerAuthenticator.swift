@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVaultCore
+import BiometricsVaultDBus
 
 /// Owner authentication through polkit: `CheckAuthorization` on our own action, answered by the
 /// session's authentication agent (the desktop's dialog, or `pkttyagent` on a terminal).
@@ -35,15 +36,16 @@ public struct PolkitOwnerAuthenticator: OwnerAuthenticator, Authenticator {
         if let error = Self.probe(actionID: actionID).error { throw error }
         let actionID = self.actionID
         let timeout = self.timeout
-        let cancel = PolkitAuthority.CancelHandle()
+        let cancellation = DBusCancellation()
         let stop = StopRequest()
         try await withTaskCancellationHandler {
             try await DedicatedThread.run(name: "polkit-check") { () throws(VaultError) in
-                try PolkitAuthority.checkAuthorization(actionID: actionID, timeout: timeout, cancel: cancel, stop: stop)
+                try PolkitAuthority.checkAuthorization(
+                    actionID: actionID, timeout: timeout, cancellation: cancellation, stop: stop)
             }
         } onCancel: {
             stop.stop(.taskCancelled)
-            cancel.cancel()
+            cancellation.cancel()
         }
     }
 

@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVaultCore
+import BiometricsVaultDBus
 import Dispatch
 
 /// Watches the desktop session for "the screen locked" and calls back, so an app can end its vault
@@ -14,7 +15,8 @@ import Dispatch
 ///
 /// The signals are accepted from any sender on any object path: a signal can only make us lock, never
 /// unlock, so the worst a forged one does is ask the user to authenticate again. `ActiveChanged(false)`
-/// (the screen saver went away) is ignored. Each bus is watched on its own thread.
+/// (the screen saver went away) is ignored. Each bus is watched on its own thread, through the package's
+/// D-Bus layer (BiometricsVaultDBus).
 package final class ScreenLockWatcher: Sendable {
     /// Which signal reported the lock.
     package enum Signal: String, Hashable, Sendable, CaseIterable {
@@ -29,7 +31,8 @@ package final class ScreenLockWatcher: Sendable {
     /// The signals actually being watched (a bus that could not be reached is left out).
     package let watchedSignals: Set<Signal>
 
-    private let state: LockedValue<(stopped: Bool, wakers: [MainContextWaker])>
+    /// Fired by ``stop()``: ends both watcher threads' waits.
+    private let stopping: DBusCancellation
 
     /// Starts watching. Returns once the buses have the subscriptions, so a lock signalled after this
     /// returns is never missed.
@@ -43,14 +46,14 @@ package final class ScreenLockWatcher: Sendable {
         sessionBusAddress: String? = nil, systemBusAddress: String? = nil,
         onLock: @escaping @Sendable (Signal) -> Void
     ) throws(VaultError) {
-        let state = LockedValue<(stopped: Bool, wakers: [MainContextWaker])>((false, []))
+        let stopping = DBusCancellation()
         let session = Self.watch(
-            bus: sessionBusAddress.map(DBusBus.address) ?? .session, name: "bv-screen-lock-session", state: state,
+            bus: sessionBusAddress.map(DBusBus.address) ?? .session, name: "bv-screen-lock-session", stopping: stopping,
             subscriptions: [
                 (.freedesktopScreenSaver, "ActiveChanged"), (.gnomeScreenSaver, "ActiveChanged"),
             ], onLock: onLock)
         let system = Self.watch(
-            bus: systemBusAddress.map(DBusBus.address) ?? .system, name: "bv-screen-lock-system", state: state,
+            bus: systemBusAddress.map(DBusBus.address) ?? .system, name: "bv-screen-lock-system", stopping: stopping,
             subscriptions: [(.logindLock, "Lock")], onLock: onLock)
         var watched = Set<Signal>()
         var failures: [DBusFailure] = []
@@ -60,7 +63,7 @@ package final class ScreenLockWatcher: Sendable {
             case .failure(let failure): failures.append(failure)
             }
         }
-        self.state = state
+        self.stopping = stopping
         self.watchedSignals = watched
         if watched.isEmpty {
             throw VaultError(.storeUnavailable, underlying: failures.first?.underlying)
@@ -71,49 +74,45 @@ package final class ScreenLockWatcher: Sendable {
 
     /// Stops watching: no callback starts after this returns (one already running may finish).
     package func stop() {
-        let wakers = state.withLock { state in
-            state.stopped = true
-            return state.wakers
-        }
-        for waker in wakers { waker.wake() }
+        stopping.cancel()
     }
 
     // MARK: Private
 
     /// Starts one watcher thread and waits until it has subscribed (or failed to connect).
     private static func watch(
-        bus: DBusBus, name: String, state: LockedValue<(stopped: Bool, wakers: [MainContextWaker])>,
+        bus: DBusBus, name: String, stopping: DBusCancellation,
         subscriptions: [(Signal, String)], onLock: @escaping @Sendable (Signal) -> Void
     ) -> Result<Set<Signal>, DBusFailure> {
         let started = LockedValue<Result<Set<Signal>, DBusFailure>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let status = DedicatedThread.start(name: name) {
-            let connection: SystemBusConnection
+            let connection: DBusConnection
+            let signals: DBusSignalSubscription
             do throws(DBusFailure) {
-                connection = try SystemBusConnection(bus)
-                for (signal, member) in subscriptions {
-                    connection.subscribe(sender: nil, path: nil, interface: signal.rawValue, member: member) { value in
-                        // ActiveChanged carries (b); Lock carries nothing.
-                        if member == "ActiveChanged", value.typeString != "(b)" || value[0].bool != true { return }
-                        if state.withLock({ $0.stopped }) { return }
-                        onLock(signal)
-                    }
-                }
-                try connection.sync()
+                connection = try DBusConnection(bus, cancellation: stopping)
+                signals = connection.subscribe(subscriptions.map { signal, member in
+                    DBusSignalMatch(sender: nil, path: nil, interface: signal.rawValue, member: member)
+                })
+                // Other clients send these signals: the bus must have the match rules before we say so.
+                try connection.roundTripToBus()
             } catch {
                 started.withLock { $0 = .failure(error) }
                 ready.signal()
                 return
             }
-            let waker = connection.waker
-            let stopped = state.withLock { state in
-                state.wakers.append(waker)
-                return state.stopped
-            }
             started.withLock { $0 = .success(Set(subscriptions.map(\.0))) }
             ready.signal()
-            guard !stopped else { return }
-            while !state.withLock({ $0.stopped }) { connection.iterate() }
+            while case .signal(let received) = signals.next(until: nil, cancellation: stopping) {
+                guard let signal = Signal(rawValue: received.interface) else { continue }
+                // ActiveChanged carries (b); Lock carries nothing.
+                if received.member == "ActiveChanged",
+                    received.parameters.typeString != "(b)" || received.parameters[0].bool != true
+                { continue }
+                // A stop between the signal and here: no callback starts after stop() returned.
+                if stopping.isCancelled { return }
+                onLock(signal)
+            }
         }
         guard status == 0 else {
             return .failure(DBusFailure(name: "errno", code: status, message: "cannot start a watcher thread", isRemote: false))

@@ -1,0 +1,285 @@
+#if os(Linux)
+internal import CGio
+
+// The package's one D-Bus layer: every D-Bus call of the package (fprintd, polkit, the screen-lock
+// watcher; the Secret Service next) goes through this target, and no other target holds D-Bus code.
+//
+// Built on GIO's GDBus (libgio-2.0), not sd-bus: GIO is already linked (libsecret needs it, and the
+// Secret Service store uses GDBus today), so the build gains no system library; GDBus is on every
+// desktop Linux, including the ones without systemd; and it brings the pieces this layer needs and must
+// not hand-write: address parsing, authentication, message framing, GVariant marshalling, and signal
+// dispatch to a chosen GMainContext. Nothing here encodes, frames or authenticates anything itself.
+//
+// Threads: a call blocks the calling thread until its reply, its deadline or its cancellation (GDBus's
+// own worker thread does the socket I/O). Signals are delivered only while the thread that owns a
+// ``DBusSignalSubscription`` waits in ``DBusSignalSubscription/next(until:cancellation:)``, on that
+// subscription's own GMainContext, so no callback ever runs on a thread the caller did not give.
+
+/// Which bus a ``DBusConnection`` connects to.
+package enum DBusBus: Sendable, Equatable {
+    /// The system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else the well-known socket).
+    case system
+    /// The user's session bus (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`).
+    case session
+    /// A bus at an explicit D-Bus address (`unix:path=...`), e.g. a private test bus.
+    case address(String)
+}
+
+/// A method to call: where it lives.
+package struct DBusMethod: Sendable, Hashable {
+    package var destination: String
+    package var path: String
+    package var interface: String
+    package var member: String
+
+    package init(destination: String, path: String, interface: String, member: String) {
+        self.destination = destination
+        self.path = path
+        self.interface = interface
+        self.member = member
+    }
+}
+
+/// Lets another thread stop a call or a wait on a ``DBusConnection`` or ``DBusSignalSubscription``:
+/// a cancelled call throws ``DBusFailure/Kind/cancelled``, a wait returns ``DBusSignalWait/cancelled``.
+/// Once cancelled it stays cancelled; make a new one for later calls.
+///
+/// `@unchecked Sendable` is safe: it only holds its own reference to a `GCancellable`, whose
+/// `g_cancellable_cancel` and `g_cancellable_is_cancelled` GIO documents as callable from any thread.
+package final class DBusCancellation: @unchecked Sendable {
+    let raw: UnsafeMutablePointer<GCancellable>
+
+    package init() {
+        GTypeStartup.prepare()  // may be the thread's first GIO call
+        raw = g_cancellable_new()
+    }
+
+    deinit { g_object_unref(UnsafeMutableRawPointer(raw)) }
+
+    package func cancel() { g_cancellable_cancel(raw) }
+
+    package var isCancelled: Bool { g_cancellable_is_cancelled(raw) != 0 }
+}
+
+/// One connection to a bus, ready for calls from any thread.
+///
+/// Implementation requirements (what every caller may rely on):
+/// - **Bounded.** Connecting ends by its `timeout`; every call ends by its own `timeout` (default
+///   ``defaultTimeout``, not GDBus's 25 s), or at once when the ``DBusCancellation`` passed is cancelled.
+///   Nothing here waits without a bound. An operation of several calls bounded as a whole passes each
+///   call the time it has left.
+/// - **Typed failures.** Every failure is a ``DBusFailure`` with a ``DBusFailure/Kind``; a caller turns
+///   it into a `VaultError` with its ``DBusErrorMapping`` and reads no GError.
+/// - **Private or shared.** ``Sharing/privateConnection`` is this process's own connection, closed when
+///   the object goes: whatever the peer ties to the connection (an fprintd claim) ends with it, even
+///   after a crash. ``Sharing/processShared`` is GIO's one connection per bus for the process (what a
+///   client that connects often wants); closing it is left to GIO.
+/// - **Thread-safe calls.** ``call(_:_:replyType:autoStart:timeout:cancellation:)`` and ``property(_:path:interface:name:timeout:cancellation:)``
+///   may run on any threads at once (GDBus's calls are). Signals need a ``DBusSignalSubscription``.
+///
+/// `@unchecked Sendable` is safe: the only stored state is the immutable `GDBusConnection` pointer and
+/// its kind; GObject reference counting is atomic, and GDBus documents its connection's calls,
+/// subscriptions and close as safe from any thread.
+package final class DBusConnection: @unchecked Sendable {
+    /// What a call waits for its reply by default: 5 s, not GDBus's 25 s, so that a hung daemon does not
+    /// freeze a `retrieveVault` (which probes fprintd) for long. Calls that wait for a person (polkit's
+    /// CheckAuthorization, a Secret Service prompt) pass their own.
+    package static let defaultTimeout: Duration = .seconds(5)
+
+    package enum Sharing: Sendable {
+        case privateConnection
+        case processShared
+    }
+
+    let raw: OpaquePointer
+    private let sharing: Sharing
+
+    /// Connects and says `Hello` to the bus.
+    ///
+    /// - Throws: ``DBusFailure`` of kind `serviceMissing` when there is no bus at the address,
+    ///   `timedOut` when it does not answer within `timeout`, `cancelled` after `cancellation` fired.
+    package init(
+        _ bus: DBusBus, sharing: Sharing = .privateConnection, timeout: Duration = defaultTimeout,
+        cancellation: DBusCancellation? = nil
+    ) throws(DBusFailure) {
+        GTypeStartup.prepare()  // before this thread's first GIO call (GTypeStartup says why)
+        raw = try Self.connect(bus, sharing: sharing, timeout: timeout, cancellation: cancellation)
+        self.sharing = sharing
+    }
+
+    deinit {
+        if sharing == .privateConnection {
+            // Asynchronous: nothing to wait for, and GDBus's worker thread finishes it.
+            g_dbus_connection_close(raw, nil, nil, nil)
+        }
+        g_object_unref(UnsafeMutableRawPointer(raw))
+    }
+
+    /// Calls `method` and returns its reply: always a tuple, `()` for a method that returns nothing.
+    ///
+    /// - Parameters:
+    ///   - arguments: a ``DBusArgument/tuple(_:)``, consumed by the call; `nil` for none.
+    ///   - replyType: the reply's expected signature (`(oo)`); another is a failure of kind `local`.
+    ///   - autoStart: whether the bus may start the destination (D-Bus activation) for this call.
+    package func call(
+        _ method: DBusMethod, _ arguments: DBusArgument? = nil, replyType: String? = nil,
+        autoStart: Bool = true, timeout: Duration = defaultTimeout, cancellation: DBusCancellation? = nil
+    ) throws(DBusFailure) -> DBusValue {
+        let type: OpaquePointer? = replyType.map { g_variant_type_new($0) }
+        defer { if let type { g_variant_type_free(type) } }
+        var error: UnsafeMutablePointer<GError>?
+        guard let reply = g_dbus_connection_call_sync(
+            raw, method.destination, method.path, method.interface, method.member, arguments?.raw, type,
+            autoStart ? G_DBUS_CALL_FLAGS_NONE : G_DBUS_CALL_FLAGS_NO_AUTO_START,
+            Self.milliseconds(timeout), cancellation?.raw, &error)
+        else { throw DBusFailure(taking: error) }
+        return DBusValue(taking: reply)
+    }
+
+    /// Reads one property through `org.freedesktop.DBus.Properties.Get`: the value, unboxed.
+    package func property(
+        _ destination: String, path: String, interface: String, name: String,
+        timeout: Duration = defaultTimeout, cancellation: DBusCancellation? = nil
+    ) throws(DBusFailure) -> DBusValue {
+        let reply = try call(
+            DBusMethod(destination: destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get"),
+            .tuple([.string(interface), .string(name)]), replyType: "(v)", timeout: timeout, cancellation: cancellation)
+        return reply[0].unboxed
+    }
+
+    /// Returns once the bus has handled everything this connection sent before (a signal
+    /// subscription's match rule, say): one round trip to the bus itself.
+    package func roundTripToBus(timeout: Duration = defaultTimeout) throws(DBusFailure) {
+        _ = try call(DBusMethod(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                interface: "org.freedesktop.DBus", member: "GetId"), timeout: timeout)
+    }
+
+    /// Starts delivering the signals that match any of `matches` to a new subscription, which queues
+    /// them until its owner reads them. See ``DBusSignalSubscription``.
+    package func subscribe(_ matches: [DBusSignalMatch]) -> DBusSignalSubscription {
+        DBusSignalSubscription(connection: self, matches: matches)
+    }
+
+    // MARK: Private
+
+    static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        return Int32(clamping: max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+    }
+
+    /// Connects through GDBus's asynchronous set-up, on a main context of this call's own, so the
+    /// deadline (a timeout source) and the caller's cancellation can end it: GDBus's synchronous set-up
+    /// takes no timeout, and a bus that accepts the socket but never answers would hold it for ever.
+    private static func connect(
+        _ bus: DBusBus, sharing: Sharing, timeout: Duration, cancellation: DBusCancellation?
+    ) throws(DBusFailure) -> OpaquePointer {
+        let context = g_main_context_new()
+        g_main_context_push_thread_default(context)
+        defer {
+            g_main_context_pop_thread_default(context)
+            g_main_context_unref(context)
+        }
+        // Our own cancellable: the deadline cancels it, never the caller's.
+        let cancellable = g_cancellable_new()
+        defer { g_object_unref(UnsafeMutableRawPointer(cancellable)) }
+        let pending = PendingConnect()
+        let userData = Unmanaged.passRetained(pending).toOpaque()
+        switch (bus, sharing) {
+        case (.system, .processShared), (.session, .processShared):
+            g_bus_get(bus == .system ? G_BUS_TYPE_SYSTEM : G_BUS_TYPE_SESSION, cancellable, { _, result, userData in
+                let pending = Unmanaged<PendingConnect>.fromOpaque(userData!).takeRetainedValue()
+                pending.connection = g_bus_get_finish(result, &pending.error)
+                pending.done = true
+            }, userData)
+        case (.address, .processShared), (_, .privateConnection):
+            var error: UnsafeMutablePointer<GError>?
+            let address: UnsafeMutablePointer<gchar>?
+            switch bus {
+            case .system: address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SYSTEM, nil, &error)
+            case .session: address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, nil, &error)
+            case .address(let explicit): address = g_strdup(explicit)
+            }
+            guard let address else {
+                Unmanaged<PendingConnect>.fromOpaque(userData).release()
+                throw DBusFailure(taking: error)
+            }
+            defer { g_free(address) }
+            let flags = GDBusConnectionFlags(
+                rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+                    | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
+            g_dbus_connection_new_for_address(address, flags, nil, cancellable, { _, result, userData in
+                let pending = Unmanaged<PendingConnect>.fromOpaque(userData!).takeRetainedValue()
+                pending.connection = g_dbus_connection_new_for_address_finish(result, &pending.error)
+                pending.done = true
+            }, userData)
+        }
+        // The deadline and the caller's cancellation both cancel the set-up; it then finishes (with
+        // G_IO_ERROR_CANCELLED) on its next iteration.
+        var timedOut = false
+        let deadline = wakeSource(g_timeout_source_new(UInt32(milliseconds(timeout)))) {
+            timedOut = true
+            g_cancellable_cancel(cancellable)
+        }
+        g_source_attach(deadline, context)
+        defer { g_source_destroy(deadline); g_source_unref(deadline) }
+        let caller = cancellation.map { cancellation in
+            let source = cancellationSource(cancellation) { g_cancellable_cancel(cancellable) }
+            g_source_attach(source, context)
+            return source
+        }
+        defer { if let caller { g_source_destroy(caller); g_source_unref(caller) } }
+        while !pending.done { g_main_context_iteration(context, 1) }
+        if let connection = pending.connection {
+            // GIO's shared connection would otherwise end the whole process (SIGTERM) when the bus
+            // goes away; a library must report that as a failed call instead.
+            if sharing == .processShared { g_dbus_connection_set_exit_on_close(connection, 0) }
+            return connection
+        }
+        let failure = DBusFailure(taking: pending.error)
+        if timedOut, failure.kind == .cancelled {
+            throw DBusFailure.io(G_IO_ERROR_TIMED_OUT, "the bus did not answer within \(timeout)")
+        }
+        throw failure
+    }
+
+    /// What an asynchronous connect hands back to ``connect(_:sharing:timeout:cancellation:)``, on the
+    /// connecting thread (the callback runs while that thread iterates its context).
+    private final class PendingConnect {
+        var connection: OpaquePointer?
+        var error: UnsafeMutablePointer<GError>?
+        var done = false
+    }
+}
+
+/// A timeout source (or another plain GSource) whose callback runs `body` once; the source then
+/// removes itself. Not attached: the caller attaches it to its context and destroys it when done.
+func wakeSource(_ source: UnsafeMutablePointer<GSource>, _ body: @escaping () -> Void) -> UnsafeMutablePointer<GSource> {
+    let box = Unmanaged.passRetained(SourceBody(body)).toOpaque()
+    g_source_set_callback(source, { userData in
+        Unmanaged<SourceBody>.fromOpaque(userData!).takeUnretainedValue().run()
+        return 0  // G_SOURCE_REMOVE
+    }, box, { userData in Unmanaged<SourceBody>.fromOpaque(userData!).release() })
+    return source
+}
+
+/// A source that runs `body` once when `cancellation` fires (at once if it already has). A cancellable
+/// source calls its callback with the cancellable first (GIO's `GCancellableSourceFunc`), so the
+/// callback is stored under GLib's generic type, as GIO's documentation says to.
+func cancellationSource(_ cancellation: DBusCancellation, _ body: @escaping () -> Void) -> UnsafeMutablePointer<GSource> {
+    let source = g_cancellable_source_new(cancellation.raw)!
+    let box = Unmanaged.passRetained(SourceBody(body)).toOpaque()
+    let callback: @convention(c) (UnsafeMutablePointer<GCancellable>?, gpointer?) -> gboolean = { _, userData in
+        Unmanaged<SourceBody>.fromOpaque(userData!).takeUnretainedValue().run()
+        return 0  // G_SOURCE_REMOVE
+    }
+    g_source_set_callback(source, unsafeBitCast(callback, to: GSourceFunc.self), box, { userData in
+        Unmanaged<SourceBody>.fromOpaque(userData!).release()
+    })
+    return source
+}
+
+private final class SourceBody {
+    let run: () -> Void
+    init(_ run: @escaping () -> Void) { self.run = run }
+}
+#endif
