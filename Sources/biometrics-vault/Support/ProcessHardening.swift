@@ -7,6 +7,7 @@ import Synchronization
 /// file and a write to a closed pipe is an error it reports rather than a silent death.
 enum ProcessHardening {
     static func apply() {
+        recordIgnoredSignals()
         // Not dumpable: no core file at all (whatever core_pattern says, unless root set suid_dumpable=2),
         // no ptrace attach by other processes of the user, /proc/<pid>/{mem,environ,...} owned by root.
         _ = bv_set_not_dumpable()
@@ -30,8 +31,31 @@ enum ProcessHardening {
     }
 
     private static let originalCoreLimit = Mutex<rlimit?>(nil)
+
+    /// Whether the caller had `number` ignored when it started the CLI (`nohup` ignores SIGHUP, `trap ''
+    /// INT` SIGINT, a daemon SIGPIPE). Such a signal stays ignored: `exec` hands it on to COMMAND ignored,
+    /// and a SIGINT the caller ignores never cancels a command (``Interrupts``).
+    static func wasIgnoredAtStart(_ number: Int32) -> Bool {
+        number > 0 && number < 64 && ignoredAtStart.withLock { $0 } & (1 << UInt64(number)) != 0
+    }
+
+    /// Bit n: signal n was SIG_IGN before `apply` changed anything (sigaction reads without changing).
+    private static let ignoredAtStart = Mutex<UInt64>(0)
+
+    private static func recordIgnoredSignals() {
+        var ignored: UInt64 = 0
+        for number in Int32(1)..<32 {
+            var action = sigaction()
+            guard sigaction(number, nil, &action) == 0 else { continue }
+            if unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                ignored |= 1 << UInt64(number)
+            }
+        }
+        ignoredAtStart.withLock { $0 = ignored }
+    }
 }
 #else
+import BiometricsVault
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -41,9 +65,25 @@ import Foundation
 /// Elsewhere only SIGPIPE is ignored (see the Linux version).
 enum ProcessHardening {
     static func apply() {
+        var ignored: UInt64 = 0
+        for number in Int32(1)..<32 {
+            var action = sigaction()
+            guard sigaction(number, nil, &action) == 0 else { continue }
+            if unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                ignored |= 1 << UInt64(number)
+            }
+        }
+        ignoredAtStart.withLock { $0 = ignored }
         signal(SIGPIPE, SIG_IGN)
     }
 
     static func restoreForExec() {}
+
+    /// See the Linux version.
+    static func wasIgnoredAtStart(_ number: Int32) -> Bool {
+        number > 0 && number < 64 && ignoredAtStart.withLock { $0 } & (1 << UInt64(number)) != 0
+    }
+
+    private static let ignoredAtStart = LockedValue<UInt64>(0)
 }
 #endif
