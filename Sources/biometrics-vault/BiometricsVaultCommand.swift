@@ -59,6 +59,10 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
         StandardDescriptors.occupyClosed()
         ThreadSignalMask.recordInherited()
         ProcessHardening.apply()
+        if let shortage = ProcessHardening.addressSpaceShortage() {
+            Console.report(status: .failure, code: "addressSpace", message: shortage, json: RawArguments.requestsJSON)
+            exitProcess(ExitStatus.failure.rawValue)
+        }
         if let index = RawArguments.firstNonUTF8Index() {
             Console.report(
                 status: .badInput, code: "badInput",

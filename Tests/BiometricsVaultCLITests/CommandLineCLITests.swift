@@ -86,11 +86,30 @@ import Testing
         #expect(passphrase.status == 0, "\(passphrase.stderr)")
         // setsid: no controlling terminal to ask the passphrase on, whatever runs the tests.
         let locked = try sandbox.run(
-            executable: URL(fileURLWithPath: "/usr/bin/setsid"), [CLISandbox.binary.path, "show", "api"] + Self.plain)
+            executable: URL(fileURLWithPath: "/usr/bin/setsid"), ["--wait", CLISandbox.binary.path, "show", "api"] + Self.plain)
         #expect(locked.status == 7, "\(locked.stderr)")
         #expect(locked.stderr.contains("--passphrase-stdin"))
         #expect(!locked.stderr.contains("--pin-stdin"), "\(locked.stderr)")
         let opened = try sandbox.run(["show", "api", "--passphrase-stdin", "--field", "token"] + Self.plain, stdin: "correct horse\n")
         #expect(opened.stdout == "s3cr3t-token\n", "\(opened.stderr)")
+    }
+
+    /// Under `ulimit -v 65536`, a worker thread's 8 MiB stack did not fit: the CLI waited forever for its
+    /// task (libdispatch retries the thread) or trapped (SIGTRAP). Now it works or says why (exit 1).
+    @Test(
+        "an address-space limit ends in a result or a message, never a hang or a signal",
+        .enabled(if: ProcessInfo.processInfo.environment["ASAN_OPTIONS"] == nil, "AddressSanitizer's shadow memory fits no such limit"),
+        arguments: [64, 72, 128])
+    func addressSpaceLimit(mebibytes: Int) throws {
+        defer { sandbox.remove() }
+        let result = try sandbox.run(
+            executable: URL(fileURLWithPath: "/usr/bin/timeout"),
+            ["30", "prlimit", "--as=\(mebibytes << 20)", CLISandbox.binary.path, "status", "x"] + Self.plain)
+        #expect(result.status == 0 || result.status == 1, "status \(result.status): \(result.stderr)")
+        if result.status == 1 {
+            #expect(result.stderr.contains("address-space limit (ulimit -v)"), "\(result.stderr)")
+        } else {
+            #expect(result.stdout.contains("empty"), "\(result.stdout)")
+        }
     }
 }

@@ -29,9 +29,11 @@ import Testing
 
     /// The group verbs are exactly the commands that have subcommands.
     @Test func groupVerbsAreTheCommandsWithSubcommands() {
-        let groups = BiometricsVaultCommand.configuration.subcommands
-            .filter { !$0.configuration.subcommands.isEmpty }
-            .compactMap(\.configuration.commandName)
+        var groups: [String] = []
+        for command in BiometricsVaultCommand.configuration.subcommands {
+            let configuration = command.configuration
+            if !configuration.subcommands.isEmpty, let name = configuration.commandName { groups.append(name) }
+        }
         #expect(groups.sorted() == CommandLineRewriting.groupVerbs.sorted())
     }
 

@@ -154,7 +154,7 @@ enum ProgramLookup {
             return copy
         } + [nil]
         let failure = program.withUnsafeBufferPointer { path in
-            execve(path.baseAddress, argv, envp)
+            execve(path.baseAddress!, argv, envp)
             return errno
         }
         for pointer in argv { free(pointer) }

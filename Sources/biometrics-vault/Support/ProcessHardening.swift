@@ -32,6 +32,26 @@ enum ProcessHardening {
 
     private static let originalCoreLimit = Mutex<rlimit?>(nil)
 
+    /// Under an address-space limit (`ulimit -v`, RLIMIT_AS): reserves less (2 MiB thread stacks instead
+    /// of RLIMIT_STACK's 8 MiB, one malloc arena instead of a 64 MiB reservation per thread), then checks
+    /// that the threads and buffers a command needs still fit. `nil` when they do (or there is no limit);
+    /// else the message `main` exits with, before anything starts: a thread that cannot be created made
+    /// the CLI wait forever (libdispatch retries) or trap.
+    static func addressSpaceShortage() -> String? {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
+            return nil
+        }
+        _ = bv_reserve_less_address_space(2 << 20)
+        guard bv_address_space_available(addressSpaceHeadroom) == 0 else { return nil }
+        return "the address-space limit (ulimit -v) of \(limit.rlim_cur >> 20) MiB leaves less than "
+            + "\(addressSpaceHeadroom >> 20) MiB for the threads and buffers a command needs; raise it"
+    }
+
+    /// What a command maps after `main` starts, at most: a few 2 MiB thread stacks (the task pool,
+    /// libdispatch's and GDBus's threads), the TPM and PAM libraries loaded on demand, buffers.
+    static let addressSpaceHeadroom = 24 << 20
+
     /// Whether the caller had `number` ignored when it started the CLI (`nohup` ignores SIGHUP, `trap ''
     /// INT` SIGINT, a daemon SIGPIPE). Such a signal stays ignored: `exec` hands it on to COMMAND ignored,
     /// and a SIGINT the caller ignores never cancels a command (``Interrupts``).
@@ -78,6 +98,9 @@ enum ProcessHardening {
     }
 
     static func restoreForExec() {}
+
+    /// The address-space check is Linux's (see the Linux version).
+    static func addressSpaceShortage() -> String? { nil }
 
     /// See the Linux version.
     static func wasIgnoredAtStart(_ number: Int32) -> Bool {

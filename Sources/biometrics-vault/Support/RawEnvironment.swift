@@ -18,13 +18,12 @@ enum RawEnvironment {
     /// sets, then `NAME=value` for each of `values`.
     static func entries(replacing values: [String: String]) -> [[UInt8]] {
         var entries: [[UInt8]] = []
-        if var entry = environ {
-            while let pointer = entry.pointee {
-                let bytes = Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
-                let name = bytes.prefix { $0 != UInt8(ascii: "=") }
-                if !values.keys.contains(where: { $0.utf8.elementsEqual(name) }) { entries.append(bytes) }
-                entry += 1
-            }
+        var entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
+        while let current = entry, let pointer = current.pointee {
+            let bytes = Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
+            let name = bytes.prefix { $0 != UInt8(ascii: "=") }
+            if !values.keys.contains(where: { $0.utf8.elementsEqual(name) }) { entries.append(bytes) }
+            entry = current + 1
         }
         for (name, value) in values.sorted(by: { $0.key < $1.key }) {
             entries.append(Array(name.utf8) + [UInt8(ascii: "=")] + Array(value.utf8))
