@@ -26,10 +26,11 @@ OUT=$(cd "$OUT" && pwd)  # relative to the repository, or absolute
 PACKAGE=biometrics-vault
 ARCH=$(dpkg --print-architecture)
 # The CLI's version (`biometrics-vault --version`), then the commit: sorts before the release itself
-# (`~`), and by commit date between two of them.
+# (`~`), and by commit date between two of them. `-1`: the Debian revision (the packaging is not part of
+# the upstream version, so the changelog is changelog.Debian.gz).
 UPSTREAM=$(sed -n 's/^ *static let current = "\(.*\)"$/\1/p' Sources/biometrics-vault/Support/CLIVersion.swift)
 [ -n "$UPSTREAM" ] || { echo "no version in Sources/biometrics-vault/Support/CLIVersion.swift" >&2; exit 1; }
-VERSION=${VERSION:-$UPSTREAM~git$(git log -1 --format=%cd --date=format:%Y%m%d%H%M%S).$(git rev-parse --short=10 HEAD)}
+VERSION=${VERSION:-$UPSTREAM~git$(git log -1 --format=%cd --date=format:%Y%m%d%H%M%S).$(git rev-parse --short=10 HEAD)-1}
 
 for tool in dpkg-deb dpkg-shlibdeps gzip; do
     command -v "$tool" >/dev/null || { echo "$tool missing (apt-get install dpkg-dev)" >&2; exit 1; }
@@ -46,13 +47,17 @@ PKG=$STAGE/$PACKAGE
 install -d -m 755 "$PKG/DEBIAN" "$PKG/usr/bin" "$PKG/usr/share/man/man1" \
     "$PKG/usr/share/bash-completion/completions" "$PKG/usr/share/zsh/vendor-completions" \
     "$PKG/usr/share/fish/vendor_completions.d" "$PKG/etc/pam.d" "$PKG/usr/share/polkit-1/actions" \
-    "$PKG/usr/share/$PACKAGE" "$PKG/usr/share/doc/$PACKAGE"
+    "$PKG/usr/share/$PACKAGE" "$PKG/usr/share/doc/$PACKAGE" "$PKG/usr/share/lintian/overrides"
 
 install -m 755 -s "$BIN" "$PKG/usr/bin/$PACKAGE"
+strip --remove-section=.comment "$PKG/usr/bin/$PACKAGE"  # compiler version strings: nothing runs them
 ln -s "$PACKAGE" "$PKG/usr/bin/git-credential-$PACKAGE"
-gzip -9n < Docs/cli/biometrics-vault.1 > "$PKG/usr/share/man/man1/$PACKAGE.1.gz"
+# An empty line is not mdoc (groff warns, and lintian with it): a paragraph break.
+sed 's/^$/.Pp/' Docs/cli/biometrics-vault.1 | gzip -9n > "$PKG/usr/share/man/man1/$PACKAGE.1.gz"
 ln -s "$PACKAGE.1.gz" "$PKG/usr/share/man/man1/git-credential-$PACKAGE.1.gz"
-install -m 644 Docs/cli/completions/biometrics-vault.bash "$PKG/usr/share/bash-completion/completions/$PACKAGE"
+# Sourced by bash-completion, never run: without the generator's #! line.
+sed '1{/^#!/d}' Docs/cli/completions/biometrics-vault.bash > "$PKG/usr/share/bash-completion/completions/$PACKAGE"
+chmod 644 "$PKG/usr/share/bash-completion/completions/$PACKAGE"
 install -m 644 Docs/cli/completions/_biometrics-vault "$PKG/usr/share/zsh/vendor-completions/_$PACKAGE"
 install -m 644 Docs/cli/completions/biometrics-vault.fish "$PKG/usr/share/fish/vendor_completions.d/$PACKAGE.fish"
 install -m 644 Resources/linux/biometrics-vault "$PKG/etc/pam.d/$PACKAGE"
@@ -113,6 +118,11 @@ $PACKAGE ($VERSION) unstable; urgency=medium
  -- BiometricsVault contributors <maintainers@biometricsvault.invalid>  $DATE
 EOF
 chmod 644 "$PKG/usr/share/doc/$PACKAGE/changelog.Debian.gz"
+cat > "$PKG/usr/share/lintian/overrides/$PACKAGE" <<'EOF'
+# Built from the source tree, never uploaded to Debian: there is no ITP bug for the changelog to close.
+biometrics-vault: initial-upload-closes-no-bugs
+EOF
+chmod 644 "$PKG/usr/share/lintian/overrides/$PACKAGE"
 echo "/etc/pam.d/$PACKAGE" > "$PKG/DEBIAN/conffiles"
 
 # dpkg-shlibdeps reads debian/control from the current directory: give it a minimal one.
@@ -131,6 +141,7 @@ if objdump -p "$PKG/usr/bin/$PACKAGE" | grep -q GLIBC_ABI_DT_RELR; then
     fi
 fi
 
+(cd "$PKG" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum) > "$PKG/DEBIAN/md5sums"
 SIZE=$(du -sk --exclude=DEBIAN "$PKG" | cut -f1)
 cat > "$PKG/DEBIAN/control" <<EOF
 Package: $PACKAGE
@@ -144,10 +155,11 @@ Recommends: fprintd, git
 Section: utils
 Priority: optional
 Description: keep credentials in the keyring, optionally behind your fingerprint
- biometrics-vault stores credentials (any JSON value) in the Secret Service (GNOME Keyring, KWallet)
- or in an encrypted file store, optionally protected by a fingerprint through fprintd, with the login
- password (PAM or polkit) as the fallback. It is a git credential helper
- (credential.helper biometrics-vault) and runs commands with secrets in their environment
+ biometrics-vault stores credentials (any JSON value) in the Secret Service
+ (GNOME Keyring, KWallet) or in an encrypted file store, optionally protected
+ by a fingerprint through fprintd, with the login password (PAM or polkit) as
+ the fallback. It is a git credential helper (credential.helper
+ biometrics-vault) and runs commands with secrets in their environment
  (biometrics-vault exec).
 EOF
 
