@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Builds a Debian package of the CLI and prints the .deb's path as its last line.
 #   bash scripts/package-deb.sh            # OUT=dir (default .build-deb), SCRATCH=.build-release, VERSION=...
+#   BIN=path bash scripts/package-deb.sh   # package this already built binary instead of building one
 # Contents (Debian's standard places):
 #   /usr/bin/biometrics-vault                  release build, Swift runtime linked statically
 #   /usr/bin/git-credential-biometrics-vault   link: `git config credential.helper biometrics-vault`
 #   /usr/bin/docker-credential-biometrics-vault link: `"credHelpers": {"REGISTRY": "biometrics-vault"}`
-#   /usr/share/man/man1/biometrics-vault.1.gz  and bash / zsh / fish completions (Docs/cli, generated)
+#   /usr/share/man/man1/biometrics-vault.1.gz  and bash / zsh / fish completions (Docs/cli, generated);
+#                                              git-credential-biometrics-vault.1.gz links to it
 #   /etc/pam.d/biometrics-vault                PAM service (a conffile)
 #   /usr/share/polkit-1/actions/io.github.biometricsvault.policy
 #   /usr/share/biometrics-vault/               the same two files, for `biometrics-vault setup`
-#   /usr/share/doc/biometrics-vault/copyright
+#   /usr/share/doc/biometrics-vault/copyright  machine-readable (DEP-5): MIT (LICENSE), and the statically
+#                                              linked Swift runtime and packages under Apache-2.0
+#   /usr/share/doc/biometrics-vault/changelog.Debian.gz
 # Depends is computed by dpkg-shlibdeps from the binary's shared libraries (libsecret, libgcrypt, GLib, libc), plus
 # libpam0g, which the CLI opens with dlopen when it authenticates the owner (dpkg-shlibdeps cannot see it).
 # tpm2-tss is opened with dlopen only when a command uses the TPM (`key`, `doctor`, a TPM-sealed store): Suggests.
@@ -18,17 +22,25 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 SCRATCH=${SCRATCH:-.build-release}
 OUT=${OUT:-.build-deb}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)  # relative to the repository, or absolute
 PACKAGE=biometrics-vault
 ARCH=$(dpkg --print-architecture)
-# No release tags yet: a version that sorts by commit date and names the commit.
-VERSION=${VERSION:-0.0~git$(git log -1 --format=%cd --date=format:%Y%m%d%H%M%S).$(git rev-parse --short=10 HEAD)}
+# The CLI's version (`biometrics-vault --version`), then the commit: sorts before the release itself
+# (`~`), and by commit date between two of them. `-1`: the Debian revision (the packaging is not part of
+# the upstream version, so the changelog is changelog.Debian.gz).
+UPSTREAM=$(sed -n 's/^ *static let current = "\(.*\)"$/\1/p' Sources/biometrics-vault/Support/CLIVersion.swift)
+[ -n "$UPSTREAM" ] || { echo "no version in Sources/biometrics-vault/Support/CLIVersion.swift" >&2; exit 1; }
+VERSION=${VERSION:-$UPSTREAM~git$(git log -1 --format=%cd --date=format:%Y%m%d%H%M%S).$(git rev-parse --short=10 HEAD)-1}
 
 for tool in dpkg-deb dpkg-shlibdeps gzip; do
     command -v "$tool" >/dev/null || { echo "$tool missing (apt-get install dpkg-dev)" >&2; exit 1; }
 done
 
-swift build -c release --product "$PACKAGE" --static-swift-stdlib --scratch-path "$SCRATCH" >&2
-BIN="$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/$PACKAGE"
+if [ -z "${BIN:-}" ]; then
+    swift build -c release --product "$PACKAGE" --static-swift-stdlib --scratch-path "$SCRATCH" >&2
+    BIN="$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/$PACKAGE"
+fi
 
 STAGE=$(mktemp -d "${TMPDIR:-/tmp}/bv-deb-XXXXXX")
 trap 'rm -rf "$STAGE"' EXIT
@@ -36,33 +48,83 @@ PKG=$STAGE/$PACKAGE
 install -d -m 755 "$PKG/DEBIAN" "$PKG/usr/bin" "$PKG/usr/share/man/man1" \
     "$PKG/usr/share/bash-completion/completions" "$PKG/usr/share/zsh/vendor-completions" \
     "$PKG/usr/share/fish/vendor_completions.d" "$PKG/etc/pam.d" "$PKG/usr/share/polkit-1/actions" \
-    "$PKG/usr/share/$PACKAGE" "$PKG/usr/share/doc/$PACKAGE"
+    "$PKG/usr/share/$PACKAGE" "$PKG/usr/share/doc/$PACKAGE" "$PKG/usr/share/lintian/overrides"
 
 install -m 755 -s "$BIN" "$PKG/usr/bin/$PACKAGE"
+strip --remove-section=.comment "$PKG/usr/bin/$PACKAGE"  # compiler version strings: nothing runs them
 ln -s "$PACKAGE" "$PKG/usr/bin/git-credential-$PACKAGE"
 ln -s "$PACKAGE" "$PKG/usr/bin/docker-credential-$PACKAGE"
-gzip -9n < Docs/cli/biometrics-vault.1 > "$PKG/usr/share/man/man1/$PACKAGE.1.gz"
-install -m 644 Docs/cli/completions/biometrics-vault.bash "$PKG/usr/share/bash-completion/completions/$PACKAGE"
+# An empty line is not mdoc (groff warns, and lintian with it): a paragraph break.
+sed 's/^$/.Pp/' Docs/cli/biometrics-vault.1 | gzip -9n > "$PKG/usr/share/man/man1/$PACKAGE.1.gz"
+ln -s "$PACKAGE.1.gz" "$PKG/usr/share/man/man1/git-credential-$PACKAGE.1.gz"
+# Sourced by bash-completion, never run: without the generator's #! line.
+sed '1{/^#!/d}' Docs/cli/completions/biometrics-vault.bash > "$PKG/usr/share/bash-completion/completions/$PACKAGE"
+chmod 644 "$PKG/usr/share/bash-completion/completions/$PACKAGE"
 install -m 644 Docs/cli/completions/_biometrics-vault "$PKG/usr/share/zsh/vendor-completions/_$PACKAGE"
 install -m 644 Docs/cli/completions/biometrics-vault.fish "$PKG/usr/share/fish/vendor_completions.d/$PACKAGE.fish"
 install -m 644 Resources/linux/biometrics-vault "$PKG/etc/pam.d/$PACKAGE"
 install -m 644 Resources/linux/io.github.biometricsvault.policy "$PKG/usr/share/polkit-1/actions/"
 install -m 644 Resources/linux/biometrics-vault Resources/linux/io.github.biometricsvault.policy "$PKG/usr/share/$PACKAGE/"
-cat > "$PKG/usr/share/doc/$PACKAGE/copyright" <<'EOF'
+# Machine-readable (DEP-5). The MIT text comes from LICENSE; the Apache-2.0 text is in common-licenses
+# on every Debian system.
+{
+    cat <<'EOF'
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: biometrics-vault
-Upstream-Contact: BiometricsVault contributors
+Upstream-Contact: The BiometricsVault authors
+Comment: The binary links the Swift runtime and standard library, swift-foundation,
+ swift-argument-parser and swift-crypto (with BoringSSL) statically; their terms
+ follow the project's own.
 
 Files: *
-Copyright: BiometricsVault contributors
-License: not-yet-declared
- The BiometricsVault source tree does not declare a license yet. This file will name it once the
- project does. The binary links the Swift runtime, Foundation, swift-crypto (BoringSSL) and
- swift-argument-parser statically; each is under the Apache License 2.0 with Runtime Library Exception
- (Swift) or the Apache License 2.0 and OpenSSL/ISC terms (BoringSSL): see
- /usr/share/common-licenses/Apache-2.0.
+Copyright: 2026 The BiometricsVault authors
+License: Expat
+
+Files: swift-runtime/* swift-foundation/* swift-argument-parser/* swift-crypto/*
+Copyright: Apple Inc. and the Swift project authors
+License: Apache-2.0 with Runtime-Library exception
+ Licensed under the Apache License, Version 2.0 (the "License"); you may not use
+ these files except in compliance with the License.
+ .
+ On Debian systems, the complete text of the Apache License, Version 2.0 can be
+ found in "/usr/share/common-licenses/Apache-2.0".
+ .
+ As an exception, if you use this Software to compile your source code and
+ portions of this Software are embedded into the binary product as a result, you
+ may redistribute such product without providing attribution as would otherwise
+ be required by Sections 4(a), 4(b) and 4(d) of the License.
+
+Files: swift-crypto/boringssl/*
+Copyright: The BoringSSL authors; The OpenSSL Project; Eric Young
+License: Apache-2.0 and ISC and OpenSSL
+ BoringSSL is licensed under the Apache License, Version 2.0, with parts under
+ the ISC license and the original OpenSSL and SSLeay licenses, as stated in
+ swift-crypto's Sources/CCryptoBoringSSL/LICENSE.
+ .
+ On Debian systems, the complete text of the Apache License, Version 2.0 can be
+ found in "/usr/share/common-licenses/Apache-2.0".
+
+License: Expat
 EOF
+    # The license text itself, from LICENSE (from "Permission" on), indented as DEP-5 asks.
+    sed -n '/^Permission/,$p' LICENSE | sed 's/^$/./; s/^/ /'
+} > "$PKG/usr/share/doc/$PACKAGE/copyright"
 chmod 644 "$PKG/usr/share/doc/$PACKAGE/copyright"
+# Debian policy 12.7: every package has a changelog. One entry, for the packaged commit.
+DATE=$(git log -1 --format=%cD 2>/dev/null || date -R)
+cat <<EOF | gzip -9n > "$PKG/usr/share/doc/$PACKAGE/changelog.Debian.gz"
+$PACKAGE ($VERSION) unstable; urgency=medium
+
+  * Package of commit $(git rev-parse --short=10 HEAD 2>/dev/null || echo unknown): see the project's history.
+
+ -- BiometricsVault contributors <maintainers@biometricsvault.invalid>  $DATE
+EOF
+chmod 644 "$PKG/usr/share/doc/$PACKAGE/changelog.Debian.gz"
+cat > "$PKG/usr/share/lintian/overrides/$PACKAGE" <<'EOF'
+# Built from the source tree, never uploaded to Debian: there is no ITP bug for the changelog to close.
+biometrics-vault: initial-upload-closes-no-bugs
+EOF
+chmod 644 "$PKG/usr/share/lintian/overrides/$PACKAGE"
 echo "/etc/pam.d/$PACKAGE" > "$PKG/DEBIAN/conffiles"
 
 # dpkg-shlibdeps reads debian/control from the current directory: give it a minimal one.
@@ -81,6 +143,7 @@ if objdump -p "$PKG/usr/bin/$PACKAGE" | grep -q GLIBC_ABI_DT_RELR; then
     fi
 fi
 
+(cd "$PKG" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum) > "$PKG/DEBIAN/md5sums"
 SIZE=$(du -sk --exclude=DEBIAN "$PKG" | cut -f1)
 cat > "$PKG/DEBIAN/control" <<EOF
 Package: $PACKAGE
@@ -94,14 +157,14 @@ Recommends: fprintd, git
 Section: utils
 Priority: optional
 Description: keep credentials in the keyring, optionally behind your fingerprint
- biometrics-vault stores credentials (any JSON value) in the Secret Service (GNOME Keyring, KWallet)
- or in an encrypted file store, optionally protected by a fingerprint through fprintd, with the login
- password (PAM or polkit) as the fallback. It is a git credential helper
- (credential.helper biometrics-vault) and runs commands with secrets in their environment
+ biometrics-vault stores credentials (any JSON value) in the Secret Service
+ (GNOME Keyring, KWallet) or in an encrypted file store, optionally protected
+ by a fingerprint through fprintd, with the login password (PAM or polkit) as
+ the fallback. It is a git credential helper (credential.helper
+ biometrics-vault) and runs commands with secrets in their environment
  (biometrics-vault exec).
 EOF
 
-mkdir -p "$OUT"
-DEB="$ROOT/$OUT/${PACKAGE}_${VERSION}_${ARCH}.deb"
+DEB="$OUT/${PACKAGE}_${VERSION}_${ARCH}.deb"
 dpkg-deb --root-owner-group -Zgzip --build "$PKG" "$DEB" >&2
 echo "$DEB"

@@ -15,7 +15,7 @@ enum FileStoreKeySource {
             return .keyFile
         case .passphrase:
             guard let passphrase = interaction.readStoreSecret(.passphrase, "Passphrase for the file store: ") else {
-                throw VaultError(.storeLocked, underlying: .message("the file store is protected by a passphrase and none was entered (no terminal, or cancelled; the CLI reads it from stdin with --passphrase-stdin / --pin-stdin)"))
+                throw VaultError(.storeLocked, underlying: .message("the file store is protected by a passphrase and none was entered (no terminal, or cancelled; the CLI reads it from stdin with --passphrase-stdin)"))
             }
             return .passphrase(passphrase)
         case .sealed(_, let usesPIN):
@@ -24,7 +24,7 @@ enum FileStoreKeySource {
                 TPMSealer(
                     pin: .ask {
                         guard let pin = interaction.readStoreSecret(.tpmPIN, "TPM PIN for the file store: ") else {
-                            throw VaultError(.storeLocked, underlying: .message("the file store's key is sealed by the TPM with a PIN and none was entered (no terminal, or cancelled; the CLI reads it from stdin with --passphrase-stdin / --pin-stdin)"))
+                            throw VaultError(.storeLocked, underlying: .message("the file store's key is sealed by the TPM with a PIN and none was entered (no terminal, or cancelled; the CLI reads it from stdin with --pin-stdin)"))
                         }
                         return pin
                     }))

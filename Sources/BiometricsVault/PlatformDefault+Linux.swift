@@ -159,8 +159,12 @@ enum PlatformBackends {
         }
     }
 
-    static func importItem(service: String, username: String, into id: SecretItemID, removeSource: Bool) throws {
-        try SecretServiceAdapter.importItem(service: service, username: username, into: id, removeSource: removeSource)
+    static func importItem(
+        service: String, username: String, into id: SecretItemID, removeSource: Bool,
+        converting: (SecretBytes) throws -> SecretBytes
+    ) throws {
+        try SecretServiceAdapter.importItem(
+            service: service, username: username, into: id, removeSource: removeSource, converting: converting)
     }
 
     private static func notChosen(_ choice: PlatformAuthenticatorChoice) -> VaultError {

@@ -61,7 +61,10 @@ enum PlatformBackends {
         ])
     }
 
-    static func importItem(service: String, username: String, into id: SecretItemID, removeSource: Bool) throws {
+    static func importItem(
+        service: String, username: String, into id: SecretItemID, removeSource: Bool,
+        converting: (SecretBytes) throws -> SecretBytes
+    ) throws {
         throw unsupported("the Secret Service")
     }
 

@@ -58,9 +58,12 @@ enum SecretServiceAdapter {
         }
     }
 
-    static func importItem(service: String, username: String, into id: SecretItemID, removeSource: Bool) throws {
+    static func importItem(
+        service: String, username: String, into id: SecretItemID, removeSource: Bool,
+        converting: (SecretBytes) throws -> SecretBytes
+    ) throws {
         let store = try SecretServiceStore()
-        try store.importItem(service: service, username: username, as: id, removeSource: removeSource)
+        try store.importItem(service: service, username: username, as: id, removeSource: removeSource, converting: converting)
     }
 }
 #endif

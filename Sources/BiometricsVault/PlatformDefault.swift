@@ -225,14 +225,22 @@ extension PlatformSelection {
     /// Adopts an item written by `secret-tool` or python `keyring` (attributes `service`, `username`) as
     /// the plain item `key` of this selection's service, in the Secret Service store.
     ///
+    /// `converting` turns the source's secret into the stored payload (the credentials' stored text),
+    /// or throws to refuse it; it runs before anything is written (see
+    /// `SecretServiceStore.importItem(service:username:as:removeSource:converting:)`).
+    ///
     /// - Throws: `storeUnavailable` when the Secret Service is not this selection's store or cannot be
-    ///   reached, `itemNotFound` when no such item exists, `invalidKey`.
-    public func importSecretServiceItem(service: String, username: String, as key: String, removeSource: Bool) throws {
+    ///   reached, `itemNotFound` when no such item exists, `invalidKey`, what `converting` throws.
+    public func importSecretServiceItem(
+        service: String, username: String, as key: String, removeSource: Bool,
+        converting: (SecretBytes) throws -> SecretBytes
+    ) throws {
         guard storeName == "secret-service" else {
             throw VaultError(.storeUnavailable, underlying: .message("import needs the secret-service store, not \(storeName)"))
         }
         let id = try SecretItemID(service: configuration.service, key: key)
-        try PlatformBackends.importItem(service: service, username: username, into: id, removeSource: removeSource)
+        try PlatformBackends.importItem(
+            service: service, username: username, into: id, removeSource: removeSource, converting: converting)
     }
 }
 

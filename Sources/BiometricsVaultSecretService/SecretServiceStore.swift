@@ -206,14 +206,24 @@ public struct SecretServiceStore: SecretStore {
     /// Adopts a secret that `secret-tool` or python `keyring` stored under (`service`, `username`) as
     /// the plain vault item `id` (like Valet's `migrateObjects`).
     ///
-    /// The vault item is written completely before the source is touched; the source is deleted only
-    /// when `removeSource` is true, and only after the write succeeded. The secret should be the JSON
-    /// of the vault's credentials type: the vault decodes it on read.
+    /// `converting` turns the source's secret into the payload to store, and is where a caller checks
+    /// it: the vault decodes the payload on every read, so a secret that is not the stored form of the
+    /// vault's credentials type (python `keyring` stores plain text, not JSON) must be converted or
+    /// refused here. It runs before anything is written: when it throws, nothing is written and the
+    /// source is untouched.
     ///
-    /// - Throws: `itemNotFound` when no such foreign item exists; `invalidVault` when `id` already
-    ///   holds a vault item (nothing is overwritten); `credentialsTooLarge`; `storeLocked`;
-    ///   `storeUnavailable`.
-    public func importItem(service: String, username: String, as id: SecretItemID, removeSource: Bool = false) throws {
+    /// The vault item is written completely before the source is touched; the source is deleted only
+    /// when `removeSource` is true, and only after the written item was read back with exactly the
+    /// payload written. Otherwise the source stays, and is the only copy that counts.
+    ///
+    /// - Throws: what `converting` throws; `itemNotFound` when no such foreign item exists;
+    ///   `invalidVault` when `id` already holds a vault item (nothing is overwritten);
+    ///   `credentialsTooLarge`; `storeLocked`; `storeUnavailable`; `corruptedItem` when the written
+    ///   item does not read back (the source is kept).
+    public func importItem(
+        service: String, username: String, as id: SecretItemID, removeSource: Bool = false,
+        converting convert: (SecretBytes) throws -> SecretBytes = { $0 }
+    ) throws {
         // Checked early to fail before touching the source; the write below checks again under the lock.
         guard try read(id, authorization: nil) == nil else {
             throw VaultError(.invalidVault, underlying: .message("the target key already holds a vault item"))
@@ -229,11 +239,17 @@ public struct SecretServiceStore: SecretStore {
             if found.unlocked.isEmpty, try call.defaultCollectionIsLocked() { throw Self.lockedError }
             throw VaultError(.itemNotFound, underlying: .message("no Secret Service item for that service and username"))
         }
-        guard payload.count <= VaultLimits.maximumCredentialsSize else { throw VaultError.credentialsTooLarge }
-        try write(StoredItem(header: ItemHeader(protection: .none), payload: payload), for: id, if: .absent, authorization: nil)
-        if removeSource {
-            try client.perform { call throws(VaultError) in try call.deleteItem(at: sourcePath) }
+        let converted = try convert(payload)
+        guard converted.count <= VaultLimits.maximumCredentialsSize else { throw VaultError.credentialsTooLarge }
+        let item = StoredItem(header: ItemHeader(protection: .none), payload: converted)
+        try write(item, for: id, if: .absent, authorization: nil)
+        guard removeSource else { return }
+        guard try read(id, authorization: nil) == item else {
+            throw VaultError(
+                .corruptedItem,
+                underlying: .message("the imported item did not read back as written; the source item was kept"))
         }
+        try client.perform { call throws(VaultError) in try call.deleteItem(at: sourcePath) }
     }
 
     // MARK: internals

@@ -34,6 +34,7 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
 
             \(ExitStatus.helpText)
             """,
+        version: CLIVersion.current,
         subcommands: [
             Status.self, Store.self, Show.self, Update.self, Upgrade.self, Downgrade.self, Reset.self, List.self,
             Import.self, Doctor.self, Setup.self, PasswordPromptCheck.self,
@@ -56,7 +57,12 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
     /// the process.
     static func main() {
         StandardDescriptors.occupyClosed()
+        ThreadSignalMask.recordInherited()
         ProcessHardening.apply()
+        if let shortage = ProcessHardening.addressSpaceShortage() {
+            Console.report(status: .failure, code: "addressSpace", message: shortage, json: RawArguments.requestsJSON)
+            exitProcess(ExitStatus.failure.rawValue)
+        }
         if let index = RawArguments.firstNonUTF8Index() {
             Console.report(
                 status: .badInput, code: "badInput",
@@ -66,6 +72,14 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
         }
         let arguments = CommandLineRewriting.arguments(
             program: CommandLine.arguments.first ?? "", Array(CommandLine.arguments.dropFirst()))
+        if let word = CommandLineRewriting.shortOptionCluster(in: arguments) {
+            Console.report(
+                status: .usage, code: "usage",
+                message: "unknown option '\(Console.terminalSafe(word))': the only short option is -h; "
+                    + "a key that begins with '-' goes after '--', e.g. `show -- \(Console.terminalSafe(word))`",
+                json: RawArguments.requestsJSON)
+            exitProcess(ExitStatus.usage.rawValue)
+        }
         // This thread takes the process's signals (Ctrl-C, SIGTERM, SIGHUP) whatever mask the CLI inherited:
         // before a directly parsed `show` runs here, and otherwise while the task runs the command.
         if let show = DirectParse.show(arguments) {

@@ -105,7 +105,7 @@ import Testing
         ["--store", "file", "--authenticator", "none", "show", "api", "--field", "token"],
         ["--store=file", "--authenticator=none", "show", "api", "--field", "token"],
         ["--store", "file", "show", "--authenticator", "none", "api", "--field", "token"],
-        ["--json", "--store", "file", "--authenticator", "none", "--service", "biometrics-vault", "show", "api", "--field", "token"],
+        ["--verbose", "--store", "file", "--authenticator", "none", "--service", "biometrics-vault", "show", "api", "--field", "token"],
         ["--store", "file", "--authenticator", "none", "exec", "api", "--env", "T=token", "--", "/bin/sh", "-c", "echo \"$T\""],
     ])
     func globalOptionsBeforeTheVerb(arguments: [String]) throws {

@@ -78,4 +78,49 @@ import Testing
         let missing = try cli(["import", "--from-service", source, "--username", "nobody"])
         #expect(missing.status == 2)
     }
+
+    /// python keyring and secret-tool store plain text. Such a secret was written, the source deleted
+    /// (--remove-source), and then read as "corrupted" (exit 11): now it is refused before anything is
+    /// written and the source stays; with --as-string it becomes a JSON string.
+    @Test func importOfAPlainTextSecret() throws {
+        guard try secretServiceReady() else { return }
+        let source = service + "-plain"
+        let secret = #"hunter2 "plain" \ text"#
+        defer {
+            _ = try? secretTool(["clear", "service", source, "username", "bob"])
+            _ = try? cli(["reset", "bob"])
+        }
+        let put = try secretTool(["store", "--label", "keyring", "service", source, "username", "bob"], stdin: secret)
+        #expect(put.status == 0)
+
+        let refused = try cli(["import", "--from-service", source, "--username", "bob", "--remove-source"])
+        #expect(refused.status == 8, "\(refused.stderr)")
+        #expect(refused.stderr.contains("--as-string"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("hunter2"))
+        #expect(try cli(["status", "bob", "--json"]).stdout.jsonObject?["state"] as? String == "empty")
+        #expect(try secretTool(["lookup", "service", source, "username", "bob"]).stdout == secret)
+
+        let imported = try cli(["import", "--from-service", source, "--username", "bob", "--remove-source", "--as-string"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try cli(["show", "bob"]).stdout == #""hunter2 \"plain\" \\ text""# + "\n")
+        #expect(try secretTool(["lookup", "service", source, "username", "bob"]).stdout.isEmpty)
+    }
+
+    /// A key written by another program may hold terminal escapes: `list` on a terminal shows them
+    /// escaped (it printed them raw); a pipe gets the key as stored.
+    @Test func listEscapesKeysOnATerminal() throws {
+        guard try secretServiceReady() else { return }
+        let hostile = "evil\u{1B}]0;owned\u{07}\u{1B}[2J\nsecond"
+        let attributes = ["xdg:schema", "io.github.biometricsvault.Plain", "service", service, "username", hostile, "bv-header", "bv1;none"]
+        defer { _ = try? secretTool(["clear"] + attributes) }
+        let put = try secretTool(["store", "--label", "foreign"] + attributes, stdin: "{}")
+        #expect(put.status == 0, "\(put.stderr)")
+
+        let command = shellQuoted([CLISandbox.binary.path, "list", "--service", service, "--store", "secret-service", "--authenticator", "none"])
+        let session = try PTYSession(command: command, environment: sandbox.environment)
+        #expect(session.finish() == 0, "\(session.text.debugDescription)")
+        #expect(session.text.contains(#"evil\u001b]0;owned\u0007\u001b[2J\u000asecond"#), "\(session.text.debugDescription)")
+        #expect(!session.text.contains("\u{1B}"), "\(session.text.debugDescription)")
+        #expect(try cli(["list"]).stdout == hostile + "\n")
+    }
 }

@@ -114,6 +114,31 @@ struct SecretServiceInteropTests {
         #expect(try keyringGet(service: service, username: "erin") == json)
     }
 
+    /// A secret the caller's converter refuses (python keyring's plain text, for the CLI's JSON): nothing
+    /// is written and the source stays, even with `removeSource`. The converted payload is what is stored.
+    @Test func importConvertsBeforeWritingAndARefusalTouchesNothing() throws {
+        let store = try Daemon.sessionStore()
+        let service = uniqueService("import-convert")
+        let put = try Shell.run("secret-tool", ["store", "--label=legacy", "service", service, "username", "gus"], stdin: "plain text")
+        #expect(put.status == 0)
+        defer { _ = try? Shell.run("secret-tool", ["clear", "service", service, "username", "gus"]) }
+        let id = try SecretItemID(service: "\(service).vault", key: "gus")
+        defer { try? store.delete(id) }
+        struct NotJSON: Error {}
+
+        #expect(throws: NotJSON.self) {
+            try store.importItem(service: service, username: "gus", as: id, removeSource: true) { _ in throw NotJSON() }
+        }
+        #expect(try store.read(id, authorization: nil) == nil)
+        #expect(try secretToolLookup(service: service, username: "gus").stdout == "plain text")
+
+        try store.importItem(service: service, username: "gus", as: id, removeSource: true) { secret in
+            SecretBytes(utf8: "\"" + String(decoding: secret.copyBytes(), as: UTF8.self) + "\"")
+        }
+        #expect(try store.read(id, authorization: nil)?.payload == SecretBytes(utf8: #""plain text""#))
+        #expect(try secretToolLookup(service: service, username: "gus").stdout == "")
+    }
+
     @Test func importErrors() throws {
         let store = try Daemon.sessionStore()
         let service = uniqueService("import-errors")

@@ -163,7 +163,7 @@ _biometrics-vault() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(-h --help)
+    local -a non_repeating_flags=(--version -h --help)
     local -a repeating_options=()
     local -a non_repeating_options=()
     __biometrics-vault_offer_flags_options 0
@@ -186,7 +186,7 @@ _biometrics-vault() {
 
 _biometrics-vault_status() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 1
@@ -209,7 +209,7 @@ _biometrics-vault_status() {
 
 _biometrics-vault_store() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --biometrics -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --biometrics --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator --from-file)
     __biometrics-vault_offer_flags_options 1
@@ -235,7 +235,7 @@ _biometrics-vault_store() {
 
 _biometrics-vault_show() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator --field)
     __biometrics-vault_offer_flags_options 1
@@ -261,7 +261,7 @@ _biometrics-vault_show() {
 
 _biometrics-vault_update() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator --from-file)
     __biometrics-vault_offer_flags_options 1
@@ -287,7 +287,7 @@ _biometrics-vault_update() {
 
 _biometrics-vault_upgrade() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 1
@@ -310,7 +310,7 @@ _biometrics-vault_upgrade() {
 
 _biometrics-vault_downgrade() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 1
@@ -333,7 +333,7 @@ _biometrics-vault_downgrade() {
 
 _biometrics-vault_reset() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 1
@@ -356,7 +356,7 @@ _biometrics-vault_reset() {
 
 _biometrics-vault_list() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 0
@@ -379,7 +379,7 @@ _biometrics-vault_list() {
 
 _biometrics-vault_import() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --remove-source -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --as-string --remove-source --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator --from-service --username --key)
     __biometrics-vault_offer_flags_options 0
@@ -411,7 +411,7 @@ _biometrics-vault_import() {
 
 _biometrics-vault_doctor() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 0
@@ -434,7 +434,7 @@ _biometrics-vault_doctor() {
 
 _biometrics-vault_setup() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --uninstall -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --uninstall --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator --resources --root)
     __biometrics-vault_offer_flags_options 0
@@ -463,7 +463,7 @@ _biometrics-vault_setup() {
 
 _biometrics-vault_git-credential() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --biometrics -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --biometrics --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 1
@@ -509,7 +509,7 @@ _biometrics-vault_docker-credential() {
 
 _biometrics-vault_exec() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=(--env)
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options -1
@@ -535,7 +535,7 @@ _biometrics-vault_exec() {
 
 _biometrics-vault_clear-lockout() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 0
@@ -558,7 +558,7 @@ _biometrics-vault_clear-lockout() {
 
 _biometrics-vault_key() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __biometrics-vault_offer_flags_options 0
@@ -581,7 +581,7 @@ _biometrics-vault_key() {
 
 _biometrics-vault_key_status() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 0
@@ -604,7 +604,7 @@ _biometrics-vault_key_status() {
 
 _biometrics-vault_key_seal() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --tpm --pin -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --tpm --pin --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 0
@@ -627,7 +627,7 @@ _biometrics-vault_key_seal() {
 
 _biometrics-vault_key_unseal() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 0
@@ -650,7 +650,7 @@ _biometrics-vault_key_unseal() {
 
 _biometrics-vault_key_passphrase() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 0
@@ -672,7 +672,11 @@ _biometrics-vault_key_passphrase() {
 }
 
 _biometrics-vault_help() {
-    :
+    repeating_flags=()
+    non_repeating_flags=(--version)
+    repeating_options=()
+    non_repeating_options=()
+    __biometrics-vault_offer_flags_options -1
 }
 
 complete -o filenames -F _biometrics-vault biometrics-vault

@@ -8,4 +8,14 @@ int bv_set_not_dumpable(void);
 /// prctl(PR_GET_DUMPABLE): 0 or 1, or -1 (errno).
 int bv_get_dumpable(void);
 
+#include <stddef.h>
+
+/// For a process under an address-space limit (RLIMIT_AS): one malloc arena (glibc reserves 64 MiB per
+/// extra arena) and `thread_stack_size` as the default stack of new threads (instead of RLIMIT_STACK's,
+/// 8 MiB by default). Returns 0 or -1.
+int bv_reserve_less_address_space(size_t thread_stack_size);
+
+/// Whether `bytes` more of address space can be mapped now (mapped PROT_NONE and unmapped at once): 1 or 0.
+int bv_address_space_available(size_t bytes);
+
 #endif

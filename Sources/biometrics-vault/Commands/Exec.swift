@@ -19,9 +19,11 @@ extension BiometricsVaultCommand {
             abstract: "Run COMMAND with fields of the credentials under KEY in its environment (one prompt for a protected item).",
             discussion: """
                 Each --env NAME=FIELD sets the environment variable NAME to the top-level FIELD of the \
-                credentials (a string raw, a number or boolean as its JSON text). The secrets go into \
-                COMMAND's environment only, never its arguments. biometrics-vault then replaces itself with \
-                COMMAND (execve): signals reach COMMAND directly and its exit status is the status. \
+                credentials (a string raw, a number or boolean as its JSON text: what `show --field` prints). \
+                The secrets go into COMMAND's environment only, never its arguments. biometrics-vault then \
+                replaces itself with COMMAND (execve): signals reach COMMAND directly and its exit status is the \
+                status. COMMAND gets the rest of the environment byte for byte, the signals the caller ignores \
+                (nohup) still ignored, and the caller's signal mask. \
                 Exits 127 when COMMAND is not found, 126 when it cannot be run.
 
                 EXAMPLE:
@@ -48,25 +50,16 @@ extension BiometricsVaultCommand {
             let values = LockedValue<[String: String]>([:])
             try await Console.run(options) {
                 let session = Session(options: options, probesAvailability: false)
-                let vault = try VaultFactory<ExecCredentials>.retrieveVaultOrThrow(key: item.key, configuration: session.configuration)
-                guard vault.kind != .empty else {
-                    if vault.invalidation == .biometryChanged {
-                        throw VaultError(
-                            .biometryChanged,
-                            underlying: .message("'\(vault.key)' was invalidated because the enrolled fingers changed; store it again"))
-                    }
-                    throw CLIFailure.notFound("nothing stored under '\(vault.key)'")
-                }
+                let vault = try session.retrieveStored(item.key)
                 let environment = environment
                 try await Interrupts.cancellingOnInterrupt {
                     let readable = vault.kind == .locked ? try await vault.unlock() : vault
-                    let fields = try readable.credentials.fields(for: environment, key: vault.key)
+                    let fields = try EnvironmentMapping.values(of: readable.credentials, for: environment, key: vault.key)
                     values.withLock { $0 = fields }
                 }
-                var merged = ProcessInfo.processInfo.environment
                 // COMMAND is looked up on this process's PATH, before any --env value is merged in.
-                let program = try ProgramLookup.resolve(command[0], path: merged["PATH"])
-                for (name, value) in values.withLock({ $0 }) { merged[name] = value }
+                let program = try ProgramLookup.resolve(command[0], path: RawEnvironment.value(of: "PATH"))
+                let merged = RawEnvironment.entries(replacing: values.withLock { $0 })
                 throw ProgramLookup.replaceProcess(program: program, arguments: command, environment: merged)
             }
         }
@@ -91,84 +84,46 @@ struct EnvironmentMapping: ExpressibleByArgument, Sendable {
     }
 }
 
-/// The credentials as `exec` reads them: the top-level members of a JSON object, each as the text an
-/// environment variable gets. Its own type (not the CLI's JSON value), decoding only what `exec` needs.
-struct ExecCredentials: Codable, Sendable {
-    enum Field: Sendable {
-        case text(String)
-        /// An object, array or null: no single environment value.
-        case unsupported
-    }
-
-    /// `nil` when the credentials are not a JSON object.
-    let fields: [String: Field]?
-
-    private struct Name: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    init(from decoder: any Decoder) throws {
-        guard let container = try? decoder.container(keyedBy: Name.self) else {
-            fields = nil
-            return
+extension EnvironmentMapping {
+    /// The environment values `mappings` ask for, each field as `show --field` prints it: a string
+    /// decoded, a number or boolean as its JSON text (the literal as stored: no digit is lost). The errors
+    /// name the field, never a value.
+    static func values(of credentials: JSONValue, for mappings: [EnvironmentMapping], key: String) throws(CLIFailure) -> [String: String] {
+        guard case .object = credentials else {
+            throw .badInput("the credentials under '\(key)' are not a JSON object: --env needs named fields")
         }
-        var fields: [String: Field] = [:]
-        for name in container.allKeys {
-            if let value = try? container.decode(String.self, forKey: name) {
-                fields[name.stringValue] = .text(value)
-            } else if let value = try? container.decode(Int64.self, forKey: name) {
-                fields[name.stringValue] = .text(String(value))
-            } else if let value = try? container.decode(Double.self, forKey: name) {
-                fields[name.stringValue] = .text(String(value))
-            } else if let value = try? container.decode(Bool.self, forKey: name) {
-                fields[name.stringValue] = .text(value ? "true" : "false")
-            } else {
-                fields[name.stringValue] = .unsupported
-            }
-        }
-        self.fields = fields
-    }
-
-    /// Never stored by `exec`; encodes the text fields only.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Name.self)
-        for case (let name, .text(let value)) in fields ?? [:] {
-            try container.encode(value, forKey: Name(stringValue: name))
-        }
-    }
-
-    /// The environment values `mappings` ask for; the errors name the field, never a value.
-    func fields(for mappings: [EnvironmentMapping], key: String) throws(CLIFailure) -> [String: String] {
-        guard let fields else { throw .badInput("the credentials under '\(key)' are not a JSON object: --env needs named fields") }
         var values: [String: String] = [:]
         for mapping in mappings {
-            switch fields[mapping.field] {
-            case .text(let value)?:
-                guard !value.contains("\0") else {
+            guard let value = credentials.member(named: mapping.field) else {
+                throw .notFound("the credentials under '\(key)' have no field '\(mapping.field)'")
+            }
+            switch value {
+            case .string, .number, .bool:
+                let text = value.rawText
+                guard !text.utf8.contains(0) else {
                     throw .badInput("the field '\(mapping.field)' under '\(key)' contains NUL, which no environment variable can hold")
                 }
-                values[mapping.name] = value
-            case .unsupported?:
+                values[mapping.name] = text
+            case .object, .array, .null:
                 throw .badInput("the field '\(mapping.field)' under '\(key)' is not a string, number or boolean")
-            case nil:
-                throw .notFound("the credentials under '\(key)' have no field '\(mapping.field)'")
             }
         }
         return values
     }
 }
 
-/// Finding COMMAND on PATH and becoming it.
+/// Finding COMMAND on PATH and becoming it. Paths are bytes: a PATH entry that is not UTF-8 is searched
+/// as it is.
 enum ProgramLookup {
-    /// The path `execve` gets: `name` itself when it holds a `/`, else the first executable on PATH.
-    static func resolve(_ name: String, path: String?) throws(CLIFailure) -> String {
-        if name.contains("/") { return name }
+    /// The path `execve` gets (NUL-terminated): `name` itself when it holds a `/`, else the first
+    /// executable on PATH (the raw bytes of `path`).
+    static func resolve(_ name: String, path: [UInt8]?) throws(CLIFailure) -> [CChar] {
+        if name.contains("/") { return cString(Array(name.utf8)) }
         var foundButNotExecutable = false
-        for directory in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false) {
-            let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + name
+        let directories = (path ?? Array("/usr/local/bin:/usr/bin:/bin".utf8))
+            .split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
+        for directory in directories {
+            let candidate = cString((directory.isEmpty ? [UInt8(ascii: ".")] : Array(directory)) + [UInt8(ascii: "/")] + Array(name.utf8))
             var info = stat()
             guard stat(candidate, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
             if access(candidate, X_OK) == 0 { return candidate }
@@ -178,29 +133,44 @@ enum ProgramLookup {
         throw CLIFailure(status: .commandNotFound, code: "commandNotFound", message: "\(name): command not found")
     }
 
-    /// Replaces this process with `program`; returns only the failure when `execve` fails.
-    static func replaceProcess(program: String, arguments: [String], environment: [String: String]) -> CLIFailure {
+    /// Replaces this process with `program`; returns only the failure when `execve` fails. `environment`
+    /// holds the `NAME=value` entries, byte for byte.
+    static func replaceProcess(program: [CChar], arguments: [String], environment: [[UInt8]]) -> CLIFailure {
         // What this process changed must not leak into COMMAND: ignored signals and the signal mask are
-        // inherited across execve (an ignored SIGPIPE would break `COMMAND | head`).
+        // inherited across execve (an ignored SIGPIPE would break `COMMAND | head`). What the caller set
+        // is handed on, as if it had started COMMAND itself: a signal it ignored (`nohup`) stays
+        // ignored, and COMMAND gets the caller's mask.
         for number in Int32(1)..<32 where number != SIGKILL && number != SIGSTOP {
-            signal(number, SIG_DFL)
+            signal(number, ProcessHardening.wasIgnoredAtStart(number) ? SIG_IGN : SIG_DFL)
         }
-        ThreadSignalMask.acceptAll()
+        ThreadSignalMask.restoreInherited()
         ProcessHardening.restoreForExec()
 
         let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        execve(program, argv, envp)
-        let failure = errno
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { entry in
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: entry.count + 1)
+            for (index, byte) in entry.enumerated() { copy[index] = CChar(bitPattern: byte) }
+            copy[entry.count] = 0
+            return copy
+        } + [nil]
+        let failure = program.withUnsafeBufferPointer { path in
+            execve(path.baseAddress!, argv, envp)
+            return errno
+        }
         for pointer in argv { free(pointer) }
         for pointer in envp {
             if let pointer { memset(pointer, 0, strlen(pointer)) }
-            free(pointer)
+            pointer?.deallocate()
         }
+        let name = String(decoding: program.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         if failure == ENOENT {
-            return CLIFailure(status: .commandNotFound, code: "commandNotFound", message: "\(program): command not found")
+            return CLIFailure(status: .commandNotFound, code: "commandNotFound", message: "\(name): command not found")
         }
-        return notExecutable(program)
+        return notExecutable(name)
+    }
+
+    private static func cString(_ bytes: [UInt8]) -> [CChar] {
+        bytes.map { CChar(bitPattern: $0) } + [0]
     }
 
     private static func notExecutable(_ name: String) -> CLIFailure {

@@ -6,7 +6,8 @@ extension BiometricsVaultCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list",
-            abstract: "List the keys stored under --service, one per line. Never prompts. Items that cannot be read are counted on stderr (exit 11).")
+            abstract: "List the keys stored under --service, one per line. Never prompts. Items that cannot be read are counted on stderr (exit 11).",
+            discussion: "On a terminal, control characters in a key (an item another program wrote) are shown as \\uXXXX, line breaks included; a pipe or file gets the keys as stored, and --json gives them exactly.")
 
         @OptionGroup var options: GlobalOptions
 
@@ -21,7 +22,10 @@ extension BiometricsVaultCommand {
                     "keys": .array(keys.map { .string($0) }),
                     "unreadable": .integer(Int64(listing.unreadable)),
                 ])
-                Console.emit(options, json: json, text: keys.isEmpty ? nil : keys.joined(separator: "\n"))
+                // Keys another program wrote may hold terminal escapes: a terminal gets them escaped, one
+                // key per line.
+                let shown = Console.stdoutIsTerminal ? keys.map { Console.terminalSafe($0, escapingLineBreaks: true) } : keys
+                Console.emit(options, json: json, text: shown.isEmpty ? nil : shown.joined(separator: "\n"))
                 // The readable keys are listed first; the damaged items are reported, never hidden.
                 guard listing.unreadable == 0 else {
                     throw VaultError(

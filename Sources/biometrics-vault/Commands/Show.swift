@@ -11,7 +11,7 @@ extension BiometricsVaultCommand {
         @OptionGroup var options: GlobalOptions
         @OptionGroup var item: KeyArgument
 
-        @Option(help: ArgumentHelp("Print only this top-level field, raw (strings without quotes). On a terminal, control characters are shown escaped.", valueName: "name"))
+        @Option(help: ArgumentHelp("Print only this top-level field, raw (strings without quotes; with --json, as JSON). On a terminal, control characters are shown escaped.", valueName: "name"))
         var field: String?
 
         func run() async throws {
@@ -59,7 +59,8 @@ struct ShowRequest: Equatable, Sendable {
     }
 
     /// On a terminal, characters that could rewrite the screen are shown escaped; a pipe or file gets
-    /// the exact bytes. (For the JSON text the escapes are JSON's own.)
+    /// the exact bytes. (For the JSON text the escapes are JSON's own.) `--field` with `--json` prints
+    /// the field's JSON text (a string quoted), so `--json` output is always JSON.
     private func printCredentials(of vault: Vault<JSONValue>) throws {
         let credentials = try vault.credentials
         let printed: String
@@ -67,7 +68,7 @@ struct ShowRequest: Equatable, Sendable {
             guard let value = credentials.member(named: field) else {
                 throw CLIFailure.notFound("the credentials under '\(vault.key)' have no field '\(Console.terminalSafe(field))'")
             }
-            printed = value.rawText
+            printed = options.json ? value.jsonText : value.rawText
         } else {
             printed = credentials.jsonText
         }

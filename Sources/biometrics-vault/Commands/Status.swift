@@ -9,8 +9,8 @@ extension BiometricsVaultCommand {
             abstract: "Show whether KEY is stored, and how it is protected. Never prompts.",
             discussion: """
                 States: emptyWithBiometrics, empty, keychain, keychainUpgradable, locked. Exits 0 for every state; \
-                an item that cannot be read is not a state: a corrupted one exits 11 (`reset` deletes it), an \
-                unreachable store 6.
+                an item that cannot be read is not a state: a corrupted one exits 11 and is left in place \
+                (`reset` would delete it, and with it the only copy of what it holds), an unreachable store 6.
                 """)
 
         @OptionGroup var options: GlobalOptions

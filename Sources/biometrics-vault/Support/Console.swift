@@ -141,10 +141,11 @@ enum Console {
     /// `text` made safe to show on a terminal: control characters that could move the cursor, rewrite
     /// the screen or reorder what is shown (C0 except newline and tab, DEL, C1, U+2028/2029, the bidi
     /// controls) become `\uXXXX`. Used only when stdout is a terminal; a pipe gets the bytes unchanged.
-    static func terminalSafe(_ text: String) -> String {
+    /// With `escapingLineBreaks`, newline and tab are escaped too (one key per line in `list`).
+    static func terminalSafe(_ text: String, escapingLineBreaks: Bool = false) -> String {
         var safe = ""
         for scalar in text.unicodeScalars {
-            if isDeceptive(scalar) {
+            if isDeceptive(scalar) || (escapingLineBreaks && (scalar == "\n" || scalar == "\t")) {
                 safe += "\\u" + Text.hex(scalar.value, digits: 4)
             } else {
                 safe.unicodeScalars.append(scalar)

@@ -37,7 +37,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         case .badInput: "bad input (invalid JSON, empty stdin, invalid key or argument, too large)"
         case .biometricsUnavailable: "no usable biometrics / owner authentication for this"
         case .wrongState: "not in this state (see `status`)"
-        case .corruptedItem: "stored item corrupted (left in place)"
+        case .corruptedItem: "stored item corrupted (left in place: `reset` would delete the only copy)"
         case .invalidated: "invalidated: the enrolled fingers changed"
         case .permissionDenied: "not permitted (e.g. `setup` without root)"
         case .outputFailed: "stdout not writable (closed, full, broken pipe); the command completed"

@@ -17,10 +17,14 @@ import Darwin
 ///
 /// It costs a task, a signal source and the dispatch threads behind them: wrap only what may wait for
 /// the user (`show` wraps only the unlock of a protected item).
+///
+/// A SIGINT the caller ignored when it started the CLI (`trap '' INT`, a background job of a
+/// non-interactive shell) stays ignored: it cancels nothing, and the disposition is never changed.
 enum Interrupts {
     static func cancellingOnInterrupt<Value: Sendable>(
         _ body: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
+        if ProcessHardening.wasIgnoredAtStart(SIGINT) { return try await body() }
         let task = Task { try await body() }
         let presses = LockedValue(0)
         signal(SIGINT, SIG_IGN)

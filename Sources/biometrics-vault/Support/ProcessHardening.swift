@@ -7,6 +7,7 @@ import Synchronization
 /// file and a write to a closed pipe is an error it reports rather than a silent death.
 enum ProcessHardening {
     static func apply() {
+        recordIgnoredSignals()
         // Not dumpable: no core file at all (whatever core_pattern says, unless root set suid_dumpable=2),
         // no ptrace attach by other processes of the user, /proc/<pid>/{mem,environ,...} owned by root.
         _ = bv_set_not_dumpable()
@@ -30,8 +31,51 @@ enum ProcessHardening {
     }
 
     private static let originalCoreLimit = Mutex<rlimit?>(nil)
+
+    /// Under an address-space limit (`ulimit -v`, RLIMIT_AS): reserves less (2 MiB thread stacks instead
+    /// of RLIMIT_STACK's 8 MiB, one malloc arena instead of a 64 MiB reservation per thread), then checks
+    /// that the threads and buffers a command needs still fit. `nil` when they do (or there is no limit);
+    /// else the message `main` exits with, before anything starts: a thread that cannot be created made
+    /// the CLI wait forever (libdispatch retries) or trap.
+    static func addressSpaceShortage() -> String? {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
+            return nil
+        }
+        _ = bv_reserve_less_address_space(2 << 20)
+        guard bv_address_space_available(addressSpaceHeadroom) == 0 else { return nil }
+        return "the address-space limit (ulimit -v) of \(limit.rlim_cur >> 20) MiB leaves less than "
+            + "\(addressSpaceHeadroom >> 20) MiB for the threads and buffers a command needs; raise it"
+    }
+
+    /// What a command maps after `main` starts, at most: a few 2 MiB thread stacks (the task pool,
+    /// libdispatch's and GDBus's threads), the TPM and PAM libraries loaded on demand, buffers.
+    static let addressSpaceHeadroom = 24 << 20
+
+    /// Whether the caller had `number` ignored when it started the CLI (`nohup` ignores SIGHUP, `trap ''
+    /// INT` SIGINT, a daemon SIGPIPE). Such a signal stays ignored: `exec` hands it on to COMMAND ignored,
+    /// and a SIGINT the caller ignores never cancels a command (``Interrupts``).
+    static func wasIgnoredAtStart(_ number: Int32) -> Bool {
+        number > 0 && number < 64 && ignoredAtStart.withLock { $0 } & (1 << UInt64(number)) != 0
+    }
+
+    /// Bit n: signal n was SIG_IGN before `apply` changed anything (sigaction reads without changing).
+    private static let ignoredAtStart = Mutex<UInt64>(0)
+
+    private static func recordIgnoredSignals() {
+        var ignored: UInt64 = 0
+        for number in Int32(1)..<32 {
+            var action = sigaction()
+            guard sigaction(number, nil, &action) == 0 else { continue }
+            if unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                ignored |= 1 << UInt64(number)
+            }
+        }
+        ignoredAtStart.withLock { $0 = ignored }
+    }
 }
 #else
+import BiometricsVault
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -41,9 +85,28 @@ import Foundation
 /// Elsewhere only SIGPIPE is ignored (see the Linux version).
 enum ProcessHardening {
     static func apply() {
+        var ignored: UInt64 = 0
+        for number in Int32(1)..<32 {
+            var action = sigaction()
+            guard sigaction(number, nil, &action) == 0 else { continue }
+            if unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                ignored |= 1 << UInt64(number)
+            }
+        }
+        ignoredAtStart.withLock { $0 = ignored }
         signal(SIGPIPE, SIG_IGN)
     }
 
     static func restoreForExec() {}
+
+    /// The address-space check is Linux's (see the Linux version).
+    static func addressSpaceShortage() -> String? { nil }
+
+    /// See the Linux version.
+    static func wasIgnoredAtStart(_ number: Int32) -> Bool {
+        number > 0 && number < 64 && ignoredAtStart.withLock { $0 } & (1 << UInt64(number)) != 0
+    }
+
+    private static let ignoredAtStart = LockedValue<UInt64>(0)
 }
 #endif

@@ -17,9 +17,11 @@ enum TerminalEcho {
         // the cursor still moves on.
         quiet.c_lflag &= ~tcflag_t(ECHO | ECHOE | ECHOK)
         quiet.c_lflag |= tcflag_t(ECHONL)
-        let previous = signals.map { signal($0, restoreAndExit) }
+        // A signal the caller ignores stays ignored (``ProcessHardening/wasIgnoredAtStart(_:)``).
+        let handled = signals.filter { !ProcessHardening.wasIgnoredAtStart($0) }
+        let previous = handled.map { signal($0, restoreAndExit) }
         defer {
-            for (number, handler) in zip(signals, previous) { signal(number, handler) }
+            for (number, handler) in zip(handled, previous) { signal(number, handler) }
         }
         guard tcsetattr(fd, TCSAFLUSH, &quiet) == 0 else { return nil }
         defer { _ = tcsetattr(fd, TCSANOW, saved) }
