@@ -486,7 +486,7 @@ _biometrics-vault_git-credential() {
 
 _biometrics-vault_docker-credential() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin -h --help)
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--service --store --authenticator)
     __biometrics-vault_offer_flags_options 1
