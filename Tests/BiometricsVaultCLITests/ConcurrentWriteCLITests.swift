@@ -74,21 +74,21 @@ struct ConcurrentWriteCLITests {
         let status = try sandbox.run(["show", "k"] + common)
         #expect(status.status == 2, "the deleted item came back: \(status.stdout)")
     }
+}
 
-    /// Whether `pid` has opened `lockPath`, the lock another process holds (bounded wait): it opens the
-    /// lock file only to take the lock, and tries again (non-blocking, with a bounded total wait) until
-    /// it gets it.
-    func waitUntilWaitingForLock(pid: Int32, lockPath: String) -> Bool {
-        let descriptors = "/proc/\(pid)/fd"
-        for _ in 0..<400 {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []
-            if names.contains(where: { (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0)) == lockPath }) {
-                return true
-            }
-            usleep(25_000)
+/// Whether `pid` has opened `lockPath`, the lock another process holds (bounded wait): it opens the
+/// lock file only to take the lock, and tries again (non-blocking, with a bounded total wait) until
+/// it gets it.
+func waitUntilWaitingForLock(pid: Int32, lockPath: String) -> Bool {
+    let descriptors = "/proc/\(pid)/fd"
+    for _ in 0..<400 {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []
+        if names.contains(where: { (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0)) == lockPath }) {
+            return true
         }
-        return false
+        usleep(25_000)
     }
+    return false
 }
 
 extension CLISandbox {

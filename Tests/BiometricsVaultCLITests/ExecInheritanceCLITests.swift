@@ -76,7 +76,8 @@ import Testing
         defer { sandbox.remove() }
         let root = sandbox.root.appendingPathComponent("data/biometrics-vault")
         let serviceDirectory = try #require(try FileManager.default.contentsOfDirectory(atPath: root.path).first { $0.count == 64 })
-        let lock = open(root.appendingPathComponent(serviceDirectory).appendingPathComponent(".lock").path, O_RDWR | O_CLOEXEC)
+        let lockPath = root.appendingPathComponent(serviceDirectory).appendingPathComponent(".lock").path
+        let lock = open(lockPath, O_RDWR | O_CLOEXEC)
         #expect(lock >= 0)
         defer { close(lock) }
         #expect(flock(lock, LOCK_EX) == 0)
@@ -89,7 +90,7 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        #expect(waitUntilBlockedOnFlock(pid: process.processIdentifier), "the store never waited for the lock")
+        #expect(waitUntilWaitingForLock(pid: process.processIdentifier, lockPath: lockPath), "the store never waited for the lock")
         kill(process.processIdentifier, SIGINT)
         usleep(200_000)
         kill(process.processIdentifier, SIGINT)
@@ -100,18 +101,6 @@ import Testing
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
         #expect(try sandbox.run(["show", "ignored-int"] + Self.plain).stdout == #"{"a":1}"# + "\n")
-    }
-
-    /// Whether `pid` shows up in /proc/locks as waiting for a `flock` (bounded wait).
-    func waitUntilBlockedOnFlock(pid: Int32) -> Bool {
-        for _ in 0..<400 {
-            let locks = String(decoding: FileManager.default.contents(atPath: "/proc/locks") ?? Data(), as: UTF8.self)
-            if locks.split(separator: "\n").contains(where: { $0.contains("->") && $0.contains("FLOCK") && $0.contains(" \(pid) ") }) {
-                return true
-            }
-            usleep(25_000)
-        }
-        return false
     }
 }
 #endif
