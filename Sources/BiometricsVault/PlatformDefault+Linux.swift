@@ -6,7 +6,8 @@ import Foundation
 #endif
 
 /// The Linux platform default: probes the Secret Service, fprintd, PAM and polkit (through their adapter
-/// files) and picks what DESIGN §2 says.
+/// files): the Secret Service when a provider answers, else the file store; fprintd when it has a
+/// device with enrolled fingers for the user, else no biometrics.
 enum PlatformBackends {
     static func select(
         store storeChoice: PlatformStoreChoice,
@@ -41,7 +42,7 @@ enum PlatformBackends {
                         authenticator: LinuxAuthAdapter.makeFingerprint(owner: owner),
                         observedAvailability: { $0 == .devicePasscode ? nil : .available })
                 case .failure(let reason) where reason.code == .biometryLockout:
-                    // Locked out is not "no biometrics" (DESIGN §8): the reader stays the authenticator, so
+                    // Locked out is not "no biometrics": the reader stays the authenticator, so
                     // protected items read as locked (its enrollment is still known) and the owner's
                     // password clears the lockout. The plain stand-in would read them as invalidated.
                     DeferredAuthenticator.Choice(
@@ -56,7 +57,7 @@ enum PlatformBackends {
             // The library's platform default probes fprintd on another thread while the store below is
             // connected (its first retrieveVault needs both); the CLI never makes a plain read probe. A
             // thread of its own, not a dispatch worker: the probe (fprintd's polkit check) often ends
-            // after the read, so it starts as soon as it can (Docs/Benchmarks.md, ninth round).
+            // after the read, so it starts as soon as it can (Docs/Benchmarks.md, "The fingerprint probe").
             if preparesProbes { deferred.startProbing(startingThread: LinuxAuthAdapter.startProbeThread) }
             authenticator = deferred
             authenticatorName = "auto"

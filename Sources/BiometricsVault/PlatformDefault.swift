@@ -10,7 +10,7 @@ import Darwin
 #endif
 import Dispatch
 
-// The platform default (DESIGN §2): which store and which authenticator a vault uses when the app does
+// The platform default: which store and which authenticator a vault uses when the app does
 // not say, and the diagnosis behind that choice (`biometrics-vault doctor` prints it).
 //
 // The platform-specific probing lives in `PlatformDefault+Linux.swift` / `PlatformDefault+Other.swift`;
@@ -174,7 +174,7 @@ public struct PlatformSelection: Sendable {
 }
 
 extension VaultConfiguration {
-    /// The platform default configuration (DESIGN §2), with ``defaultService``.
+    /// The platform default configuration, with ``defaultService``.
     ///
     /// Linux: the Secret Service when a provider answers on the session bus, else the encrypted file store
     /// (said once on stderr, see ``PlatformDefaultNotice``); fprintd when it has a device with enrolled

@@ -23,7 +23,7 @@ import Testing
     }
 }
 
-/// A bare errno cause is printed in words first (issue 11: "errno 13" alone told nobody what was wrong).
+/// A bare errno cause is printed in words first: "errno 13" alone tells nobody what is wrong.
 @Suite struct ErrorMessageTests {
     @Test(arguments: [(EACCES, "Permission denied"), (ELOOP, "Too many levels of symbolic links"), (ENOSPC, "No space left on device")])
     func errnoCausesAreDescribedInWords(number: Int32, words: String) {

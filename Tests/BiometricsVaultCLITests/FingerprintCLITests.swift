@@ -320,7 +320,7 @@ final class FingerprintCLITests {
         #expect(!remotePassword.text.contains("Touch the fingerprint reader"))
     }
 
-    /// Lockout with nothing but defaults (no `--authenticator`; DESIGN §8, issue 32): five non-matching
+    /// Lockout with nothing but defaults (no `--authenticator`): five non-matching
     /// fingers must leave the reader the authenticator `auto` picks. `doctor` picks fprintd (locked out),
     /// `status` says `locked`, not `emptyWithBiometrics, invalidated: biometryChanged`; `show` without a
     /// terminal exits 5 naming `clear-lockout` (not 12, "store it again", which would lose the item);

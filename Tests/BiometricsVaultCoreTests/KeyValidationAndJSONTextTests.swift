@@ -3,8 +3,7 @@ import BiometricsVaultTesting
 import Foundation
 import Testing
 
-/// Keys that would look like another key (issue 11, defect 10), and credentials that supply their own
-/// exact JSON text (defect 3).
+/// Keys that would look like another key, and credentials that supply their own exact JSON text.
 struct KeyValidationAndJSONTextTests {
     // MARK: keys
 

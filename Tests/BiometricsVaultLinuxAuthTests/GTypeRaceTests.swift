@@ -3,17 +3,14 @@ import Foundation
 import Glibc
 import Testing
 
-/// A cold `retrieveVault` opens the Secret Service and probes fprintd on two threads at once. Before
-/// `GTypeStartup`, GLib's type system could deadlock there (one thread initialising libsecret's
-/// `SecretService` class while the other registered `GDBusConnection`): the process hung for ever, about
-/// once in a thousand cold starts on a loaded machine.
+/// A cold `retrieveVault` opens the Secret Service and probes fprintd on two threads at once. Without
+/// `GTypeStartup`, GLib's type system can deadlock when two threads register GIO's classes at the same
+/// time: the process hangs for ever, about once in a thousand cold starts on a loaded machine.
 ///
 /// Type set-up happens once per process, so each attempt is a fresh `GLibTypeRaceDriver` process that
-/// starts both at one instant, with the Secret Service side delayed by a swept offset so the two set-ups
-/// meet at every point of their overlap. Against the build before the fix, a sweep of half this size
-/// (every 20 µs) failed in each of 6 runs, with 1 to about 6 of its 496 attempts hung (the three runs
-/// that listed them: offsets between 140 and 280 µs); this one tries every 10 µs. No daemon is needed: both set-ups happen before any
-/// message is sent, whichever buses there are (one of those 6 runs had none).
+/// starts both at one instant, with the Secret Service side delayed by a swept offset (every 10 µs) so the
+/// two set-ups meet at every point of their overlap. No daemon is needed: both set-ups happen before any
+/// message is sent, whichever buses there are.
 @Suite struct GTypeRaceTests {
     static let offsets = Array(stride(from: 0, through: 600, by: 10))
     static let attemptsPerOffset = 16

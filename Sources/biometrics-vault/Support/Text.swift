@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-// The few text and process helpers the CLI used to take from full Foundation (`String(format:)`,
+// Text and process helpers that full Foundation would provide (`String(format:)`,
 // `padding(toLength:)`, `range(of:)`, `NSString.lastPathComponent`, `Foundation.exit`). The CLI links
 // FoundationEssentials only, which has none of them and no ICU data (Docs/Benchmarks.md).
 enum Text {

@@ -8,8 +8,8 @@ import Synchronization
 /// The calling thread's signal mask.
 enum ThreadSignalMask {
     /// Blocks no signal on this thread. `main` calls it before it waits for the command, so signals sent
-    /// to the process (Ctrl-C, SIGTERM, SIGHUP) reach it whatever mask the CLI inherited, as they reached
-    /// the thread `dispatch_main` used to park (the pool's threads block every signal).
+    /// to the process (Ctrl-C, SIGTERM, SIGHUP) reach it whatever mask the CLI inherited (the pool's
+    /// threads block every signal).
     static func acceptAll() {
         var none = sigset_t()
         sigemptyset(&none)
