@@ -129,6 +129,7 @@ struct VaultHelperTests {
         #expect(try vault.reset().caseName == "emptyWithBiometrics")
     }
 
+    @available(*, deprecated, message: "exercises the deprecated aliases on purpose")
     @Test func deprecatedAliasesForward() async throws {
         let fixture = Fixture()
         var vault = try fixture.retrieve()
