@@ -1,3 +1,5 @@
+// The Linux platform default (its fprintd probe, PAM and the file store fallback): Linux only.
+#if os(Linux)
 @testable import BiometricsVault
 import BiometricsVaultTesting
 import Dispatch
@@ -222,3 +224,4 @@ private struct CountingAuthenticator: Authenticator {
         try await wrapped.authenticateOwner(prompt: prompt)
     }
 }
+#endif
