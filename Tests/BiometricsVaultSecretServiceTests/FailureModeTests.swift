@@ -226,10 +226,26 @@ struct SecretServiceFailureModeTests {
         #expect(calls.contains("Dismiss /org/freedesktop/secrets/prompt/p1"), "\(calls)")
     }
 
+    /// KWallet answers GetSecrets for an item of a closed wallet with an empty secret and no error. Its
+    /// search lists such items as locked, so only a wallet closed between the search and GetSecrets
+    /// meets it: a fake provider gives that answer on demand. The item is locked (its Locked property),
+    /// never read as empty, never an undecryptable "corrupted" item.
+    @Test func anEmptySecretFromALockedItemIsStoreLockedNeverTheItem() throws {
+        let bus = try PrivateKeyring(withKeyring: false)
+        let provider = try FakeProvider(script: Self.confirmingProvider(answer: "never", emptySecrets: true), on: bus)
+        let driver = try StoreDriver(environment: bus.environment)
+        #expect(status(try driver.send("init 1000 never")) == "ok")
+        #expect(try driver.send("read bv-test.empty alice") == "error storeLocked")
+        let calls = provider.stopAndReadCalls()
+        #expect(calls.contains("GetSecrets /org/freedesktop/secrets"), "\(calls)")
+        #expect(calls.contains("Get Locked"), "\(calls)")
+    }
+
     /// Owns org.freedesktop.secrets: an encrypted session (its public key is the group's generator, 2:
     /// no secret crosses here), one unlocked item for every search, and a prompt for every Delete, which
     /// it completes as dismissed (`answer` "dismiss") or never ("never"). Prints each call's member and path.
-    static func confirmingProvider(answer: String) -> String { """
+    /// With `emptySecrets`, GetSecrets answers every item with an empty value and the item's Locked is true.
+    static func confirmingProvider(answer: String, emptySecrets: Bool = false) -> String { """
         from jeepney import DBusAddress, HeaderFields, MessageType, new_error, new_method_return, new_signal
         from jeepney.bus_messages import message_bus
         from jeepney.io.blocking import open_dbus_connection
@@ -243,9 +259,16 @@ struct SecretServiceFailureModeTests {
                 continue
             member = msg.header.fields.get(HeaderFields.member)
             path = msg.header.fields.get(HeaderFields.path)
-            if member == "Get":
+            if member == "Get" and msg.body[1] == "Locked":
+                print(member, "Locked", flush=True)
+                conn.send(new_method_return(msg, "v", (("b", \(emptySecrets ? "True" : "False")),)))
+            elif member == "Get":
                 print(member, flush=True)
                 conn.send(new_method_return(msg, "v", (("ao", []),)))
+            elif member == "GetSecrets" and \(emptySecrets ? "True" : "False"):
+                print(member, path, flush=True)
+                secret = ("/org/freedesktop/secrets/session/s1", b"", b"", "text/plain")
+                conn.send(new_method_return(msg, "a{o(oayays)}", ({item: secret},)))
             elif member == "OpenSession":
                 print(member, flush=True)
                 key = bytes(127) + bytes([2])
