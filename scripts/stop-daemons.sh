@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Stops what scripts/setup/20-secret-service.sh, 40-swtpm.sh and 50-docker-registry.sh started for one run, and removes their
+# Stops what scripts/setup/20-secret-service.sh, 21-keepassxc.sh, 22-kwallet.sh, 40-swtpm.sh and
+# 50-docker-registry.sh started for one run, and removes their
 # directories in /tmp: the keyring file there holds test credentials, the TPM state the seeds they were
 # sealed under. Reads the variables the setup scripts appended to $BV_ENV_FILE (or the environment).
 # The system bus, polkitd and fprintd (30-fprintd-polkit.sh) are system daemons, reused by later runs.
@@ -28,6 +29,8 @@ stop_sandbox() { # directory pattern: kill the PIDs recorded in it, then remove 
 
 stop_sandbox "${BV_SECRET_SERVICE_SANDBOX:-}" '/tmp/bv-secret-service.*'
 stop_sandbox "${BV_DOCKER_REGISTRY_SANDBOX:-}" '/tmp/bv-docker-registry.*'
+stop_sandbox "${BV_KEEPASSXC_SANDBOX:-}" '/tmp/bv-keepassxc.*'
+stop_sandbox "${BV_KWALLET_SANDBOX:-}" '/tmp/bv-kwallet.*'
 tcti_path=${BV_TPM_TCTI:-}
 tcti_path=${tcti_path#swtpm:path=}
 [ -n "$tcti_path" ] && stop_sandbox "$(dirname "$tcti_path")" '/tmp/bv-swtpm-ci.*'

@@ -52,7 +52,10 @@ enum SecretServiceAdapter {
             // Still the store auto picks (see PlatformBackends.diagnose): unlock the keyring and retry.
             return .unusable(
                 .store, "secret-service",
-                VaultError(.storeLocked, underlying: .message("the default keyring is locked: unlock it and retry")))
+                VaultError(.storeLocked, underlying: .message(
+                    "the default collection reports itself locked (a locked keyring, a closed wallet; KWallet reports an "
+                        + "open wallet locked until a client unlocks it): commands that may prompt ask the provider to unlock "
+                        + "it; or unlock it yourself and retry")))
         case .unavailable(let error):
             return .unusable(.store, "secret-service", explained(error))
         }

@@ -13,18 +13,23 @@
 // - `Service.SearchItems`: one round trip that returns locked and unlocked matches separately and never
 //   unlocks (so it never prompts), as libsecret's `secret_service_search_for_dbus_paths_sync` does.
 //   `secret_password_lookupv_sync` would try to unlock a locked match, which shows a GUI prompt on a desktop.
-// - `Item.Delete`: one round trip. A prompt it asks for instead (a provider that confirms deletions) is
-//   `storeLocked`, never shown, as for `CreateItem` below.
+// - `Item.Delete`: one round trip, plus its prompt when the provider returns one (KeePassXC).
+// - Prompts (`Unlock`, `CreateItem`, `Item.Delete`) are run as the specification says
+//   (`Call.completePrompt(_:purpose:)`): subscribe to `Completed`, call `Prompt("")`, wait until the
+//   operation's deadline, `Dismiss` when nobody answered.
 // The calls that carry secrets use the session this file opens itself (`OpenSession` with
 // "dh-ietf1024-sha256-aes128-cbc-pkcs7", crypto in SessionEncryption.swift):
 // libsecret's own session costs two full-length 1024-bit exponentiations on every process's first read,
 // about 1.5 ms of a 9 ms `show` (Docs/Benchmarks.md). A provider without that algorithm is refused, where
 // libsecret would fall back to sending secrets in the clear.
 // - `Service.GetSecrets` for one item: one round trip; the secret comes back encrypted with the session's key.
-// - `Collection.CreateItem` with `replace` in the default collection, found with `Service.ReadAlias` (not
-//   at the alias's path: `Call.defaultCollection()` says why): two round trips. It returns the new
-//   item's path (the store's replace protocol needs it) and never creates a missing default collection (a
-//   prompt); a prompt it asks for instead (a locked collection) is `storeLocked`, never shown.
+// - `Collection.CreateItem` without `replace` in the default collection, found with `Service.ReadAlias`
+//   (not at the alias's path: `Call.defaultCollection()` says why): two round trips. It returns the new
+//   item's path (the store then deletes the items found before it) and never creates a missing default
+//   collection. Not `replace`: KeePassXC 2.7's prompt for replacing an item another client created never
+//   completes (it emits `Completed` for an inner prompt only), so the store replaces by create + delete.
+// - Listing: the attributes of many items are read with `Properties.Get` calls sent together
+//   (`PipelinedCalls`), not one round trip after another.
 // - Item attributes, the Created time and the collection's Locked flag: `org.freedesktop.DBus.Properties.Get`.
 // Every call carries a `GCancellable` that a timer cancels at the operation's deadline, so nothing can
 // hang for GDBus's 25 s default.
@@ -51,6 +56,9 @@ struct SearchResult {
 /// provider went away between calls (daemon restarted, session gone).
 final class LibSecretClient: Sendable {
     let timeout: Duration
+    /// Whether a prompt the provider returns is completed (``Call/completePrompt(_:)``) or reported as
+    /// `storeLocked` without calling `Prompt()`.
+    let prompts: SecretServicePrompts
     /// The process's one connection and DH session with the Secret Service, shared by every client.
     /// Staleness (a restarted provider, a lost bus) is handled in ``perform(_:)``.
     ///
@@ -58,7 +66,28 @@ final class LibSecretClient: Sendable {
     /// or another thread's) waits for it and shares its outcome, rather than opening a second session. A
     /// failure is not kept: the next caller after it opens again.
     private static let sharedService = LockedValue(SharedService())
-    private var service: LockedValue<SharedService> { Self.sharedService }
+    private let service: LockedValue<SharedService>
+    /// The bus this client talks to: `nil` is the process's session bus.
+    let busAddress: String?
+
+    /// The shared state of the connection to each bus address a client named (tests reach providers on
+    /// private buses this way). A list, not a dictionary: the session bus's path never hashes a string.
+    private static let addressedServices = LockedValue<[AddressedService]>([])
+
+    private struct AddressedService: Sendable {
+        let address: String
+        let service: LockedValue<SharedService>
+    }
+
+    private static func sharedState(for address: String?) -> LockedValue<SharedService> {
+        guard let address else { return sharedService }
+        return addressedServices.withLock { services in
+            if let known = services.first(where: { $0.address == address }) { return known.service }
+            let service = LockedValue(SharedService())
+            services.append(AddressedService(address: address, service: service))
+            return service
+        }
+    }
 
     /// Closed (both `nil`), opening, or open. Two optionals, not an enum with class payloads: such an
     /// enum keeps its case in the pointer's spare bits, and LeakSanitizer then reports the open
@@ -88,9 +117,14 @@ final class LibSecretClient: Sendable {
     }
 
     static let secretsBusName = "org.freedesktop.secrets"
+    /// How long connecting to the bus itself (not the provider) may take.
+    static let busConnectionBound = Duration.milliseconds(500)
 
-    init(timeout: Duration) {
+    init(timeout: Duration, prompts: SecretServicePrompts = .complete, busAddress: String? = nil) {
         self.timeout = timeout
+        self.prompts = prompts
+        self.busAddress = busAddress
+        service = Self.sharedState(for: busAddress)
     }
 
     // MARK: operations (each is one or a few D-Bus round trips)
@@ -105,7 +139,7 @@ final class LibSecretClient: Sendable {
             attempt += 1
             let handle = try connectedService(deadline)
             do {
-                return try body(Call(handle: handle, deadline: deadline, timeout: timeout))
+                return try body(Call(handle: handle, deadline: deadline, timeout: timeout, prompts: prompts))
             } catch let error where attempt == 1 && Self.isStaleConnection(error) && !deadline.isCancelled {
                 dropService(handle)
             }
@@ -127,9 +161,18 @@ final class LibSecretClient: Sendable {
         fileprivate let handle: ServiceHandle
         fileprivate let deadline: Deadline
         let timeout: Duration
+        let prompts: SecretServicePrompts
         /// The default collection's path, once this operation has asked for it (a conditional write of an
         /// absent item needs it twice: the lock check, then CreateItem).
         private let defaultCollectionPath = OperationMemo<String>()
+        /// What this operation found locked (items, or the default collection), for ``unlock(_:)``.
+        let lockedObjects = OperationMemo<[String]>()
+
+        /// Records `objects` as what stands locked in the operation's way, and returns `error`.
+        func locked(_ objects: [String], _ error: VaultError) -> VaultError {
+            lockedObjects.value = objects
+            return error
+        }
 
         /// SearchItems over every collection, by attributes only (no `xdg:schema` is added), never unlocking.
         /// Any sequence of name-value pairs: the read path passes `KeyValuePairs`, because the first
@@ -166,13 +209,22 @@ final class LibSecretClient: Sendable {
                 guard stringChild(secret, 0) == handle.sessionPath else {
                     throw LibSecretClient.unexpected("GetSecrets answered for another session")
                 }
-                return try handle.encryption.decrypt(parameters: bytesChild(secret, 1), value: bytesChild(secret, 2))
+                let value = bytesChild(secret, 2)
+                // KWallet answers GetSecrets on a closed wallet with an empty value and no error (an
+                // encrypted secret is never empty: it has at least one block of padding). Never the item.
+                if value.isEmpty {
+                    if try isLocked(path, interface: "org.freedesktop.Secret.Item") {
+                        throw locked([path], VaultError(.storeLocked, underlying: .message("the Secret Service item is locked")))
+                    }
+                    throw LibSecretClient.unexpected("GetSecrets returned an empty value for an unlocked item")
+                }
+                return try handle.encryption.decrypt(parameters: bytesChild(secret, 1), value: value)
             }
             return nil
         }
 
-        /// CreateItem in the default collection, replacing an item with the same attributes; the secret
-        /// goes encrypted with the session's key. Returns the item's D-Bus path.
+        /// CreateItem in the default collection (never `replace`: see the top of this file); the secret
+        /// goes encrypted with the session's key. Returns the new item's D-Bus path.
         func createItem(
             attributes: SecretAttributes, label: String, secret: SecretBytes, contentType: String
         ) throws(VaultError) -> String {
@@ -191,16 +243,28 @@ final class LibSecretClient: Sendable {
                 g_variant_new_object_path(handle.sessionPath), byteArray(encrypted.parameters), byteArray(encrypted.value),
                 g_variant_new_string(contentType),
             ])
-            let parameters = tuple([properties, value, g_variant_new_boolean(1)])
-            guard let reply = try handle.call(
-                try defaultCollection(), "org.freedesktop.Secret.Collection", "CreateItem", parameters,
-                replyType: "(oo)", deadline: deadline, timeout: timeout)
-            else { throw Self.noDefaultCollection }
+            let parameters = tuple([properties, value, g_variant_new_boolean(0)])
+            let collection = try defaultCollection()
+            let reply: OpaquePointer?
+            do throws(VaultError) {
+                reply = try handle.call(
+                    collection, "org.freedesktop.Secret.Collection", "CreateItem", parameters,
+                    replyType: "(oo)", deadline: deadline, timeout: timeout)
+            } catch where error.isLockedByTheProvider {
+                // KWallet answers IsLocked (no prompt) for a closed wallet: unlocking the collection is the way.
+                lockedObjects.value = [collection]
+                throw error
+            }
+            guard let reply else { throw Self.noDefaultCollection }
             defer { g_variant_unref(reply) }
-            // A prompt means the service wants the user to confirm (a locked collection): this library never
-            // shows one, and the item is not created.
-            guard stringChild(reply, 1) == "/" else {
-                throw VaultError(.storeLocked, underlying: .message("the Secret Service asked for a prompt to create the item"))
+            if let prompt = stringChild(reply, 1), prompt != "/" {
+                // KeePassXC creates the item only when its prompt is run (with confirmations off, no dialog shows).
+                let result = try completePrompt(prompt, purpose: "create the item")
+                defer { if let result { g_variant_unref(result) } }
+                guard let result, String(cString: g_variant_get_type_string(result)) == "o",
+                    let text = g_variant_get_string(result, nil), String(cString: text) != "/"
+                else { throw LibSecretClient.unexpected("CreateItem's prompt completed with no item") }
+                return String(cString: text)
             }
             guard let path = stringChild(reply, 0), path != "/" else {
                 throw LibSecretClient.unexpected("CreateItem returned no item")
@@ -208,16 +272,104 @@ final class LibSecretClient: Sendable {
             return path
         }
 
-        /// Deletes one item; an item that is already gone is not an error. A provider that asks for a
-        /// prompt instead (to confirm the deletion, or to unlock) gets none: the item stays and the error is
-        /// `storeLocked`, as for `CreateItem`.
+        /// Deletes one item; an item that is already gone is not an error. A prompt the provider returns
+        /// (KeePassXC deletes only then; others to confirm) is completed (``completePrompt(_:purpose:)``).
         func deleteItem(at path: String) throws(VaultError) {
             guard let reply = try handle.call(
                 path, "org.freedesktop.Secret.Item", "Delete", tuple([]), replyType: "(o)", deadline: deadline, timeout: timeout)
             else { return }
             defer { g_variant_unref(reply) }
-            guard stringChild(reply, 0) == "/" else {
-                throw VaultError(.storeLocked, underlying: .message("the Secret Service asked for a prompt to delete the item"))
+            if let prompt = stringChild(reply, 0), prompt != "/" {
+                let result = try completePrompt(prompt, purpose: "delete the item")
+                if let result { g_variant_unref(result) }
+            }
+        }
+
+        /// Unlocks `objects` (collections or items) with the service's `Unlock`, completing the prompt it
+        /// returns: KWallet reports an open wallet's collection locked until a client does this, and its
+        /// prompt then completes at once, without a dialog. Under ``SecretServicePrompts/never`` a prompt is
+        /// `storeLocked`, never run.
+        func unlock(_ objects: [String]) throws(VaultError) {
+            let paths = withCStringArray(objects) { g_variant_new_objv($0, gssize(objects.count)) }
+            guard let reply = try handle.call(
+                "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "Unlock", tuple([paths]),
+                replyType: "(aoo)", deadline: deadline, timeout: timeout)
+            else { throw LibSecretClient.unexpected("Unlock: no Secret Service object") }
+            defer { g_variant_unref(reply) }
+            if let prompt = stringChild(reply, 1), prompt != "/" {
+                let result = try completePrompt(prompt, purpose: "unlock the collection")
+                if let result { g_variant_unref(result) }
+            }
+        }
+
+        /// Runs a prompt the provider returned, per the specification: subscribes to the prompt's
+        /// `Completed` signal first, calls `Prompt("")`, and waits for the signal until the operation's
+        /// deadline, dismissing the prompt when the time is up. Returns the signal's result (a new
+        /// reference, or `nil`).
+        ///
+        /// - Throws: `storeLocked` without calling `Prompt()` under ``SecretServicePrompts/never``, and when
+        ///   nobody answered in time (a dialog on a display nobody watches, or none at all); `userCancel`
+        ///   when the prompt was dismissed (nothing was done).
+        func completePrompt(_ prompt: String, purpose: String) throws(VaultError) -> OpaquePointer? {
+            switch prompts {
+            case .never:
+                throw VaultError(.storeLocked, underlying: .message(
+                    "the Secret Service asks for confirmation to \(purpose), and this operation does not prompt: unlock the keyring or open the wallet, then retry"))
+            case .complete:
+                break
+            }
+            // The provider's unique name: the signal must come from it, not from any client on the bus.
+            guard let ownerReply = try LibSecretClient.call(
+                handle.connection, "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
+                tuple([g_variant_new_string(LibSecretClient.secretsBusName)]), replyType: "(s)",
+                deadline: deadline, timeout: timeout, destination: "org.freedesktop.DBus"),
+                let owner = stringChild(ownerReply, 0)
+            else { throw LibSecretClient.unexpected("the Secret Service has no owner on the bus") }
+            g_variant_unref(ownerReply)
+
+            let waiter = PromptWaiter(handle.connection, prompt: prompt, sender: owner)
+            defer { waiter.close() }
+            do throws(VaultError) {
+                if let reply = try handle.call(
+                    prompt, "org.freedesktop.Secret.Prompt", "Prompt", tuple([g_variant_new_string("")]),
+                    replyType: "()", deadline: deadline, timeout: timeout)
+                {
+                    g_variant_unref(reply)
+                } else {
+                    throw LibSecretClient.unexpected("the Secret Service's prompt \(prompt) does not exist")
+                }
+                try waiter.wait(until: deadline)
+            } catch {
+                dismiss(prompt)
+                if deadline.isCancelled { throw Self.unansweredPrompt(purpose, timeout) }
+                throw error
+            }
+            guard let outcome = waiter.outcome else {
+                dismiss(prompt)
+                throw Self.unansweredPrompt(purpose, timeout)
+            }
+            if outcome.dismissed {
+                if let result = outcome.result { g_variant_unref(result) }
+                throw VaultError(.userCancel, underlying: .message("the Secret Service's prompt to \(purpose) was dismissed (by the user, or by a provider that could not show it: no display); nothing was changed"))
+            }
+            return outcome.result
+        }
+
+        private static func unansweredPrompt(_ purpose: String, _ timeout: Duration) -> VaultError {
+            VaultError(.storeLocked, underlying: .message(
+                "the Secret Service's prompt to \(purpose) was not answered within \(LibSecretClient.milliseconds(timeout)) ms: answer it in the provider's window (or unlock the keyring, open the wallet, turn off the provider's confirmation), then retry"))
+        }
+
+        /// `Prompt.Dismiss`, bounded on its own (the operation's deadline may be over): best effort, a
+        /// provider that already dropped the prompt answers an error that changes nothing.
+        private func dismiss(_ prompt: String) {
+            let bound = Deadline(after: min(timeout, .seconds(1)))
+            defer { bound.finish() }
+            if let reply = try? handle.call(
+                prompt, "org.freedesktop.Secret.Prompt", "Dismiss", tuple([]), replyType: "()", deadline: bound,
+                timeout: min(timeout, .seconds(1)))
+            {
+                g_variant_unref(reply)
             }
         }
 
@@ -226,18 +378,27 @@ final class LibSecretClient: Sendable {
             guard let value = try property(path, interface: "org.freedesktop.Secret.Item", name: "Attributes")
             else { return nil }
             defer { g_variant_unref(value) }
-            var result: SecretAttributes = [:]
-            for index in 0..<g_variant_n_children(value) {
-                guard let entry = g_variant_get_child_value(value, index) else { continue }
-                defer { g_variant_unref(entry) }
-                let key = g_variant_get_child_value(entry, 0)
-                let item = g_variant_get_child_value(entry, 1)
-                defer { g_variant_unref(key); g_variant_unref(item) }
-                if let keyText = g_variant_get_string(key, nil), let valueText = g_variant_get_string(item, nil) {
-                    result[String(cString: keyText)] = String(cString: valueText)
-                }
+            return stringPairs(value)
+        }
+
+        /// The attributes of each of `paths` (`nil` for an item that vanished meanwhile), in order. The
+        /// `Properties.Get` calls are sent together and their answers collected as they come
+        /// (``PipelinedCalls``), so 10,000 items cost one wait instead of 10,000 round trips.
+        func attributes(of paths: [String]) throws(VaultError) -> [SecretAttributes?] {
+            if paths.count == 1 { return [try attributes(at: paths[0])] }
+            let replies = try PipelinedCalls.run(
+                handle.connection, paths: paths, interface: "org.freedesktop.DBus.Properties", method: "Get",
+                parameters: { _ in tuple([g_variant_new_string("org.freedesktop.Secret.Item"), g_variant_new_string("Attributes")]) },
+                replyType: "(v)", deadline: deadline, timeout: timeout)
+            return replies.map { reply -> SecretAttributes? in
+                guard let reply else { return nil }
+                defer { g_variant_unref(reply) }
+                guard let boxed = g_variant_get_child_value(reply, 0) else { return nil }
+                defer { g_variant_unref(boxed) }
+                guard let value = g_variant_get_variant(boxed) else { return nil }
+                defer { g_variant_unref(value) }
+                return stringPairs(value)
             }
-            return result
         }
 
         /// The item's creation time (seconds since the epoch), or `nil` when it vanished meanwhile.
@@ -250,8 +411,13 @@ final class LibSecretClient: Sendable {
 
         /// Whether the default collection is locked. No default collection is `storeUnavailable`.
         func defaultCollectionIsLocked() throws(VaultError) -> Bool {
-            guard let value = try property(try defaultCollection(), interface: "org.freedesktop.Secret.Collection", name: "Locked")
-            else { throw Self.noDefaultCollection }
+            try isLocked(try defaultCollection(), interface: "org.freedesktop.Secret.Collection")
+        }
+
+        /// The `Locked` property of a collection or item; one that vanished is `storeUnavailable`.
+        func isLocked(_ path: String, interface: String) throws(VaultError) -> Bool {
+            guard let value = try property(path, interface: interface, name: "Locked")
+            else { throw interface == "org.freedesktop.Secret.Collection" ? Self.noDefaultCollection : LibSecretClient.unexpected("the item vanished") }
             defer { g_variant_unref(value) }
             return g_variant_get_boolean(value) != 0
         }
@@ -264,7 +430,7 @@ final class LibSecretClient: Sendable {
         /// call to the alias can then reach a path built from freed memory: python keyring failed with
         /// "Object does not exist at path /org/freedesktop/secrets/collection/l_d7K_da_8c" in this package's
         /// parallel test run. `ReadAlias` is answered on the main thread, so it reads the name safely.
-        private func defaultCollection() throws(VaultError) -> String {
+        func defaultCollection() throws(VaultError) -> String {
             if let known = defaultCollectionPath.value { return known }
             guard let reply = try handle.call(
                 "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias",
@@ -276,8 +442,11 @@ final class LibSecretClient: Sendable {
             return path
         }
 
-        private static let noDefaultCollection = VaultError(
-            .storeUnavailable, underlying: .message("the Secret Service has no default collection"))
+        static let noDefaultCollection = VaultError(
+            .storeUnavailable, underlying: .message(
+                "the Secret Service has no default collection (ReadAlias(\"default\") answers \"/\"): point the alias at a collection "
+                    + "(gnome-keyring: create the login keyring; KeePassXC: open a database and expose a group in its Secret Service "
+                    + "Integration settings; KWallet: create and open the default wallet)"))
 
         /// Properties.Get; `nil` when the object does not exist.
         private func property(_ path: String, interface: String, name: String) throws(VaultError) -> OpaquePointer? {
@@ -402,10 +571,29 @@ final class LibSecretClient: Sendable {
         // libsecret's error domain, for the calls this file makes itself.
         _ = secret_error_get_quark()
         var error: UnsafeMutablePointer<GError>?
-        let opened = g_bus_get_sync(G_BUS_TYPE_SESSION, deadline.cancellable, &error)
+        // The bus daemon itself answers the connection's authentication and Hello in well under a
+        // millisecond; an address where nothing answers (a stopped bus, a stale socket) must not cost every
+        // command the whole timeout, which is sized for a provider that D-Bus activation starts.
+        let busDeadline = Deadline(after: min(timeout, Self.busConnectionBound))
+        defer { busDeadline.finish() }
+        let opened: OpaquePointer?
+        if let busAddress {
+            opened = g_dbus_connection_new_for_address_sync(
+                busAddress,
+                GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+                    | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue),
+                nil, busDeadline.cancellable, &error)
+        } else {
+            opened = g_bus_get_sync(G_BUS_TYPE_SESSION, busDeadline.cancellable, &error)
+        }
         if let error {
             if let opened { g_object_unref(UnsafeMutableRawPointer(opened)) }
-            throw Self.vaultError(consuming: error, deadline: deadline)
+            let mapped = Self.vaultError(consuming: error, deadline: busDeadline)
+            if busDeadline.isCancelled && !deadline.isCancelled {
+                throw VaultError(.storeUnavailable, underlying: .message(
+                    "the session bus (DBUS_SESSION_BUS_ADDRESS) did not answer within \(Self.milliseconds(Self.busConnectionBound)) ms"))
+            }
+            throw mapped
         }
         guard let opened else { throw Self.unexpected("g_bus_get_sync returned nothing") }
         let connection = opened
@@ -439,7 +627,8 @@ final class LibSecretClient: Sendable {
             // fallback libsecret would take (secrets in the clear) is refused here.
             if case .gError(_, _, let message)? = error.underlying, message.hasPrefix("org.freedesktop.DBus.Error.NotSupported") {
                 throw VaultError(.storeUnavailable, underlying: .message(
-                    "the Secret Service offers no encrypted session (\(SessionEncryption.algorithm)); secrets are never sent in the clear"))
+                    "the Secret Service offers no encrypted session (\(SessionEncryption.algorithm)); secrets are never sent in the clear. "
+                        + "KWallet needs its QCA crypto plugin for it (Debian: libqca-qt5-2-plugins); restart kwalletd after installing it"))
             }
             throw error
         }
@@ -469,13 +658,14 @@ final class LibSecretClient: Sendable {
     /// One D-Bus call to the Secret Service on `connection`; `nil` when the object does not exist.
     fileprivate static func call(
         _ connection: OpaquePointer?, _ path: String, _ interface: String, _ method: String, _ parameters: OpaquePointer?,
-        replyType: String, deadline: Deadline, timeout: Duration, autoStart: Bool = false
+        replyType: String, deadline: Deadline, timeout: Duration, autoStart: Bool = false,
+        destination: String = secretsBusName
     ) throws(VaultError) -> OpaquePointer? {
         let type = g_variant_type_new(replyType)
         defer { g_variant_type_free(type) }
         var error: UnsafeMutablePointer<GError>?
         let reply = g_dbus_connection_call_sync(
-            connection, secretsBusName, path, interface, method, parameters, type,
+            connection, destination, path, interface, method, parameters, type,
             autoStart ? G_DBUS_CALL_FLAGS_NONE : G_DBUS_CALL_FLAGS_NO_AUTO_START,
             milliseconds(timeout), deadline.cancellable, &error)
         if let error {
@@ -506,7 +696,9 @@ final class LibSecretClient: Sendable {
             return VaultError(.storeUnavailable, underlying: .gError(
                 domain: domainName, code: code, message: "no answer from the Secret Service in time"))
         }
-        if domain == secret_error_get_quark() && code == Int32(SECRET_ERROR_IS_LOCKED.rawValue) {
+        if (domain == secret_error_get_quark() && code == Int32(SECRET_ERROR_IS_LOCKED.rawValue))
+            || message.hasPrefix("org.freedesktop.Secret.Error.IsLocked")
+        {
             return VaultError(.storeLocked, underlying: underlying)
         }
         // Everything else means the store cannot do the job now: no bus, no provider, lost session,
@@ -539,6 +731,13 @@ final class LibSecretClient: Sendable {
 }
 
 extension VaultError {
+    /// The provider answered `org.freedesktop.Secret.Error.IsLocked` (KWallet's `CreateItem` on a closed wallet).
+    fileprivate var isLockedByTheProvider: Bool {
+        guard code == .storeLocked, case .gError(let domain, let code, let message)? = underlying else { return false }
+        return (domain == "secret-error" && code == Int32(SECRET_ERROR_IS_LOCKED.rawValue))
+            || message.hasPrefix("org.freedesktop.Secret.Error.IsLocked")
+    }
+
     /// A provider's answer that it does not know the method, interface, property or object asked for,
     /// or takes the arguments for invalid: it is there and answered (the bus's own errors, such as
     /// `ServiceUnknown`, are not this).
@@ -657,6 +856,103 @@ private func makeStringPairsVariant(_ pairs: some Sequence<(key: String, value: 
     return g_variant_builder_end(builder)
 }
 
+/// An `a{ss}` GVariant as a dictionary.
+private func stringPairs(_ value: OpaquePointer) -> SecretAttributes {
+    var result: SecretAttributes = [:]
+    for index in 0..<g_variant_n_children(value) {
+        guard let entry = g_variant_get_child_value(value, index) else { continue }
+        defer { g_variant_unref(entry) }
+        let key = g_variant_get_child_value(entry, 0)
+        let item = g_variant_get_child_value(entry, 1)
+        defer { g_variant_unref(key); g_variant_unref(item) }
+        if let keyText = g_variant_get_string(key, nil), let valueText = g_variant_get_string(item, nil) {
+            result[String(cString: keyText)] = String(cString: valueText)
+        }
+    }
+    return result
+}
+
+/// Many calls to the Secret Service on one connection, sent without waiting for each answer (at most
+/// ``window`` outstanding), their answers collected on a main context of this thread's own, as
+/// ``PromptWaiter`` does.
+///
+/// Bounded per answer, not in total: each call fails after the store's timeout (GDBus's per-call
+/// timeout), and the first failure stops the batch. A provider that stops answering fails the batch
+/// within one timeout; one that holds 10,000 items (gnome-keyring answers about 0.2 to 1 ms per item)
+/// is not refused for being large, which one deadline for the whole listing did at about 4,000 items.
+final class PipelinedCalls {
+    /// Answers not yet in at any time: enough to keep the provider busy, and well below dbus-daemon's
+    /// per-connection limit of pending replies (128 on a bus whose configuration sets none).
+    static let window = 64
+
+    private final class Slot {
+        let calls: PipelinedCalls
+        let index: Int
+        init(_ calls: PipelinedCalls, _ index: Int) {
+            self.calls = calls
+            self.index = index
+        }
+    }
+
+    private var replies: [OpaquePointer?]
+    private var failure: VaultError?
+    private var outstanding = 0
+    private let deadline: Deadline
+
+    private init(count: Int, deadline: Deadline) {
+        replies = Array(repeating: nil, count: count)
+        self.deadline = deadline
+    }
+
+    /// The replies (new references, owned by the caller), `nil` for objects that do not exist.
+    static func run(
+        _ connection: OpaquePointer, paths: [String], interface: String, method: String,
+        parameters: (String) -> OpaquePointer?, replyType: String, deadline: Deadline, timeout: Duration
+    ) throws(VaultError) -> [OpaquePointer?] {
+        let calls = PipelinedCalls(count: paths.count, deadline: deadline)
+        let context = g_main_context_new()
+        defer { g_main_context_unref(context) }
+        g_main_context_push_thread_default(context)
+        defer { g_main_context_pop_thread_default(context) }
+        let type = g_variant_type_new(replyType)
+        defer { g_variant_type_free(type) }
+        var next = 0
+        // Every call sent is answered (timed out ones too), and its slot released, before this returns.
+        while calls.outstanding > 0 || (next < paths.count && calls.failure == nil) {
+            while next < paths.count && calls.outstanding < window && calls.failure == nil {
+                let slot = Unmanaged.passRetained(Slot(calls, next)).toOpaque()
+                g_dbus_connection_call(
+                    connection, LibSecretClient.secretsBusName, paths[next], interface, method, parameters(paths[next]), type,
+                    G_DBUS_CALL_FLAGS_NO_AUTO_START, LibSecretClient.milliseconds(timeout), nil,
+                    { source, result, slot in
+                        let slot = Unmanaged<Slot>.fromOpaque(slot!).takeRetainedValue()
+                        slot.calls.finish(OpaquePointer(source), result, index: slot.index)
+                    }, slot)
+                calls.outstanding += 1
+                next += 1
+            }
+            g_main_context_iteration(context, 1)
+        }
+        if let failure = calls.failure {
+            for reply in calls.replies { if let reply { g_variant_unref(reply) } }
+            throw failure
+        }
+        return calls.replies
+    }
+
+    private func finish(_ connection: OpaquePointer?, _ result: OpaquePointer?, index: Int) {
+        outstanding -= 1
+        var error: UnsafeMutablePointer<GError>?
+        let reply = g_dbus_connection_call_finish(connection, result, &error)
+        if let error {
+            let mapped = LibSecretClient.vaultError(consuming: error, deadline: deadline)
+            if !mapped.isNoSuchObject && failure == nil { failure = mapped }
+            return
+        }
+        replies[index] = reply
+    }
+}
+
 /// Child `index` of a tuple as an `ao` array of object paths.
 private func objectPaths(_ tuple: OpaquePointer?, _ index: Int) -> [String] {
     guard let child = g_variant_get_child_value(tuple, gsize(index)) else { return [] }
@@ -704,5 +1000,81 @@ private func stringChild(_ tuple: OpaquePointer?, _ index: Int) -> String? {
     defer { g_variant_unref(child) }
     guard let text = g_variant_get_string(child, nil) else { return nil }
     return String(cString: text)
+}
+#endif
+#if os(Linux)
+import BiometricsVaultCore
+import CGio
+
+/// Waits for one Secret Service prompt's `Completed` signal.
+///
+/// The signal is subscribed (on a main context of its own) before `Prompt()` is called, so a provider that
+/// completes the prompt at once (KWallet's `Unlock` of an open wallet, KeePassXC without confirmations)
+/// cannot be missed. Only the thread that runs the operation iterates that context, so the signal
+/// callback runs on that thread, inside ``wait(until:)``: no state is shared with another thread.
+final class PromptWaiter {
+    struct Outcome {
+        var dismissed: Bool
+        /// The signal's result value (a new reference), whose owner is the caller.
+        var result: OpaquePointer?
+    }
+
+    private(set) var outcome: Outcome?
+    private let connection: OpaquePointer
+    private let context: OpaquePointer?
+    private var subscription: guint = 0
+
+    /// Subscribes to `Completed` of `prompt`, sent by `sender` (the provider's unique bus name).
+    init(_ connection: OpaquePointer, prompt: String, sender: String) {
+        self.connection = connection
+        context = g_main_context_new()
+        g_main_context_push_thread_default(context)
+        subscription = g_dbus_connection_signal_subscribe(
+            connection, sender, "org.freedesktop.Secret.Prompt", "Completed", prompt, nil, G_DBUS_SIGNAL_FLAGS_NONE,
+            { _, _, _, _, _, parameters, waiter in
+                guard let waiter else { return }
+                Unmanaged<PromptWaiter>.fromOpaque(waiter).takeUnretainedValue().record(parameters)
+            },
+            // Unretained: the subscription ends in `close()`, before the waiter can go away, and callbacks
+            // run only while this waiter iterates its own context.
+            Unmanaged.passUnretained(self).toOpaque(), nil)
+        g_main_context_pop_thread_default(context)
+    }
+
+    private func record(_ parameters: OpaquePointer?) {
+        guard outcome == nil, let parameters, String(cString: g_variant_get_type_string(parameters)) == "(bv)" else { return }
+        let dismissed = g_variant_get_child_value(parameters, 0)
+        let boxed = g_variant_get_child_value(parameters, 1)
+        defer { g_variant_unref(dismissed); g_variant_unref(boxed) }
+        outcome = Outcome(dismissed: g_variant_get_boolean(dismissed) != 0, result: g_variant_get_variant(boxed))
+    }
+
+    /// Iterates the context until the signal came or the deadline's cancellable fired.
+    func wait(until deadline: Deadline) throws(VaultError) {
+        guard let source = g_cancellable_source_new(deadline.cancellable) else {
+            throw VaultError(.storeUnavailable, underlying: .message("could not wait for the Secret Service's prompt"))
+        }
+        // The source only wakes the loop below; it removes itself.
+        let wake: @convention(c) (UnsafeMutablePointer<GCancellable>?, gpointer?) -> gboolean = { _, _ in 0 }
+        g_source_set_callback(source, unsafeBitCast(wake, to: GSourceFunc.self), nil, nil)
+        g_source_attach(source, context)
+        defer {
+            g_source_destroy(source)
+            g_source_unref(source)
+        }
+        while outcome == nil && !deadline.isCancelled {
+            g_main_context_iteration(context, 1)
+        }
+    }
+
+    /// Ends the subscription and runs what it left on the context (GLib frees the subscription there).
+    func close() {
+        if subscription != 0 {
+            g_dbus_connection_signal_unsubscribe(connection, subscription)
+            subscription = 0
+        }
+        while g_main_context_iteration(context, 0) != 0 {}
+        g_main_context_unref(context)
+    }
 }
 #endif

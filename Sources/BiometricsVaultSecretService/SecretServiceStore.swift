@@ -11,6 +11,20 @@ public enum SecretServiceStatus: Sendable, Equatable {
     case unavailable(VaultError)
 }
 
+/// What a ``SecretServiceStore`` does with a prompt a provider returns (`org.freedesktop.Secret.Prompt`,
+/// from `Unlock`, `CreateItem` or `Item.Delete`).
+public enum SecretServicePrompts: Sendable, Hashable {
+    /// Runs it as the specification says: `Prompt("")`, then waits for `Completed` up to the store's
+    /// timeout (`Dismiss` and `storeLocked` when nobody answered; `userCancel` when it was dismissed).
+    /// A provider that completes it without a dialog (KeePassXC without confirmations, KWallet's unlock of
+    /// an open wallet) just works; a provider that shows a dialog (a locked gnome-keyring, a closed
+    /// KWallet wallet) waits for the user.
+    case complete
+    /// Never calls `Prompt()`: an operation that needs one is `storeLocked` (for callers that must not
+    /// interact: a status line, a diagnosis).
+    case never
+}
+
 /// The freedesktop Secret Service (the Linux desktop keychain: gnome-keyring and friends) as a
 /// ``SecretStore``, through libsecret.
 ///
@@ -29,8 +43,9 @@ public enum SecretServiceStatus: Sendable, Equatable {
 /// a program of the same user that asks the Secret Service for `bv-service`/`bv-key` gets the bytes.
 ///
 /// ## Replacing across protections (the atomicity rule)
-/// A write first creates the new item completely (CreateItem with replace), and only then deletes the
-/// items that existed before it (the other protection's item, and a stale copy under another header).
+/// A write first creates the new item completely (CreateItem, never `replace`: KeePassXC cannot replace
+/// another client's item), and only then deletes the vault's items that existed before it (the previous
+/// copy, the other protection's item, a stale copy under another header).
 /// If the process dies in between, both a plain and a protected item exist. **The plain item wins**: reads
 /// return it, and the next write or delete removes the protected copy (repair on write, so the common read
 /// stays two round trips): an upgrade that did not finish is undone, a downgrade that did not finish is
@@ -43,13 +58,18 @@ public enum SecretServiceStatus: Sendable, Equatable {
 ///
 /// Items that some other program stored under the same `service`/`username` without the vault's
 /// markers are left alone: reads ignore them and writes do not delete them. Adopt them with
-/// ``importItem(service:username:as:removeSource:)``.
+/// ``importItem(service:username:as:removeSource:)``. An item with the vault's plain schema but no
+/// `bv-header` was not written by the vault either: it is not listed, never deleted, and a write to its
+/// key is `invalidVault` (remove it first).
 ///
 /// ## Locking, prompts and time
-/// The store never unlocks anything, so it never shows a GUI prompt: a locked default collection
-/// ("login" keyring) makes reads, writes and deletes throw `storeLocked` (nothing is lost; unlock the
-/// keyring and retry). libsecret reports a lookup on a locked keyring as "nothing found", so when a
-/// search comes back empty the store checks the collection's `Locked` property before answering `nil`.
+/// Prompts follow the Secret Service specification (``SecretServicePrompts``). When a read, write or
+/// delete meets something locked (items in SearchItems' locked list; a default collection whose `Locked`
+/// is true, which is how gnome-keyring and KWallet hide a locked collection's items; KWallet's
+/// `IsLocked` error), the store calls `Unlock` and completes its prompt, then starts the operation over
+/// once. With ``SecretServicePrompts/never`` it throws `storeLocked` instead (nothing is lost; unlock
+/// the keyring and retry). An empty secret (KWallet's answer for a closed wallet) is never taken for the
+/// item. The common read checks no lock state: it costs what a raw libsecret lookup costs.
 /// Every call has a deadline (``init(timeout:)``); a missing bus or provider is `storeUnavailable` at
 /// once, a provider that stops answering is `storeUnavailable` when the deadline passes. After the
 /// provider restarts, the next call reconnects by itself.
@@ -60,13 +80,28 @@ public struct SecretServiceStore: SecretStore {
 
     /// Connects to the Secret Service on the session bus of this process.
     ///
-    /// - Parameter timeout: the most any single store call may take before it fails with
-    ///   `storeUnavailable`.
+    /// - Parameters:
+    ///   - timeout: the most any single store call may take before it fails with `storeUnavailable`
+    ///     (a prompt nobody answers: `storeLocked`).
     /// - Throws: `storeUnavailable` (quickly) when there is no session bus or no provider on it.
-    public init(timeout: Duration = .seconds(5)) throws {
-        let client = LibSecretClient(timeout: timeout)
+    ///   - prompts: whether a prompt the provider returns is run (``SecretServicePrompts``).
+    public init(timeout: Duration = .seconds(5), prompts: SecretServicePrompts = .complete) throws {
+        let client = LibSecretClient(timeout: timeout, prompts: prompts)
         try client.connect()
         self.client = client
+    }
+
+    /// A store on the bus at `busAddress` instead of the process's session bus (the package's tests reach
+    /// KeePassXC and KWallet on private buses this way).
+    package init(busAddress: String, timeout: Duration = .seconds(5), prompts: SecretServicePrompts = .complete) throws {
+        let client = LibSecretClient(timeout: timeout, prompts: prompts, busAddress: busAddress)
+        try client.connect()
+        self.client = client
+    }
+
+    /// ``probe(timeout:)`` of the bus at `busAddress`.
+    package static func probe(busAddress: String, timeout: Duration = .seconds(1)) -> SecretServiceStatus {
+        probe(LibSecretClient(timeout: timeout, prompts: .never, busAddress: busAddress))
     }
 
     /// Starts connecting to the Secret Service on another thread and returns at once.
@@ -83,7 +118,10 @@ public struct SecretServiceStore: SecretStore {
 
     /// Asks, without prompting, whether the Secret Service on the session bus can be used now.
     public static func probe(timeout: Duration = .seconds(1)) -> SecretServiceStatus {
-        let client = LibSecretClient(timeout: timeout)
+        probe(LibSecretClient(timeout: timeout, prompts: .never))
+    }
+
+    private static func probe(_ client: LibSecretClient) -> SecretServiceStatus {
         do {
             let locked = try client.perform { call throws(VaultError) in try call.defaultCollectionIsLocked() }
             return locked ? .locked : .available
@@ -125,7 +163,7 @@ public struct SecretServiceStore: SecretStore {
     // MARK: SecretStore
 
     public func read(_ id: SecretItemID, authorization: Authorization?) throws -> StoredItem? {
-        try client.perform { call throws(VaultError) -> StoredItem? in try readItem(id, call, repairs: true) }
+        try perform { call throws(VaultError) -> StoredItem? in try readItem(id, call, repairs: true) }
     }
 
     /// Writes if the stored item satisfies `condition`. Search, check, create and delete run under the
@@ -150,16 +188,15 @@ public struct SecretServiceStore: SecretStore {
         }
         let protected = item.header.protection != .none
         try ItemLockFile.withLock(id, timeout: client.timeout) { () throws(VaultError) in
-            try client.perform { call throws(VaultError) in
+            try perform { call throws(VaultError) in
                 if condition != .anything {
                     try condition.check(readItem(id, call, repairs: false)?.header)
                 }
                 // What exists before the new item does; only these may be deleted afterwards.
-                let before = try call.search(Self.plainQuery(id)).merged(with: call.search(Self.protectedQuery(id)))
-                if !before.locked.isEmpty { throw Self.lockedError }
+                let before = try ownItems(id, call)
                 let newPath = try call.createItem(
                     attributes: attributes, label: Self.label(id, protected: protected), secret: secret, contentType: contentType)
-                for path in before.unlocked where path != newPath { try call.deleteItem(at: path) }
+                for path in before where path != newPath { try call.deleteItem(at: path) }
             }
         }
     }
@@ -169,33 +206,37 @@ public struct SecretServiceStore: SecretStore {
     }
 
     private func deleteLocked(_ id: SecretItemID) throws(VaultError) {
-        try client.perform { call throws(VaultError) in
-            let found = try call.search(Self.plainQuery(id)).merged(with: call.search(Self.protectedQuery(id)))
-            if !found.locked.isEmpty { throw Self.lockedError }
-            if found.unlocked.isEmpty {
+        try perform { call throws(VaultError) in
+            let found = try ownItems(id, call, skippingForeign: true)
+            if found.isEmpty {
                 // Absent, or hidden by a locked keyring: say which.
-                if try call.defaultCollectionIsLocked() { throw Self.lockedError }
+                try Self.checkDefaultCollectionUnlocked(call)
                 return
             }
-            for path in found.unlocked { try call.deleteItem(at: path) }
+            for path in found { try call.deleteItem(at: path) }
         }
     }
 
     public func keys(service: String) throws -> [String] {
-        try client.perform { call throws(VaultError) -> [String] in
+        try perform { call throws(VaultError) -> [String] in
             let plain = try call.search(["xdg:schema": Self.plainSchema, "service": service])
             let protected = try call.search(["xdg:schema": Self.protectedSchema, "bv-service": service])
-            if !plain.locked.isEmpty || !protected.locked.isEmpty { throw Self.lockedError }
+            if !plain.locked.isEmpty || !protected.locked.isEmpty {
+                throw call.locked(plain.locked + protected.locked, Self.lockedError)
+            }
             if plain.unlocked.isEmpty && protected.unlocked.isEmpty {
-                if try call.defaultCollectionIsLocked() { throw Self.lockedError }
+                try Self.checkDefaultCollectionUnlocked(call)
                 return []
             }
+            // One batch of attribute reads per schema, not a round trip per item (10,000 items list in time).
             var keys = Set<String>()
-            for path in plain.unlocked {
-                if let key = try call.attributes(at: path)?["username"] { keys.insert(key) }
+            for attributes in try call.attributes(of: plain.unlocked) {
+                // An item of the vault's schema without its header was not written by the vault: not listed.
+                guard let attributes, attributes[Self.headerAttribute] != nil, let key = attributes["username"] else { continue }
+                keys.insert(key)
             }
-            for path in protected.unlocked {
-                if let key = try call.attributes(at: path)?["bv-key"] { keys.insert(key) }
+            for attributes in try call.attributes(of: protected.unlocked) {
+                if let key = attributes?["bv-key"] { keys.insert(key) }
             }
             return keys.sorted()
         }
@@ -228,15 +269,15 @@ public struct SecretServiceStore: SecretStore {
         guard try read(id, authorization: nil) == nil else {
             throw VaultError(.invalidVault, underlying: .message("the target key already holds a vault item"))
         }
-        let (sourcePath, payload) = try client.perform { call throws(VaultError) -> (String, SecretBytes) in
+        let (sourcePath, payload) = try perform { call throws(VaultError) -> (String, SecretBytes) in
             let found = try call.search(["service": service, "username": username])
             for path in found.unlocked {
                 guard let attributes = try call.attributes(at: path), !Self.isVaultItem(attributes) else { continue }
                 guard let payload = try call.secret(at: path) else { continue }
                 return (path, payload)
             }
-            if !found.locked.isEmpty { throw Self.lockedError }
-            if found.unlocked.isEmpty, try call.defaultCollectionIsLocked() { throw Self.lockedError }
+            if !found.locked.isEmpty { throw call.locked(found.locked, Self.lockedError) }
+            if found.unlocked.isEmpty { try Self.checkDefaultCollectionUnlocked(call) }
             throw VaultError(.itemNotFound, underlying: .message("no Secret Service item for that service and username"))
         }
         let converted = try convert(payload)
@@ -249,12 +290,64 @@ public struct SecretServiceStore: SecretStore {
                 .corruptedItem,
                 underlying: .message("the imported item did not read back as written; the source item was kept"))
         }
-        try client.perform { call throws(VaultError) in try call.deleteItem(at: sourcePath) }
+        try perform { call throws(VaultError) in try call.deleteItem(at: sourcePath) }
     }
 
     // MARK: internals
 
     static let lockedError = VaultError(.storeLocked, underlying: .message("the Secret Service collection is locked"))
+
+    /// Runs `body` on the service; when it stops at something locked (items in SearchItems' locked
+    /// list, a default collection whose `Locked` is true, KWallet's `IsLocked`), unlocks that with the
+    /// service's `Unlock` (completing its prompt) and runs `body` once more from the start. Under
+    /// ``SecretServicePrompts/never`` nothing is unlocked: the answer is `storeLocked`.
+    private func perform<Result>(_ body: (LibSecretClient.Call) throws(VaultError) -> Result) throws(VaultError) -> Result {
+        try client.perform { call throws(VaultError) -> Result in
+            do throws(VaultError) {
+                return try body(call)
+            } catch {
+                guard error.code == .storeLocked, client.prompts == .complete, let objects = call.lockedObjects.value
+                else { throw error }
+                call.lockedObjects.value = nil
+                try call.unlock(objects)
+                return try body(call)
+            }
+        }
+    }
+
+    /// The vault's items for `id` (both protections, every header): the only items a write replaces or a
+    /// delete removes. An item with the plain schema's attributes but no `bv-header` was not written by
+    /// the vault (a hand-made or another program's item): it is never deleted, and a write refuses to
+    /// put a second item beside it (`invalidVault`, naming the way out) unless `skippingForeign`.
+    private func ownItems(_ id: SecretItemID, _ call: LibSecretClient.Call, skippingForeign: Bool = false) throws(VaultError) -> [String] {
+        let plain = try call.search(Self.plainQuery(id))
+        let protected = try call.search(Self.protectedQuery(id))
+        if !plain.locked.isEmpty || !protected.locked.isEmpty {
+            throw call.locked(plain.locked + protected.locked, Self.lockedError)
+        }
+        var own = protected.unlocked
+        for (path, attributes) in zip(plain.unlocked, try call.attributes(of: plain.unlocked)) {
+            guard let attributes else { continue }  // gone meanwhile
+            if attributes[Self.headerAttribute] != nil {
+                own.append(path)
+            } else if !skippingForeign {
+                throw Self.foreignItemError
+            }
+        }
+        return own
+    }
+
+    static let foreignItemError = VaultError(.invalidVault, underlying: .message(
+        "the Secret Service holds an item with the vault's schema and this service and key but without its bv-header "
+            + "attribute: BiometricsVault did not write it and leaves it alone; remove it (secret-tool clear xdg:schema "
+            + "io.github.biometricsvault.Plain service SERVICE username KEY), then retry"))
+
+    /// Throws `storeLocked` (recording the collection to unlock) when the default collection is locked:
+    /// gnome-keyring's SearchItems leaves a locked keyring's items out, and KWallet lists none of an
+    /// open wallet's items until a client unlocks its collection.
+    static func checkDefaultCollectionUnlocked(_ call: LibSecretClient.Call) throws(VaultError) {
+        if try call.defaultCollectionIsLocked() { throw call.locked([try call.defaultCollection()], lockedError) }
+    }
 
     static func isVaultItem(_ attributes: SecretAttributes) -> Bool {
         attributes[headerAttribute] != nil || attributes["xdg:schema"] == plainSchema
@@ -273,10 +366,14 @@ public struct SecretServiceStore: SecretStore {
         let plainHeader = ItemHeader(protection: .none)
         let fast = try call.search(
             ["service": id.service, "username": id.key, Self.headerAttribute: plainHeader.attributeValue] as KeyValuePairs)
-        if let path = fast.unlocked.first, let payload = try call.secret(at: path) {
+        if fast.unlocked.count == 1, let payload = try call.secret(at: fast.unlocked[0]) {
             return StoredItem(header: plainHeader, payload: payload)
         }
-        if !fast.locked.isEmpty { throw Self.lockedError }
+        // Two copies: a write stopped between creating the new one and deleting the old one.
+        if fast.unlocked.count > 1, let (_, payload) = try newest(fast.unlocked, call) {
+            return StoredItem(header: plainHeader, payload: payload)
+        }
+        if !fast.locked.isEmpty { throw call.locked(fast.locked, Self.lockedError) }
         return try readSlowly(id, call, repairs: repairs)
     }
 
@@ -296,7 +393,7 @@ public struct SecretServiceStore: SecretStore {
             }
             return item
         }
-        if !protected.locked.isEmpty { throw Self.lockedError }
+        if !protected.locked.isEmpty { throw call.locked(protected.locked, Self.lockedError) }
 
         // A plain vault item whose header is not the common one (written with an enrollment, or by
         // another format version: that is `corruptedItem`, never a guess).
@@ -310,9 +407,9 @@ public struct SecretServiceStore: SecretStore {
             guard let payload = try call.secret(at: path) else { continue }
             return StoredItem(header: parsed, payload: payload)
         }
-        if !plain.locked.isEmpty { throw Self.lockedError }
-        // libsecret and gnome-keyring answer "nothing" for a locked keyring: check before saying absent.
-        if try call.defaultCollectionIsLocked() { throw Self.lockedError }
+        if !plain.locked.isEmpty { throw call.locked(plain.locked, Self.lockedError) }
+        // gnome-keyring and KWallet answer "nothing" for a locked collection: check before saying absent.
+        try Self.checkDefaultCollectionUnlocked(call)
         return nil
     }
 

@@ -18,7 +18,7 @@ struct SecretServiceFailureModeTests {
     @Test func lockedCollectionIsStoreLockedAndTheItemSurvivesUnlock() throws {
         let keyring = try PrivateKeyring()
         let driver = try StoreDriver(environment: keyring.environment)
-        #expect(status(try driver.send("init")) == "ok")
+        #expect(status(try driver.send("init 1000 never")) == "ok")
         #expect(try driver.send("write bv-test.locked alice plain {\"a\":1}") == "ok")
         #expect(try driver.send("write bv-test.locked bob protected {\"b\":2}") == "ok")
         #expect(status(try driver.send("probe")) == "available")
@@ -33,6 +33,13 @@ struct SecretServiceFailureModeTests {
         #expect(try driver.send("write bv-test.locked alice plain {}") == "error storeLocked")
         #expect(try driver.send("delete bv-test.locked alice") == "error storeLocked")
         #expect(try driver.send("delete bv-test.locked nobody") == "error storeLocked")
+
+        // A store that may prompt asks gnome-keyring to unlock; with no prompter on this bus (no
+        // display) gnome-keyring dismisses the prompt at once: userCancel, and nothing is written.
+        let prompting = try StoreDriver(environment: keyring.environment)
+        #expect(status(try prompting.send("init 1000")) == "ok")
+        #expect(try prompting.send("read bv-test.locked alice") == "error userCancel")
+        #expect(try prompting.send("write bv-test.locked alice plain {}") == "error userCancel")
 
         // Unlock: gnome-keyring restarted with the right password; the same store reconnects by itself.
         try keyring.startKeyring(password: PrivateKeyring.password)
@@ -53,7 +60,7 @@ struct SecretServiceFailureModeTests {
         // A wrong login password: the daemon loads login.keyring from disk and it stays locked.
         try keyring.startKeyring(password: "not-the-password")
         let driver = try StoreDriver(environment: keyring.environment)
-        #expect(status(try driver.send("init")) == "ok")
+        #expect(status(try driver.send("init 1000 never")) == "ok")
         #expect(status(try driver.send("probe")) == "locked")
         #expect(try driver.send("read bv-test.disk alice") == "error storeLocked")
         #expect(try driver.send("read bv-test.disk bob") == "error storeLocked")
@@ -95,6 +102,52 @@ struct SecretServiceFailureModeTests {
         print("no bus: init -> \(initAnswer); probe -> \(probeAnswer)")
     }
 
+    /// A session bus address where something listens but never answers (a stopped bus): every `auto`
+    /// command paid the store's whole 5 s timeout. Connecting to the bus is bounded on its own.
+    @Test func aBusThatNeverAnswersCostsHalfASecondNotTheTimeout() throws {
+        let directory = try Shell.bash("mktemp -d /tmp/bv-silent-bus.XXXXXX").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = "\(directory)/bus"
+        // Listens (so connect() succeeds) and never reads a byte: the authentication never completes.
+        let listener = try Shell.spawn(
+            "/usr/bin/python3",
+            ["-c", "import socket, sys, time\ns = socket.socket(socket.AF_UNIX)\ns.bind(sys.argv[1])\ns.listen(64)\nprint('ready', flush=True)\ntime.sleep(60)", socket])
+        defer {
+            kill(listener.pid, SIGTERM)
+            var status: Int32 = 0
+            while waitpid(listener.pid, &status, 0) < 0 && errno == EINTR {}
+            close(listener.stdin); close(listener.stdout); close(listener.stderr)
+        }
+        #expect(try Shell.readLine(listener.stdout) == "ready")
+        let driver = try StoreDriver(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(socket)", "DISPLAY": ""])
+        let answer = try driver.send("init 5000")
+        #expect(status(answer) == "error storeUnavailable")
+        let milliseconds = Int(answer.split(separator: " ").last?.dropLast(2) ?? "") ?? .max
+        #expect(milliseconds < 1500, "\(answer)")
+    }
+
+    /// A provider with no `default` alias (gnome-keyring started with no login keyring: ReadAlias
+    /// answers "/") is storeUnavailable with the way out, in the probe (doctor) and on a write.
+    @Test func aProviderWithoutDefaultCollectionSaysWhatToDo() throws {
+        let bus = try PrivateKeyring(withKeyring: false)
+        let started = try Shell.bash(
+            "gnome-keyring-daemon --start --components=secrets >/dev/null 2>&1 && gdbus wait --session --timeout 10 org.freedesktop.secrets",
+            environment: bus.environment)
+        #expect(started.status == 0, "\(started.stderr)")
+        guard case .unavailable(let error) = SecretServiceStore.probe(busAddress: bus.address, timeout: .seconds(2)) else {
+            Issue.record("a provider without a default collection probed as usable")
+            return
+        }
+        #expect(error.code == .storeUnavailable)
+        #expect("\(error.underlying.map { "\($0)" } ?? "")".contains("no default collection"))
+        let store = try SecretServiceStore(busAddress: bus.address, timeout: .seconds(2))
+        let id = try SecretItemID(service: "bv-test.no-default", key: "k")
+        #expect(throws: VaultError.storeUnavailable) {
+            try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: "{}")), for: id, authorization: nil)
+        }
+        #expect(throws: VaultError.storeUnavailable) { try store.read(id, authorization: nil) }
+    }
+
     @Test func busWithoutProviderIsATypedErrorQuickly() throws {
         let bus = try PrivateKeyring(withKeyring: false)
         let driver = try StoreDriver(environment: bus.environment)
@@ -129,24 +182,71 @@ struct SecretServiceFailureModeTests {
     }
 
     /// A provider that answers `Item.Delete` with a prompt (one that confirms deletions, as KeePassXC can
-    /// be set to) gets no prompt shown: the delete is `storeLocked` and the prompt is never called. A fake
-    /// provider (python with jeepney on a private bus): gnome-keyring never asks to confirm a deletion.
-    @Test func aDeletionThatAsksForAPromptIsStoreLockedAndShowsNone() throws {
+    /// be set to). A store that must not prompt never calls `Prompt()`: `storeLocked`. A fake provider
+    /// (python with jeepney on a private bus), for the answers no real provider gives on demand: a prompt
+    /// the user dismisses, and one nobody ever answers.
+    @Test func aDeletionThatAsksForAPromptIsStoreLockedWithoutPromptingWhenPromptsAreNotAllowed() throws {
         let bus = try PrivateKeyring(withKeyring: false)
-        let provider = try FakeProvider(script: Self.confirmingProvider, on: bus)
+        let provider = try FakeProvider(script: Self.confirmingProvider(answer: "dismiss"), on: bus)
         let driver = try StoreDriver(environment: bus.environment)
-        #expect(status(try driver.send("init")) == "ok")
+        #expect(status(try driver.send("init 1000 never")) == "ok")
         #expect(try driver.send("delete bv-test.confirm alice") == "error storeLocked")
         let calls = provider.stopAndReadCalls()
         #expect(calls.contains("Delete /org/freedesktop/secrets/collection/login/1"), "\(calls)")
         #expect(!calls.contains { $0.hasPrefix("Prompt") }, "\(calls)")
     }
 
+    /// The prompt is run per the specification (`Prompt("")` after subscribing to `Completed`); a
+    /// dismissed prompt is `userCancel`, and nothing else is called.
+    @Test func aDismissedPromptIsUserCancel() throws {
+        let bus = try PrivateKeyring(withKeyring: false)
+        let provider = try FakeProvider(script: Self.confirmingProvider(answer: "dismiss"), on: bus)
+        let driver = try StoreDriver(environment: bus.environment)
+        #expect(status(try driver.send("init 1000")) == "ok")
+        #expect(try driver.send("delete bv-test.confirm alice") == "error userCancel")
+        let calls = provider.stopAndReadCalls()
+        #expect(calls.contains("Prompt /org/freedesktop/secrets/prompt/p1 window="), "\(calls)")
+        #expect(!calls.contains { $0.hasPrefix("Dismiss") }, "\(calls)")
+    }
+
+    /// A prompt nobody answers (a dialog on a display nobody watches) ends at the store's bound with
+    /// `storeLocked`, and the store dismisses it.
+    @Test func anUnansweredPromptEndsAtTheBoundAndIsDismissed() throws {
+        let bus = try PrivateKeyring(withKeyring: false)
+        let provider = try FakeProvider(script: Self.confirmingProvider(answer: "never"), on: bus)
+        let driver = try StoreDriver(environment: bus.environment)
+        #expect(status(try driver.send("init 700")) == "ok")
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(try driver.send("delete bv-test.confirm alice") == "error storeLocked")
+        let elapsed = clock.now - start
+        #expect(elapsed >= .milliseconds(600) && elapsed < .seconds(3), "\(elapsed)")
+        let calls = provider.stopAndReadCalls()
+        #expect(calls.contains("Prompt /org/freedesktop/secrets/prompt/p1 window="), "\(calls)")
+        #expect(calls.contains("Dismiss /org/freedesktop/secrets/prompt/p1"), "\(calls)")
+    }
+
+    /// KWallet answers GetSecrets for an item of a closed wallet with an empty secret and no error. Its
+    /// search lists such items as locked, so only a wallet closed between the search and GetSecrets
+    /// meets it: a fake provider gives that answer on demand. The item is locked (its Locked property),
+    /// never read as empty, never an undecryptable "corrupted" item.
+    @Test func anEmptySecretFromALockedItemIsStoreLockedNeverTheItem() throws {
+        let bus = try PrivateKeyring(withKeyring: false)
+        let provider = try FakeProvider(script: Self.confirmingProvider(answer: "never", emptySecrets: true), on: bus)
+        let driver = try StoreDriver(environment: bus.environment)
+        #expect(status(try driver.send("init 1000 never")) == "ok")
+        #expect(try driver.send("read bv-test.empty alice") == "error storeLocked")
+        let calls = provider.stopAndReadCalls()
+        #expect(calls.contains("GetSecrets /org/freedesktop/secrets"), "\(calls)")
+        #expect(calls.contains("Get Locked"), "\(calls)")
+    }
+
     /// Owns org.freedesktop.secrets: an encrypted session (its public key is the group's generator, 2:
-    /// no secret crosses here), one unlocked item for every search, and a prompt for every Delete. Prints
-    /// each call's member, and the path of each Delete.
-    static let confirmingProvider = """
-        from jeepney import HeaderFields, MessageType, new_error, new_method_return
+    /// no secret crosses here), one unlocked item for every search, and a prompt for every Delete, which
+    /// it completes as dismissed (`answer` "dismiss") or never ("never"). Prints each call's member and path.
+    /// With `emptySecrets`, GetSecrets answers every item with an empty value and the item's Locked is true.
+    static func confirmingProvider(answer: String, emptySecrets: Bool = false) -> String { """
+        from jeepney import DBusAddress, HeaderFields, MessageType, new_error, new_method_return, new_signal
         from jeepney.bus_messages import message_bus
         from jeepney.io.blocking import open_dbus_connection
         conn = open_dbus_connection(bus="SESSION")
@@ -159,9 +259,16 @@ struct SecretServiceFailureModeTests {
                 continue
             member = msg.header.fields.get(HeaderFields.member)
             path = msg.header.fields.get(HeaderFields.path)
-            if member == "Get":
+            if member == "Get" and msg.body[1] == "Locked":
+                print(member, "Locked", flush=True)
+                conn.send(new_method_return(msg, "v", (("b", \(emptySecrets ? "True" : "False")),)))
+            elif member == "Get":
                 print(member, flush=True)
                 conn.send(new_method_return(msg, "v", (("ao", []),)))
+            elif member == "GetSecrets" and \(emptySecrets ? "True" : "False"):
+                print(member, path, flush=True)
+                secret = ("/org/freedesktop/secrets/session/s1", b"", b"", "text/plain")
+                conn.send(new_method_return(msg, "a{o(oayays)}", ({item: secret},)))
             elif member == "OpenSession":
                 print(member, flush=True)
                 key = bytes(127) + bytes([2])
@@ -172,9 +279,19 @@ struct SecretServiceFailureModeTests {
             elif member == "Delete":
                 print(member, path, flush=True)
                 conn.send(new_method_return(msg, "o", ("/org/freedesktop/secrets/prompt/p1",)))
+            elif member == "Prompt":
+                print(member, path, "window=" + msg.body[0], flush=True)
+                conn.send(new_method_return(msg))
+                if "\(answer)" == "dismiss":
+                    prompt = DBusAddress(path, interface="org.freedesktop.Secret.Prompt")
+                    conn.send(new_signal(prompt, "Completed", "bv", (True, ("s", ""))))
+            elif member == "Dismiss":
+                print(member, path, flush=True)
+                conn.send(new_method_return(msg))
             else:
                 print(member, path, flush=True)
                 conn.send(new_error(msg, "org.freedesktop.DBus.Error.UnknownMethod", "s", (str(member),)))
         """
+    }
 }
 #endif

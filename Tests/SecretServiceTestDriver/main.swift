@@ -3,13 +3,14 @@
 // removes while this process, and its connection, stay alive. Not shipped in any product.
 //
 // One command per line, one answer per line:
-//   init [MS] | init-why | prepared-init | prepare MS | probe | write SERVICE KEY plain|protected VALUE | read SERVICE KEY | delete SERVICE KEY | keys SERVICE
+//   init [MS [never]] | init-why | prepared-init | prepare MS | probe | write SERVICE KEY plain|protected VALUE | read SERVICE KEY | delete SERVICE KEY | keys SERVICE
 // Answers: "ok", "none", "item plain|protected VALUE", "keys a,b", "available", "locked",
 // "unavailable CODE", "error CODE"; `init`, `prepared-init` and `probe` append the elapsed milliseconds;
 // `init-why` is `init` answering "error CODE: UNDERLYING" on failure.
 // `prepared-init` is `init` right after `SecretServiceStore.prepareConnection()` (default timeout), so it
 // meets that connection while it is still being opened; `prepare MS` only starts a prepared connection
-// with that timeout, and `init MS` gives the store that timeout (default 1 s).
+// with that timeout, and `init MS` gives the store that timeout (default 1 s); `init MS never` makes a
+// store that never runs a provider's prompt (SecretServicePrompts.never).
 #if os(Linux)
 import BiometricsVaultCore
 import BiometricsVaultSecretService
@@ -39,9 +40,10 @@ while let line = readLine() {
     let reply: String
     switch command {
     case "init":
-        let timeout = words.count == 2 ? Int(words[1]).map { Duration.milliseconds($0) } ?? .seconds(1) : .seconds(1)
+        let timeout = words.count >= 2 ? Int(words[1]).map { Duration.milliseconds($0) } ?? .seconds(1) : .seconds(1)
+        let prompts: SecretServicePrompts = words.count == 3 && words[2] == "never" ? .never : .complete
         let start = clock.now
-        let result = answer { store = try SecretServiceStore(timeout: timeout); return "ok" }
+        let result = answer { store = try SecretServiceStore(timeout: timeout, prompts: prompts); return "ok" }
         reply = "\(result) \(milliseconds(clock.now - start))"
     case "init-why":
         do {

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+/// A Secret Service provider a setup script started on a bus of its own
+/// (scripts/setup/20-secret-service.sh, 21-keepassxc.sh, 22-kwallet.sh).
+enum CLIProvider: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case gnomeKeyring = "gnome-keyring"
+    case keepassxc = "KeePassXC"
+    case kwallet = "KWallet"
+
+    var testDescription: String { rawValue }
+
+    var addressVariable: String {
+        switch self {
+        case .gnomeKeyring: "DBUS_SESSION_BUS_ADDRESS"
+        case .keepassxc: "BV_KEEPASSXC_BUS_ADDRESS"
+        case .kwallet: "BV_KWALLET_BUS_ADDRESS"
+        }
+    }
+
+    var address: String? { ProcessInfo.processInfo.environment[addressVariable].flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// With `BV_REQUIRE_DAEMONS=1` every provider (a missing one then fails); else those whose setup ran.
+    static let runnable: [CLIProvider] = daemonsRequired ? allCases : allCases.filter { $0.address != nil }
+}
+
+/// The CLI's verbs, and the git helper through the real `git`, on each Secret Service provider: the
+/// built binary with `DBUS_SESSION_BUS_ADDRESS` pointing at the provider's bus and `--store secret-service`.
+@Suite struct SecretServiceProvidersCLITests {
+    static let git = URL(fileURLWithPath: "/usr/bin/git")
+
+    func sandbox(for provider: CLIProvider) throws -> CLISandbox {
+        guard let address = provider.address else {
+            throw ProviderMissing(description: "\(provider.rawValue) is not running: \(provider.addressVariable) is not set")
+        }
+        var sandbox = try CLISandbox(keepSessionBus: true)
+        sandbox.environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        let bin = sandbox.root.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: bin.appendingPathComponent("git-credential-biometrics-vault").path, withDestinationPath: CLISandbox.binary.path)
+        sandbox.environment["PATH"] = bin.path + ":" + (sandbox.environment["PATH"] ?? "/usr/bin:/bin")
+        sandbox.environment["HOME"] = sandbox.root.path
+        sandbox.environment["GIT_CONFIG_NOSYSTEM"] = "1"
+        sandbox.environment["GIT_CONFIG_GLOBAL"] = sandbox.root.appendingPathComponent("gitconfig").path
+        sandbox.environment["GIT_TERMINAL_PROMPT"] = "0"
+        return sandbox
+    }
+
+    struct ProviderMissing: Error, CustomStringConvertible { let description: String }
+
+    @Test(arguments: CLIProvider.runnable)
+    func everyVerbWorks(_ provider: CLIProvider) throws {
+        let sandbox = try sandbox(for: provider)
+        defer { sandbox.remove() }
+        let service = "bv-cli-\(provider.rawValue)-\(UUID().uuidString.prefix(8))"
+        func cli(_ arguments: [String], stdin: String? = nil) throws -> CLIResult {
+            try sandbox.run(arguments + ["--service", service, "--store", "secret-service", "--authenticator", "none"], stdin: stdin)
+        }
+        defer { for key in ["api", "adopted"] { _ = try? cli(["reset", key]) } }
+
+        let stored = try cli(["store", "api"], stdin: #"{"token":"one","user":"ci"}"#)
+        #expect(stored.status == 0, "\(stored.stderr)")
+        #expect(try cli(["show", "api", "--field", "token"]).stdout == "one\n")
+        let updated = try cli(["update", "api"], stdin: #"{"token":"two","user":"ci"}"#)
+        #expect(updated.status == 0, "\(updated.stderr)")
+        #expect(try cli(["show", "api", "--field", "token"]).stdout == "two\n")
+        #expect(try cli(["list"]).stdout == "api\n")
+
+        // import: an item python keyring would have written (service + username, text/plain).
+        let source = service + "-legacy"
+        let python = ProcessInfo.processInfo.environment["BV_PYTHON_KEYRING"] ?? "/usr/bin/python3"
+        let put = try sandbox.run(
+            executable: URL(fileURLWithPath: python),
+            ["-c", "import sys, keyring; s, u, v = sys.stdin.read().split('\\n')[:3]; keyring.set_password(s, u, v)"],
+            stdin: "\(source)\nadopted\n{\"token\":\"legacy\"}\n")
+        #expect(put.status == 0, "\(put.stderr)")
+        let imported = try cli(["import", "--from-service", source, "--username", "adopted", "--remove-source"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try cli(["show", "adopted", "--field", "token"]).stdout == "legacy\n")
+        #expect(try cli(["list"]).stdout == "adopted\napi\n")
+
+        #expect(try cli(["reset", "api"]).status == 0)
+        #expect(try cli(["reset", "adopted"]).status == 0)
+        #expect(try cli(["list"]).stdout.isEmpty)
+        let gone = try cli(["show", "api"])
+        #expect(gone.status != 0)
+    }
+
+    @Test(arguments: CLIProvider.runnable)
+    func gitCredentialStoreGetErase(_ provider: CLIProvider) throws {
+        let sandbox = try sandbox(for: provider)
+        defer { sandbox.remove() }
+        let host = "bv-\(provider.rawValue.lowercased())-\(UUID().uuidString.prefix(8)).example.com"
+        let helper = "biometrics-vault --store secret-service --authenticator none"
+        func git(_ action: String, _ attributes: String) throws -> CLIResult {
+            try sandbox.run(
+                executable: Self.git, ["-c", "credential.helper=", "-c", "credential.helper=\(helper)", "credential", action],
+                stdin: attributes + "\n")
+        }
+        let approved = try git("approve", "protocol=https\nhost=\(host)\nusername=alice\npassword=s3cr3t\n")
+        #expect(approved.status == 0, "\(approved.stderr)")
+        #expect(approved.stderr.isEmpty)
+        let filled = try git("fill", "protocol=https\nhost=\(host)\n")
+        #expect(filled.status == 0, "\(filled.stderr)")
+        #expect(filled.stdout == "protocol=https\nhost=\(host)\nusername=alice\npassword=s3cr3t\n")
+        let rejected = try git("reject", "protocol=https\nhost=\(host)\nusername=alice\npassword=s3cr3t\n")
+        #expect(rejected.status == 0, "\(rejected.stderr)")
+        #expect(try git("fill", "protocol=https\nhost=\(host)\n").status != 0)
+    }
+}
