@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ENV_FILE=${BV_ENV_FILE:-/dev/null}
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-started=$(date +%s.%N)
+started=$(date +%s%N)
 
 # 1. packages: kwalletd5, and the QCA OpenSSL plugin (without it kwalletd5 offers only the `plain`
 #    session, which the store refuses).
@@ -121,14 +121,19 @@ if default_alias | grep -q "objectpath '/'"; then
     exit 1
 fi
 
-# 6. smoke test: the encrypted session kwalletd5 needs the QCA plugin for
-gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
+# 6. smoke test: the encrypted session, which kwalletd5 offers only with the QCA plugin (a key of 2 is
+#    answered; only NotSupported would mean the plugin is missing)
+session=$(gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
     --method org.freedesktop.Secret.Service.OpenSession dh-ietf1024-sha256-aes128-cbc-pkcs7 \
-    "<@ay [byte 0x02]>" >/dev/null 2>&1 || true  # a bad key is fine: only NotSupported would matter
+    "<@ay [byte 0x02]>" 2>&1 || true)
+if printf %s "$session" | grep -q NotSupported; then
+    echo "kwallet: no encrypted session (is libqca-qt5-2-plugins installed?): $session" >&2
+    exit 1
+fi
 
 {
     echo "BV_KWALLET_BUS_ADDRESS=$DBUS_SESSION_BUS_ADDRESS"
     echo "BV_KWALLET_SANDBOX=$SANDBOX"
 } >> "$ENV_FILE"
-printf 'kwallet: bus %s (dbus pid %s, kwalletd5 pid %s) in %s; %.1f s\n' "$DBUS_SESSION_BUS_ADDRESS" "$DBUS_PID" \
-    "$(cat "$SANDBOX/kwalletd.pid")" "$SANDBOX" "$(echo "$(date +%s.%N) - $started" | bc 2>/dev/null || echo 0)"
+elapsed=$(( ($(date +%s%N) - started) / 1000000 ))
+echo "kwallet: bus $DBUS_SESSION_BUS_ADDRESS (dbus pid $DBUS_PID, kwalletd5 pid $(cat "$SANDBOX/kwalletd.pid")) in $SANDBOX; ${elapsed} ms"
