@@ -104,12 +104,13 @@ var targets: [Target] = [
     ),
 
     // MARK: Secret Service store, Linux only (owner: secret service)
+    // libsecret itself: only for SecretServiceBenchmark, which compares the store with a raw libsecret lookup.
     .systemLibrary(
         name: "CLibSecret",
         pkgConfig: "libsecret-1",
         providers: [.apt(["libsecret-1-dev"])]
     ),
-    // The Secret Service session's crypto (libgcrypt: libsecret's own dependency, so no new library at run time).
+    // The Secret Service session's crypto (libgcrypt, which GnuPG and libsecret use too: on every desktop).
     .systemLibrary(
         name: "CGcrypt",
         pkgConfig: "libgcrypt",
@@ -119,9 +120,9 @@ var targets: [Target] = [
         name: "BiometricsVaultSecretService",
         dependencies: [
             "BiometricsVaultCore",
-            .target(name: "BiometricsVaultGLib", condition: linux),
+            .target(name: "BiometricsVaultDBus", condition: linux),
+            // GLib threads only (prepareConnection); no D-Bus: that is BiometricsVaultDBus's.
             .target(name: "CGio", condition: linux),
-            .target(name: "CLibSecret", condition: linux),
             .target(name: "CGcrypt", condition: linux),
         ],
         swiftSettings: strictSettings
@@ -176,13 +177,6 @@ var targets: [Target] = [
     .target(
         name: "BiometricsVaultDBus",
         dependencies: ["BiometricsVaultCore", .target(name: "CGio", condition: linux)],
-        swiftSettings: strictSettings
-    ),
-    // Forwards GTypeStartup from BiometricsVaultDBus to the Secret Service store until that store calls
-    // D-Bus through BiometricsVaultDBus itself.
-    .target(
-        name: "BiometricsVaultGLib",
-        dependencies: [.target(name: "BiometricsVaultDBus", condition: linux)],
         swiftSettings: strictSettings
     ),
     .systemLibrary(

@@ -14,7 +14,7 @@
 #   /usr/share/doc/biometrics-vault/copyright  machine-readable (DEP-5): MIT (LICENSE), and the statically
 #                                              linked Swift runtime and packages under Apache-2.0
 #   /usr/share/doc/biometrics-vault/changelog.Debian.gz
-# Depends is computed by dpkg-shlibdeps from the binary's shared libraries (libsecret, libgcrypt, GLib, libc), plus
+# Depends is computed by dpkg-shlibdeps from the binary's shared libraries (libgcrypt, GLib/GIO, libc), plus
 # libpam0g, which the CLI opens with dlopen when it authenticates the owner (dpkg-shlibdeps cannot see it).
 # tpm2-tss is opened with dlopen only when a command uses the TPM (`key`, `doctor`, a TPM-sealed store): Suggests.
 set -euo pipefail

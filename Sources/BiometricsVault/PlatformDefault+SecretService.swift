@@ -23,13 +23,13 @@ enum SecretServiceAdapter {
         SecretServiceStore.prepareConnection()
     }
 
-    /// Says "no session bus" plainly when that is the cause (libsecret's own text is about X11 autolaunch).
+    /// Says "no session bus" plainly when that is the cause (GIO's own text is about X11 autolaunch).
     private static func explained(_ error: VaultError) -> VaultError {
         guard !EnvironmentVariable.isSet("DBUS_SESSION_BUS_ADDRESS") else { return error }
         let words = "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)"
         // The GLib cause (domain, code) stays in the structured fields; the text leads with the words.
         if case .gError(let domain, let code, let message)? = error.underlying {
-            return VaultError(error.code, underlying: .gError(domain: domain, code: code, message: "\(words); libsecret: \(message)"))
+            return VaultError(error.code, underlying: .gError(domain: domain, code: code, message: "\(words); D-Bus: \(message)"))
         }
         let detail = error.underlying?.description ?? error.code.name
         return VaultError(error.code, underlying: .message("\(words): \(detail)"))

@@ -166,3 +166,19 @@ package struct DBusErrorMapping: Sendable {
 }
 
 #endif
+#if os(Linux)
+import BiometricsVaultCore
+
+extension DBusFailure {
+    /// The failure a `VaultError`'s cause records (``underlying``), for a caller that reasons about an
+    /// error after it became a `VaultError` (whether to reconnect, say); `nil` for a cause that is not a
+    /// D-Bus or GIO failure. Its ``kind`` is classified as the original's was.
+    package init?(recordedIn underlying: VaultError.Underlying?) {
+        switch underlying {
+        case .dbus(let name, let message)?: self.init(name: name, code: 0, message: message, isRemote: true)
+        case .gError(let domain, let code, let message)?: self.init(name: domain, code: code, message: message, isRemote: false)
+        case .osStatus?, .laError?, .pam?, .errno?, .file?, .message?, .other?, nil: return nil
+        }
+    }
+}
+#endif

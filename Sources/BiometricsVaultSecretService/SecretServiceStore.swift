@@ -26,7 +26,7 @@ public enum SecretServicePrompts: Sendable, Hashable {
 }
 
 /// The freedesktop Secret Service (the Linux desktop keychain: gnome-keyring and friends) as a
-/// ``SecretStore``, through libsecret.
+/// ``SecretStore``, spoken over D-Bus (the package's D-Bus layer) without libsecret.
 ///
 /// ## Items and interoperability
 /// A **plain** item (protection `.none`) is an ordinary keyring entry that python `keyring` and
@@ -74,7 +74,7 @@ public enum SecretServicePrompts: Sendable, Hashable {
 /// once, a provider that stops answering is `storeUnavailable` when the deadline passes. After the
 /// provider restarts, the next call reconnects by itself.
 public struct SecretServiceStore: SecretStore {
-    let client: LibSecretClient
+    let client: SecretServiceClient
 
     public var name: String { "secret-service" }
 
@@ -86,7 +86,7 @@ public struct SecretServiceStore: SecretStore {
     /// - Throws: `storeUnavailable` (quickly) when there is no session bus or no provider on it.
     ///   - prompts: whether a prompt the provider returns is run (``SecretServicePrompts``).
     public init(timeout: Duration = .seconds(5), prompts: SecretServicePrompts = .complete) throws {
-        let client = LibSecretClient(timeout: timeout, prompts: prompts)
+        let client = SecretServiceClient(timeout: timeout, prompts: prompts)
         try client.connect()
         self.client = client
     }
@@ -94,14 +94,14 @@ public struct SecretServiceStore: SecretStore {
     /// A store on the bus at `busAddress` instead of the process's session bus (the package's tests reach
     /// KeePassXC and KWallet on private buses this way).
     package init(busAddress: String, timeout: Duration = .seconds(5), prompts: SecretServicePrompts = .complete) throws {
-        let client = LibSecretClient(timeout: timeout, prompts: prompts, busAddress: busAddress)
+        let client = SecretServiceClient(timeout: timeout, prompts: prompts, busAddress: busAddress)
         try client.connect()
         self.client = client
     }
 
     /// ``probe(timeout:)`` of the bus at `busAddress`.
     package static func probe(busAddress: String, timeout: Duration = .seconds(1)) -> SecretServiceStatus {
-        probe(LibSecretClient(timeout: timeout, prompts: .never, busAddress: busAddress))
+        probe(SecretServiceClient(timeout: timeout, prompts: .never, busAddress: busAddress))
     }
 
     /// Starts connecting to the Secret Service on another thread and returns at once.
@@ -113,15 +113,15 @@ public struct SecretServiceStore: SecretStore {
     /// connect again. Call it only
     /// when the store will be used (it opens a bus connection and a session).
     public static func prepareConnection(timeout: Duration = .seconds(5)) {
-        LibSecretClient.prepareConnection(timeout: timeout)
+        SecretServiceClient.prepareConnection(timeout: timeout)
     }
 
     /// Asks, without prompting, whether the Secret Service on the session bus can be used now.
     public static func probe(timeout: Duration = .seconds(1)) -> SecretServiceStatus {
-        probe(LibSecretClient(timeout: timeout, prompts: .never))
+        probe(SecretServiceClient(timeout: timeout, prompts: .never))
     }
 
-    private static func probe(_ client: LibSecretClient) -> SecretServiceStatus {
+    private static func probe(_ client: SecretServiceClient) -> SecretServiceStatus {
         do {
             let locked = try client.perform { call throws(VaultError) in try call.defaultCollectionIsLocked() }
             return locked ? .locked : .available
@@ -301,7 +301,7 @@ public struct SecretServiceStore: SecretStore {
     /// list, a default collection whose `Locked` is true, KWallet's `IsLocked`), unlocks that with the
     /// service's `Unlock` (completing its prompt) and runs `body` once more from the start. Under
     /// ``SecretServicePrompts/never`` nothing is unlocked: the answer is `storeLocked`.
-    private func perform<Result>(_ body: (LibSecretClient.Call) throws(VaultError) -> Result) throws(VaultError) -> Result {
+    private func perform<Result>(_ body: (SecretServiceClient.Call) throws(VaultError) -> Result) throws(VaultError) -> Result {
         try client.perform { call throws(VaultError) -> Result in
             do throws(VaultError) {
                 return try body(call)
@@ -319,7 +319,7 @@ public struct SecretServiceStore: SecretStore {
     /// delete removes. An item with the plain schema's attributes but no `bv-header` was not written by
     /// the vault (a hand-made or another program's item): it is never deleted, and a write refuses to
     /// put a second item beside it (`invalidVault`, naming the way out) unless `skippingForeign`.
-    private func ownItems(_ id: SecretItemID, _ call: LibSecretClient.Call, skippingForeign: Bool = false) throws(VaultError) -> [String] {
+    private func ownItems(_ id: SecretItemID, _ call: SecretServiceClient.Call, skippingForeign: Bool = false) throws(VaultError) -> [String] {
         let plain = try call.search(Self.plainQuery(id))
         let protected = try call.search(Self.protectedQuery(id))
         if !plain.locked.isEmpty || !protected.locked.isEmpty {
@@ -345,7 +345,7 @@ public struct SecretServiceStore: SecretStore {
     /// Throws `storeLocked` (recording the collection to unlock) when the default collection is locked:
     /// gnome-keyring's SearchItems leaves a locked keyring's items out, and KWallet lists none of an
     /// open wallet's items until a client unlocks its collection.
-    static func checkDefaultCollectionUnlocked(_ call: LibSecretClient.Call) throws(VaultError) {
+    static func checkDefaultCollectionUnlocked(_ call: SecretServiceClient.Call) throws(VaultError) {
         if try call.defaultCollectionIsLocked() { throw call.locked([try call.defaultCollection()], lockedError) }
     }
 
@@ -362,7 +362,7 @@ public struct SecretServiceStore: SecretStore {
     /// `repairs`: a read may delete older protected copies, but only when the item's lock is free; a
     /// reader that saw a replace half-way must never delete the copy a writer is about to keep. Writers
     /// (which hold the lock and clean up themselves) pass `false`.
-    private func readItem(_ id: SecretItemID, _ call: LibSecretClient.Call, repairs: Bool) throws(VaultError) -> StoredItem? {
+    private func readItem(_ id: SecretItemID, _ call: SecretServiceClient.Call, repairs: Bool) throws(VaultError) -> StoredItem? {
         let plainHeader = ItemHeader(protection: .none)
         let fast = try call.search(
             ["service": id.service, "username": id.key, Self.headerAttribute: plainHeader.attributeValue] as KeyValuePairs)
@@ -378,7 +378,7 @@ public struct SecretServiceStore: SecretStore {
     }
 
     /// Everything but the common plain item: protected items, plain items under another header, locks.
-    private func readSlowly(_ id: SecretItemID, _ call: LibSecretClient.Call, repairs: Bool) throws(VaultError) -> StoredItem? {
+    private func readSlowly(_ id: SecretItemID, _ call: SecretServiceClient.Call, repairs: Bool) throws(VaultError) -> StoredItem? {
         let protected = try call.search(Self.protectedQuery(id))
         if let (path, payload) = try newest(protected.unlocked, call) {
             let item = try VaultEnvelope.decode(payload)
@@ -414,7 +414,7 @@ public struct SecretServiceStore: SecretStore {
     }
 
     /// The most recently created of `paths` with its secret (`nil` when none is left).
-    private func newest(_ paths: [String], _ call: LibSecretClient.Call) throws(VaultError) -> (String, SecretBytes)? {
+    private func newest(_ paths: [String], _ call: SecretServiceClient.Call) throws(VaultError) -> (String, SecretBytes)? {
         var candidates: [(path: String, created: UInt64)] = []
         if paths.count == 1 {
             candidates = [(paths[0], 0)]

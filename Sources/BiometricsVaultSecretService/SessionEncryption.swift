@@ -1,7 +1,7 @@
 #if os(Linux)
 // The one file that calls libgcrypt: the crypto of the Secret Service session algorithm
 // "dh-ietf1024-sha256-aes128-cbc-pkcs7" (Secret Service API, "Transfer of Secrets"), with the same library
-// libsecret uses for it. LibSecret.swift makes the D-Bus calls that carry the results.
+// libsecret uses for it. SecretServiceCalls.swift makes the D-Bus calls that carry the results.
 //
 // Why not let libsecret open the session: libsecret's private exponent is as long as the 1024-bit prime, so
 // each of its two modular exponentiations costs about 0.8 ms of every process's first read, and both sit

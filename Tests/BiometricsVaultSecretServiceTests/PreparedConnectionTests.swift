@@ -32,7 +32,7 @@ struct PreparedConnectionTests {
     }
 
     /// A process's first read asks the provider what it needs, on the bus's own connection: `Hello`, the
-    /// `Collections` read that gnome-keyring must see before `OpenSession` (LibSecret.swift, `introduce`),
+    /// `Collections` read that gnome-keyring must see before `OpenSession` (SecretServiceCalls.swift, `introduce`),
     /// `OpenSession`, `SearchItems`, `GetSecrets`. libsecret's proxy would add seven set-up calls (match
     /// rules, name owners, StartServiceByName, GetAll) before `OpenSession`.
     @Test func aColdReadMakesFiveCalls() throws {
@@ -49,7 +49,7 @@ struct PreparedConnectionTests {
     }
 
     /// No call goes to the default alias's path: gnome-keyring 42 can rewrite it into a path built from
-    /// freed memory when a new client connects meanwhile (LibSecret.swift, `Call.defaultCollection()`).
+    /// freed memory when a new client connects meanwhile (SecretServiceCalls.swift, `Call.defaultCollection()`).
     /// Writes, and the lock check behind an absent item, find the collection with ReadAlias instead, once
     /// per operation: a conditional write of an absent key needs it for both and asks once.
     @Test func noCallAddressesTheDefaultAlias() throws {

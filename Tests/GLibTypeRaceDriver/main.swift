@@ -1,5 +1,5 @@
 // Starts, at the same instant, the two GIO start-ups a cold retrieveVault overlaps: opening the Secret
-// Service (libsecret: SecretService's class set-up, which needs GDBusConnection's type) on one thread,
+// Service (a GDBus connection to the session bus through BiometricsVaultDBus) on one thread,
 // and fprintd's probe (a GDBus connection to the system bus, which registers that type) on another.
 // GLib 2.74 (Debian 12) can deadlock when the two meet in its type system for the first time
 // (GTypeRaceTests, GTypeStartup.swift). Usage: GLibTypeRaceDriver [OFFSET_US]. Prints "done" and exits 0

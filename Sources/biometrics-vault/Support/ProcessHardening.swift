@@ -49,7 +49,7 @@ enum ProcessHardening {
     }
 
     /// What a command maps after `main` starts, at most: a few 2 MiB thread stacks (the task pool,
-    /// libdispatch's and GDBus's threads), the TPM and PAM libraries loaded on demand, buffers.
+    /// libdispatch's and GIO's D-Bus threads), the TPM and PAM libraries loaded on demand, buffers.
     static let addressSpaceHeadroom = 24 << 20
 
     /// Whether the caller had `number` ignored when it started the CLI (`nohup` ignores SIGHUP, `trap ''
