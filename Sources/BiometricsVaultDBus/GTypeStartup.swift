@@ -5,16 +5,16 @@ internal import CGio
 /// uses, before this package's threads start using GIO side by side.
 ///
 /// Why: GLib's type system can deadlock when two threads set up GIO for the first time together (seen
-/// with GLib 2.74, Debian 12's). One thread initialises a class (libsecret's `SecretService`, whose parent
-/// `GDBusProxy` refers to `GDBusConnection`) while holding GLib's class-initialisation lock, and waits
+/// with GLib 2.74, Debian 12's). One thread initialises a class (libsecret's `SecretService` did, whose
+/// parent `GDBusProxy` refers to `GDBusConnection`) while holding GLib's class-initialisation lock, and waits
 /// for `GDBusConnection`'s type; the other thread is registering that type (fprintd's system-bus
 /// connection) and waits for the same lock to add its interfaces. A cold `retrieveVault` opens the
 /// Secret Service and probes fprintd on two threads at once, and hung about once in a thousand runs on a
 /// loaded machine (`GTypeRaceTests`).
 ///
 /// Implementation requirement for every caller: call ``prepare()`` on a thread before that thread's
-/// first call into GIO or libsecret. This target's connections and cancellations do; code outside it
-/// that still calls GIO itself (the Secret Service store, for now) must too. A thread that
+/// first call into GIO. This target's connections and cancellations do, and no other target of the
+/// package calls GIO's D-Bus code itself. A thread that
 /// arrives while another runs it waits without holding any GLib lock. Afterwards the public classes that
 /// a Secret Service open and a system-bus connection set up (GLib 2.74) are ready, so neither set-up
 /// waits on the other's type registration for those. Not covered: GIO's private classes (socket streams,
