@@ -222,12 +222,8 @@ package final class DBusConnection: @unchecked Sendable {
         }
         g_source_attach(deadline, context)
         defer { g_source_destroy(deadline); g_source_unref(deadline) }
-        let caller = cancellation.map { cancellation in
-            let source = cancellationSource(cancellation) { g_cancellable_cancel(cancellable) }
-            g_source_attach(source, context)
-            return source
-        }
-        defer { if let caller { g_source_destroy(caller); g_source_unref(caller) } }
+        let caller = cancellation.map { CancellationHandler($0) { g_cancellable_cancel(cancellable) } }
+        defer { caller?.disconnect() }
         while !pending.done { g_main_context_iteration(context, 1) }
         if let connection = pending.connection {
             // GIO's shared connection would otherwise end the whole process (SIGTERM) when the bus
@@ -262,20 +258,27 @@ func wakeSource(_ source: UnsafeMutablePointer<GSource>, _ body: @escaping () ->
     return source
 }
 
-/// A source that runs `body` once when `cancellation` fires (at once if it already has). A cancellable
-/// source calls its callback with the cancellable first (GIO's `GCancellableSourceFunc`), so the
-/// callback is stored under GLib's generic type, as GIO's documentation says to.
-func cancellationSource(_ cancellation: DBusCancellation, _ body: @escaping () -> Void) -> UnsafeMutablePointer<GSource> {
-    let source = g_cancellable_source_new(cancellation.raw)!
-    let box = Unmanaged.passRetained(SourceBody(body)).toOpaque()
-    let callback: @convention(c) (UnsafeMutablePointer<GCancellable>?, gpointer?) -> gboolean = { _, userData in
-        Unmanaged<SourceBody>.fromOpaque(userData!).takeUnretainedValue().run()
-        return 0  // G_SOURCE_REMOVE
+/// Runs `body` on the cancelling thread when `cancellation` fires (at once, on this thread, if it already
+/// has), until ``CancellationHandler/disconnect()``, which waits for a `body` already running. `body` must
+/// only do thread-safe things (cancel a `GCancellable`, wake a main context). Not a `GCancellableSource`:
+/// GLib 2.74 leaks such a source when a cancel on another thread races its disposal (LeakSanitizer saw
+/// it under the screen-lock watcher's stop).
+final class CancellationHandler {
+    private let cancellation: DBusCancellation
+    private let id: gulong
+
+    init(_ cancellation: DBusCancellation, _ body: @escaping () -> Void) {
+        let box = Unmanaged.passRetained(SourceBody(body)).toOpaque()
+        let callback: @convention(c) (UnsafeMutablePointer<GCancellable>?, gpointer?) -> Void = { _, userData in
+            Unmanaged<SourceBody>.fromOpaque(userData!).takeUnretainedValue().run()
+        }
+        self.cancellation = cancellation
+        id = g_cancellable_connect(cancellation.raw, unsafeBitCast(callback, to: GCallback.self), box, { userData in
+            Unmanaged<SourceBody>.fromOpaque(userData!).release()
+        })
     }
-    g_source_set_callback(source, unsafeBitCast(callback, to: GSourceFunc.self), box, { userData in
-        Unmanaged<SourceBody>.fromOpaque(userData!).release()
-    })
-    return source
+
+    func disconnect() { g_cancellable_disconnect(cancellation.raw, id) }
 }
 
 private final class SourceBody {

@@ -116,8 +116,12 @@ package struct DBusFailure: Error, Sendable, Equatable {
             case "org.freedesktop.DBus.Error.Disconnected": return .disconnected
             case "org.freedesktop.DBus.Error.UnknownObject", "org.freedesktop.Secret.Error.NoSuchObject":
                 return .noSuchObject
-            // gnome-keyring answers a call on a missing object path with UnknownMethod "Object does not exist".
-            case "org.freedesktop.DBus.Error.UnknownMethod" where message.contains("does not exist"):
+            // gnome-keyring answers a call on a missing object path with UnknownMethod "Object does not exist",
+            // and GDBus one on a path whose interfaces are gone (an item deleted meanwhile) with "No such
+            // interface Properties": every object GDBus serves has that interface while it exists.
+            case "org.freedesktop.DBus.Error.UnknownMethod"
+            where message.contains("does not exist")
+                || (message.contains("No such interface") && message.contains("org.freedesktop.DBus.Properties")):
                 return .noSuchObject
             case "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownInterface",
                 "org.freedesktop.DBus.Error.UnknownProperty", "org.freedesktop.DBus.Error.InvalidArgs",

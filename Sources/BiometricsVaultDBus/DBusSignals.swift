@@ -96,12 +96,10 @@ package final class DBusSignalSubscription {
             return source
         }
         defer { if let timer { g_source_destroy(timer); g_source_unref(timer) } }
-        let stop = cancellation.map { cancellation in
-            let source = cancellationSource(cancellation) { woken = true }
-            g_source_attach(source, context)
-            return source
-        }
-        defer { if let stop { g_source_destroy(stop); g_source_unref(stop) } }
+        // A cancel from another thread only wakes the context; the loop below sees it cancelled.
+        let waitingContext = context
+        let stop = cancellation.map { CancellationHandler($0) { g_main_context_wakeup(waitingContext) } }
+        defer { stop?.disconnect() }
         while queue.signals.isEmpty {
             if cancellation?.isCancelled == true { return .cancelled }
             if woken || deadline.map({ ContinuousClock.now >= $0 }) == true { return .timedOut }

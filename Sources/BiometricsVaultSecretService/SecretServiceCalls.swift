@@ -645,11 +645,14 @@ final class SecretServiceClient: Sendable {
 
     /// The Secret Service reported that the object (item, collection, alias) does not exist: its own
     /// `NoSuchObject`, or gnome-keyring's `UnknownMethod` / `UnknownObject` "Object does not exist at
-    /// path". Another `UnknownObject` is not this: it counts as a stale connection
+    /// path", or `UnknownMethod` "No such interface Properties" for an item deleted meanwhile (the layer
+    /// classifies those). Another `UnknownObject` is not this: it counts as a stale connection
     /// (``isStaleConnection(_:)``), after which a new session works (KWallet's closed wallet needs that).
     static func isNoSuchObject(_ failure: DBusFailure) -> Bool {
         failure.kind == .noSuchObject
-            && (failure.name == "org.freedesktop.Secret.Error.NoSuchObject" || failure.message.contains("does not exist"))
+            && (failure.name == "org.freedesktop.Secret.Error.NoSuchObject"
+                || failure.name == "org.freedesktop.DBus.Error.UnknownMethod"
+                || failure.message.contains("does not exist"))
     }
 
     /// What the Secret Service's failures mean: `IsLocked` is `storeLocked`; everything else means the

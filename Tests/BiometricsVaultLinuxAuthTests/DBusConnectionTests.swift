@@ -154,12 +154,24 @@ struct DBusConnectionTests {
         #expect(DBusFailure(name: name, code: 1, message: "detail", isRemote: isRemote).kind == kind)
     }
 
-    /// gnome-keyring's answer for a missing object is UnknownMethod with this text: no such object.
-    @Test func unknownMethodOnAMissingObjectIsNoSuchObject() {
+    /// gnome-keyring's answers for a missing object are UnknownMethod with these texts: "Object does not
+    /// exist" for a path it never had, GDBus's "No such interface Properties" for an item deleted while
+    /// another client was about to read it (concurrent git approvals on the Secret Service hit this).
+    @Test(arguments: [
+        "Object does not exist at path \u{201C}/org/freedesktop/secrets/collection/x\u{201D}",
+        "No such interface \u{201C}org.freedesktop.DBus.Properties\u{201D} on object at path /org/freedesktop/secrets/collection/login/198",
+    ])
+    func unknownMethodOnAMissingObjectIsNoSuchObject(message: String) {
+        let failure = DBusFailure(name: "org.freedesktop.DBus.Error.UnknownMethod", code: 19, message: message, isRemote: true)
+        #expect(failure.kind == .noSuchObject)
+    }
+
+    /// An object that exists but lacks an interface other than Properties is a refusal, not a missing object.
+    @Test func unknownMethodOnAnotherInterfaceIsRefused() {
         let failure = DBusFailure(
             name: "org.freedesktop.DBus.Error.UnknownMethod", code: 19,
-            message: "Object does not exist at path \u{201C}/org/freedesktop/secrets/collection/x\u{201D}", isRemote: true)
-        #expect(failure.kind == .noSuchObject)
+            message: "No such interface \u{201C}net.reactivated.Fprint.Device\u{201D} on object at path /x", isRemote: true)
+        #expect(failure.kind == .refused)
     }
 
     /// A service's own names win over the kind; the cause keeps the name and the explanation.
