@@ -74,12 +74,12 @@ enum PlatformBackends {
         let store: any SecretStore
         switch storeChoice {
         case .secretService:
-            store = SecretServiceAdapter.makeStore()
+            store = SecretServiceAdapter.makeStore(allowsPrompts: interaction.allowsStorePrompts)
         case .file:
             store = FileStoreAdapter.makeStore(interaction: interaction)
         case .auto:
             // Connecting is the probe (one connection, not two); a locked keyring still connects.
-            switch SecretServiceAdapter.connect() {
+            switch SecretServiceAdapter.connect(allowsPrompts: interaction.allowsStorePrompts) {
             case .success(let secretService):
                 store = secretService
             case .failure(let error):

@@ -10,9 +10,10 @@ import Foundation
 enum SecretServiceAdapter {
     /// Connects to the provider on the session bus: the store, or the error saying why there is none
     /// (no session bus, no provider). A locked keyring still gives a store (its calls throw `storeLocked`).
-    static func connect() -> Result<any SecretStore, VaultError> {
+    /// `allowsPrompts == false` gives a store that never calls `Prompt()` (``PlatformInteraction/allowsStorePrompts``).
+    static func connect(allowsPrompts: Bool) -> Result<any SecretStore, VaultError> {
         do {
-            return .success(try SecretServiceStore())
+            return .success(try SecretServiceStore(prompts: allowsPrompts ? .complete : .never))
         } catch {
             return .failure(explained(UnopenedStore.vaultError(error)))
         }
@@ -36,8 +37,8 @@ enum SecretServiceAdapter {
     }
 
     /// The store, or one that reports why it cannot be reached on every call (an explicit `--store`).
-    static func makeStore() -> any SecretStore {
-        switch connect() {
+    static func makeStore(allowsPrompts: Bool) -> any SecretStore {
+        switch connect(allowsPrompts: allowsPrompts) {
         case .success(let store): store
         case .failure(let error): UnopenedStore(name: "secret-service", error: error)
         }

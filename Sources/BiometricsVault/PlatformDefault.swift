@@ -63,6 +63,12 @@ public struct PlatformInteraction: Sendable {
     /// Reads the secret that opens the file store (its passphrase, or the PIN of its TPM-sealed key).
     /// By default the same as ``readSecret``; a command-line tool may take it from stdin instead.
     public var readStoreSecret: @Sendable (_ kind: StoreSecretKind, _ prompt: String) -> SecretBytes?
+    /// Whether the store may run a confirmation its provider asks for (a Secret Service prompt object:
+    /// gnome-keyring's unlock dialog, KWallet's wallet password). `false` for a caller that must not
+    /// interact (a status line): `Prompt()` is never called, and an operation that needs it is
+    /// `storeLocked` at once. KWallet reports even an open wallet locked until some client unlocks it,
+    /// so such a caller may see `storeLocked` where a prompting one would not.
+    public var allowsStorePrompts: Bool = true
 
     public init(
         hasTerminal: Bool,

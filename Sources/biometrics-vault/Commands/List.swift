@@ -13,7 +13,7 @@ extension BiometricsVaultCommand {
 
         func run() async throws {
             try await Console.run(options) {
-                let session = Session(options: options)
+                let session = Session(options: options, allowsStorePrompts: false)
                 let listing = try session.configuration.store.listing(service: session.configuration.service)
                 let keys = listing.keys
                 let json: JSONValue = .object([

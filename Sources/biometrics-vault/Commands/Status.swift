@@ -18,7 +18,7 @@ extension BiometricsVaultCommand {
 
         func run() async throws {
             try await Console.run(options) {
-                let session = Session(options: options)
+                let session = Session(options: options, allowsStorePrompts: false)
                 let vault = try session.retrieve(item.key)
                 VaultReport(vault: vault, session: session).print()
             }

@@ -15,13 +15,17 @@ struct Session {
     ///   ``FingerprintPromptAuthenticator/probesAvailability``).
     /// - Parameter announcesStore: `false` for the credential helpers, which write nothing on stderr
     ///   unless something failed (``StoreNotice``).
-    init(options: some GlobalOptionValues, probesAvailability: Bool = true, announcesStore: Bool = true) {
+    /// - Parameter allowsStorePrompts: `false` for commands that never prompt (`status`): the store never
+    ///   shows the provider's unlock dialog and reports a locked keyring or closed wallet as `storeLocked`.
+    init(options: some GlobalOptionValues, probesAvailability: Bool = true, announcesStore: Bool = true, allowsStorePrompts: Bool = true) {
         let options = PlainGlobalOptions(options)
         self.options = options
         let storeSecret = StdinStoreSecret(pin: options.pinStdin, passphrase: options.passphraseStdin)
+        var interaction = storeSecret.interaction
+        interaction.allowsStorePrompts = allowsStorePrompts
         var selection = VaultConfiguration.platform(
             store: options.store.choice, authenticator: options.authenticator.choice, service: options.service,
-            interaction: storeSecret.interaction)
+            interaction: interaction)
         storeSecret.finish()
         if let notice = StoreNotice.line(for: selection.notice, verbose: options.verbose, announced: announcesStore) {
             Console.notice(notice)
