@@ -4,7 +4,8 @@ import Testing
 
 /// The commands that never prompt, on a closed KWallet wallet (a kwalletd5 of their own, started by
 /// scripts/setup/22-kwallet.sh): `status` and `list` ran the provider's unlock prompt, KWallet's password
-/// dialog, and waited for it until the store's 5 s bound. They never call `Prompt()` now: `storeLocked` at once.
+/// dialog, and waited for it until the store's 5 s bound. They call neither `Unlock` nor a prompt now:
+/// `storeLocked` at once.
 @Suite(.enabled(if: CLIProvider.runnable.contains(.kwallet), "needs KWallet (scripts/setup/22-kwallet.sh)"))
 struct KWalletClosedWalletCLITests {
     /// A private kwalletd5 on a bus of its own, its wallet open; stopped when released.
@@ -86,7 +87,19 @@ struct KWalletClosedWalletCLITests {
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
-    @Test func neverPromptingCommandsReportAClosedWalletLockedAtOnce() throws {
+    /// Runs "$@" under `dbus-monitor` on the session bus: prints the command's stdout, `exit=N`, its stderr,
+    /// then `call INTERFACE.MEMBER` for each method call the monitor saw.
+    static let monitoredRun = """
+        log=$(mktemp); dbus-monitor --address "$DBUS_SESSION_BUS_ADDRESS" >"$log" 2>&1 </dev/null & monitor=$!
+        for _ in $(seq 300); do grep -q member=NameLost "$log" && break; sleep 0.01; done
+        "$@" 2>"$log.err"; code=$?
+        sleep 0.2; kill -KILL "$monitor"; wait "$monitor" 2>/dev/null  # the test threads' blocked SIGTERM is inherited
+        echo "exit=$code"; cat "$log.err"
+        sed -n 's/^method call .* interface=\\([^;]*\\); member=\\([^ ]*\\).*/call \\1.\\2/p' "$log"
+        rm -f "$log" "$log.err"
+        """
+
+    @Test func neverPromptingCommandsReportAClosedWalletLockedWithoutAPrompt() throws {
         var sandbox = try CLISandbox(keepSessionBus: true)
         defer { sandbox.remove() }
         let wallet = try PrivateKWallet(sandbox)
@@ -104,21 +117,26 @@ struct KWalletClosedWalletCLITests {
 
         try wallet.close(sandbox)
 
-        let clock = ContinuousClock()
-        for arguments in [["status", "api"], ["list"]] {
-            let start = clock.now
-            let result = try cli(arguments)
-            let elapsed = clock.now - start
-            // A run prompt waits for KWallet's dialog until the store's 5 s bound, then dismisses it.
-            #expect(elapsed < .seconds(3), "\(arguments[0]) took \(elapsed)")
-            #expect(result.status == 7, "\(arguments[0]): \(result.status) \(result.stderr)")
-            #expect(result.stderr.contains("[storeLocked]"), "\(arguments[0]): \(result.stderr)")
+        var doctorOutput = ""
+        // dbus-monitor on the wallet's bus sees every call a command makes there: none may be an
+        // `Unlock` (KWallet answers it with its password dialog) or a call on a prompt object.
+        for arguments in [["status", "api"], ["list"], ["doctor", "--json"]] {
+            let isDoctor = arguments[0] == "doctor"
+            let watched = try sandbox.run(
+                executable: URL(fileURLWithPath: "/bin/bash"),
+                ["-c", Self.monitoredRun, "sh", CLISandbox.binary.path]
+                    + arguments + (isDoctor ? [] : ["--service", service, "--store", "secret-service", "--authenticator", "none"]))
+            let calls = watched.stdout.split(separator: "\n").filter { $0.hasPrefix("call ") }
+            #expect(calls.contains { $0.hasSuffix(".SearchItems") || $0.hasSuffix(".Get") }, "\(arguments[0]) was not seen: \(watched.stdout)")
+            #expect(!calls.contains { $0.hasSuffix(".Unlock") || $0.contains("org.freedesktop.Secret.Prompt.") }, "\(arguments[0]): \(calls)")
+            if isDoctor {
+                doctorOutput = watched.stdout.components(separatedBy: "exit=")[0]
+            } else {
+                #expect(watched.stdout.contains("exit=7"), "\(arguments[0]): \(watched.stdout)")
+                #expect(watched.stdout.contains("[storeLocked]"), "\(arguments[0]): \(watched.stdout)")
+            }
         }
-
-        let start = clock.now
-        let doctor = try sandbox.run(["doctor", "--json"])
-        #expect(clock.now - start < .seconds(3))
-        let components = try #require(doctor.stdout.jsonObject?["components"] as? [[String: Any]], "\(doctor.stdout)")
+        let components = try #require(doctorOutput.jsonObject?["components"] as? [[String: Any]], "\(doctorOutput)")
         let secretService = try #require(components.first { $0["name"] as? String == "secret-service" })
         #expect(secretService["isUsable"] as? Bool == false)
         #expect(secretService["errorCode"] as? String == "storeLocked", "\(secretService)")
