@@ -51,24 +51,9 @@ export QT_QPA_PLATFORM=offscreen
 unset DISPLAY WAYLAND_DISPLAY
 
 # 4. the bus: no service directories, allow-all policy (private to this user's tests)
-cat > "$SANDBOX/bus.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:dir=$SANDBOX/run</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-EOF
-read -r DBUS_SESSION_BUS_ADDRESS DBUS_PID < <(dbus-daemon --config-file="$SANDBOX/bus.conf" --fork --nopidfile \
-    --print-address=1 --print-pid=1 2>/dev/null | paste -sd' ')
-export DBUS_SESSION_BUS_ADDRESS
-echo "$DBUS_PID" > "$SANDBOX/dbus.pid"
+# shellcheck source=../lib/private-session-bus.sh
+source scripts/lib/private-session-bus.sh
+start_private_session_bus "$SANDBOX"
 
 # 5. settings: the Secret Service integration on, no notification, no confirmation dialogs; no saving
 #    after each change (the database is throw-away, and 2.7.4 crashed in its background save thread
@@ -137,4 +122,4 @@ done
     echo "BV_KEEPASSXC_SANDBOX=$SANDBOX"
 } >> "$ENV_FILE"
 elapsed=$(( ($(date +%s%N) - started) / 1000000 ))
-echo "keepassxc: bus $DBUS_SESSION_BUS_ADDRESS (dbus pid $DBUS_PID, keepassxc pid $(cat "$SANDBOX/keepassxc.pid")) in $SANDBOX; ${elapsed} ms"
+echo "keepassxc: bus $DBUS_SESSION_BUS_ADDRESS (dbus pid $(cat "$SANDBOX/dbus.pid"), keepassxc pid $(cat "$SANDBOX/keepassxc.pid")) in $SANDBOX; ${elapsed} ms"

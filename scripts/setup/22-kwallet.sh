@@ -41,24 +41,9 @@ export QT_QPA_PLATFORM=offscreen
 unset DISPLAY WAYLAND_DISPLAY
 
 # 3. the bus: no service directories, allow-all policy (private to this user's tests)
-cat > "$SANDBOX/bus.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:dir=$SANDBOX/run</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-EOF
-read -r DBUS_SESSION_BUS_ADDRESS DBUS_PID < <(dbus-daemon --config-file="$SANDBOX/bus.conf" --fork --nopidfile \
-    --print-address=1 --print-pid=1 2>/dev/null | paste -sd' ')
-export DBUS_SESSION_BUS_ADDRESS
-echo "$DBUS_PID" > "$SANDBOX/dbus.pid"
+# shellcheck source=../lib/private-session-bus.sh
+source scripts/lib/private-session-bus.sh
+start_private_session_bus "$SANDBOX"
 
 # 4. kwalletrc: one wallet, no first-use wizard, the Secret Service API on
 cat > "$XDG_CONFIG_HOME/kwalletrc" <<EOF
@@ -136,4 +121,4 @@ fi
     echo "BV_KWALLET_SANDBOX=$SANDBOX"
 } >> "$ENV_FILE"
 elapsed=$(( ($(date +%s%N) - started) / 1000000 ))
-echo "kwallet: bus $DBUS_SESSION_BUS_ADDRESS (dbus pid $DBUS_PID, kwalletd5 pid $(cat "$SANDBOX/kwalletd.pid")) in $SANDBOX; ${elapsed} ms"
+echo "kwallet: bus $DBUS_SESSION_BUS_ADDRESS (dbus pid $(cat "$SANDBOX/dbus.pid"), kwalletd5 pid $(cat "$SANDBOX/kwalletd.pid")) in $SANDBOX; ${elapsed} ms"
