@@ -32,7 +32,7 @@ enum FileStoreKeySource {
     }
 
     /// `doctor`'s line for a store whose key is not a plain key file, without asking for or unsealing
-    /// anything; `nil` for a key-file store (probed by opening it, as before).
+    /// anything; `nil` for a key-file store (probed by opening it).
     static func describeWithoutOpening() -> PlatformComponent? {
         let protection: StoredKeyProtection?
         do {

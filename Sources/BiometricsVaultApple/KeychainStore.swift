@@ -389,7 +389,7 @@ public struct KeychainStore: SecretStore {
 
     /// After a write: a protected item gets its marker, a plain one loses it. Added only once the item is
     /// complete, so a marker never stands for an item that was not written; best effort (without it a
-    /// vanished item reads as plain empty, as before markers existed).
+    /// vanished item without a marker reads as plain empty).
     private func recordProtection(of header: ItemHeader, for id: SecretItemID) {
         switch header.protection {
         case .none: _ = client.delete(identityQuery(id, in: .passcodeMarker, context: .nonInteractive))

@@ -8,7 +8,7 @@
 // What goes over the session bus, and why:
 // - The process's shared session bus connection (GIO's one, `DBusConnection.Sharing.processShared`), not libsecret's `SecretService` proxy:
 //   the proxy's set-up costs seven round trips to the bus (match rules, name owner, StartServiceByName,
-//   GetAll) that no call here needs, about 0.8 ms of a cold start (Docs/Benchmarks.md, tenth round).
+//   GetAll) that no call here needs, about 0.8 ms of a cold start (Docs/Benchmarks.md, "A read through the Secret Service").
 //   The first call, a `Collections` property read, may start the provider (D-Bus activation) and is sent
 //   before `OpenSession` for gnome-keyring's sake (`introduce(_:_:)`); later calls may not start it.
 // - `Service.SearchItems`: one round trip that returns locked and unlocked matches separately and never
@@ -603,8 +603,7 @@ final class SecretServiceClient: Sendable {
     /// Why a call before `OpenSession`: gnome-keyring 42 records a new client only after it has handled
     /// the client's first message, and aborts the whole daemon ("gkd_secret_service_get_pkcs11_session:
     /// assertion 'client' failed") when that first message is `OpenSession` and the record is not there
-    /// yet. It happened about once in 3,000 cold starts under CI's stress (Docs/Benchmarks.md, eleventh
-    /// round); libsecret's proxy always sends `GetAll` first. A provider that refuses the property read
+    /// yet: about once in 3,000 cold starts under `scripts/stress-cold-start.sh`. A provider that refuses the property read
     /// (it is required by the specification, but answering is all this call is for) is not an error.
     private func introduce(_ connection: DBusConnection, _ deadline: Deadline) throws(VaultError) {
         do throws(VaultError) {
