@@ -1,4 +1,10 @@
-/// Finds the vault for a key. Never prompts.
+/// Finds the vault for a key. Never asks for a fingerprint or a password: a protected item gives `.locked`.
+///
+/// On the Secret Service a locked collection is unlocked through the provider's own prompt, as any client
+/// of it is (a login keyring locked since boot shows its password dialog; an open KWallet wallet completes
+/// it at once). A configuration that must not show even that (a daemon, a status line) uses
+/// `PlatformInteraction.allowsStorePrompts = false` or a store made with `SecretServiceStore(prompts: .never)`:
+/// it reads a locked collection as `storeLocked`.
 public enum VaultFactory<Credentials: Codable & Sendable> {
     /// The vault for `key` under `configuration`, without prompting.
     ///
