@@ -36,9 +36,18 @@ took "install-deps" "$step"
 # The debug build needs only what install-deps.sh installed, so it runs while the setup scripts below
 # install and start the daemons (mostly waiting on apt, the network and the daemons themselves).
 build_start=$SECONDS
+# Resolved once, before two builds read Package.resolved at the same time.
+swift package resolve >/dev/null
 setsid swift build --build-tests > .build-ci/build.log 2>&1 &
 build_pid=$!
 background+=("$build_pid")
+
+# The .deb's release build (scripts/extra-tests/70-deb.sh) at the lowest priority, from the start: it
+# takes the CPU the other steps leave idle (serial phases of the debug build, waits on apt, daemons and
+# processes, single-threaded fuzzing). When 70-deb.sh builds the same way, SwiftPM waits for this
+# build's lock and finds the work done.
+setsid nice -n 19 bash scripts/package-deb.sh > .build-ci/release-prebuild.log 2>&1 &
+background+=("$!")
 
 # Each setup script installs and starts one real component and appends the variables the tests need
 # (bus addresses, socket paths, ...) to $BV_ENV_FILE.
@@ -61,12 +70,6 @@ if ! wait "$build_pid"; then
 fi
 grep -E "warning:|Build complete" .build-ci/build.log || true
 took "swift build --build-tests" "$build_start"
-
-# The .deb's release build (scripts/extra-tests/70-deb.sh) at the lowest priority, from here on: it takes
-# the CPU the steps below leave idle (waits on daemons and processes, single-threaded fuzzing). When
-# 70-deb.sh builds the same way, SwiftPM waits for this build's lock and finds the work done.
-setsid nice -n 19 bash scripts/package-deb.sh > .build-ci/release-prebuild.log 2>&1 &
-background+=("$!")
 
 # Extra runs (sanitizers, tests as a non-root user, fuzzing) before the final full run, so the last
 # line printed is the test summary of the whole suite.
