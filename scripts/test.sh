@@ -7,8 +7,10 @@ cd "$(dirname "$0")/.."
 export BV_ENV_FILE="${BV_ENV_FILE:-$PWD/.build-ci/env}"
 mkdir -p "$(dirname "$BV_ENV_FILE")"
 : > "$BV_ENV_FILE"
+mkdir -p .build-ci
 
-bash scripts/install-deps.sh
+run_start=$SECONDS
+took() { echo "== $1 took $((SECONDS - $2))s (at $((SECONDS - run_start))s)"; }
 
 # The run's temporary files go to a directory of their own, removed at the end with everything in it:
 # SwiftPM leaves its TemporaryDirectory.* and lock files in $TMPDIR at every build (about 100 a run), and
@@ -17,34 +19,71 @@ bash scripts/install-deps.sh
 RUN_TMP=$(mktemp -d /tmp/bv-run.XXXXXX)
 chmod 1777 "$RUN_TMP"
 export TMPDIR=$RUN_TMP
+# One `apt-get update` for the whole run (scripts/lib/apt.sh).
+export BV_APT_UPDATED=$RUN_TMP/apt-updated
 
-# The session bus, keyring and software TPMs the setup scripts start for this run are stopped at the end,
-# and their directories in /tmp (a keyring holding test credentials) removed.
-trap 'bash scripts/stop-daemons.sh; rm -rf "$RUN_TMP"' EXIT
+# Background builds still running are stopped (each runs in a session of its own: its process group
+# holds the compilers it started); the session bus, keyring and software TPMs the setup
+# scripts start for this run are stopped at the end, and their directories in /tmp (a keyring holding
+# test credentials) removed.
+background=()
+trap 'for pid in "${background[@]}"; do kill -- "-$pid" 2>/dev/null; done; bash scripts/stop-daemons.sh; rm -rf "$RUN_TMP"' EXIT
+
+step=$SECONDS
+bash scripts/install-deps.sh
+took "install-deps" "$step"
+
+# The debug build needs only what install-deps.sh installed, so it runs while the setup scripts below
+# install and start the daemons (mostly waiting on apt, the network and the daemons themselves).
+build_start=$SECONDS
+# Resolved once, before two builds read Package.resolved at the same time.
+swift package resolve >/dev/null
+setsid swift build --build-tests > .build-ci/build.log 2>&1 &
+build_pid=$!
+background+=("$build_pid")
+
+# The .deb's release build (scripts/extra-tests/70-deb.sh) at the lowest priority, from the start: it
+# takes the CPU the other steps leave idle (serial phases of the debug build, waits on apt, daemons and
+# processes, single-threaded fuzzing). When 70-deb.sh builds the same way, SwiftPM waits for this
+# build's lock and finds the work done.
+setsid nice -n 19 bash scripts/package-deb.sh > .build-ci/release-prebuild.log 2>&1 &
+background+=("$!")
 
 # Each setup script installs and starts one real component and appends the variables the tests need
 # (bus addresses, socket paths, ...) to $BV_ENV_FILE.
 for setup in scripts/setup/*.sh; do
     [ -e "$setup" ] || continue
     echo "== setup: $setup"
+    step=$SECONDS
     bash "$setup"
+    took "$setup" "$step"
 done
 set -a
 # shellcheck disable=SC1090
 source "$BV_ENV_FILE"
 set +a
 
-swift build --build-tests
+if ! wait "$build_pid"; then
+    grep -E "error:" .build-ci/build.log | head -40 || true
+    tail -20 .build-ci/build.log
+    exit 1
+fi
+grep -E "warning:|Build complete" .build-ci/build.log || true
+took "swift build --build-tests" "$build_start"
 
 # Extra runs (sanitizers, tests as a non-root user, fuzzing) before the final full run, so the last
 # line printed is the test summary of the whole suite.
 for extra in scripts/extra-tests/*.sh; do
     [ -e "$extra" ] || continue
     echo "== extra: $extra"
+    step=$SECONDS
     bash "$extra"
+    took "$extra" "$step"
 done
 
+step=$SECONDS
 swift test 2>&1 | tee .build-ci/swift-test.log
+echo "== swift test took $((SECONDS - step))s; the whole run $((SECONDS - run_start))s" > .build-ci/timing.txt
 
 # Where the daemons are mandatory (CI), every test runs: the only skips allowed are of tests that an
 # extra step above runs instead, whose reason names that script (the fingerprint CLI suite, the

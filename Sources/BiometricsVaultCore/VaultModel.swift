@@ -9,7 +9,7 @@ import Observation
 ///     switch model.screen {
 ///     case .signIn: SignInView(model: model)          // model.signIn(credentials:)
 ///     case .locked: LockedView(model: model)          // model.unlock(), model.reauthenticateOwner()
-///     case .signedIn(let credentials): HomeView(credentials, model: model)
+///     case .signedIn(let credentials, _): HomeView(credentials, model: model)
 ///     }
 /// }
 /// ```

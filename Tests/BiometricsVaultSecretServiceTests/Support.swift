@@ -355,8 +355,10 @@ final class StoreDriver {
 final class BusMonitor {
     private let pid: String
     private let log: String
+    private let address: String
 
     init(_ keyring: PrivateKeyring) throws {
+        address = keyring.address
         log = "\(keyring.directory)/monitor-\(UUID().uuidString.prefix(8)).log"
         pid = try Shell.run(
             "/bin/bash", ["-c", "dbus-monitor --address \"$0\" >\"$1\" 2>&1 </dev/null & echo $!", keyring.address, log]
@@ -376,9 +378,20 @@ final class BusMonitor {
         }
     }
 
-    /// Stops the monitor and returns everything it printed.
+    /// Stops the monitor and returns everything it printed, once it printed every message sent before:
+    /// a loaded machine can leave the monitor's socket unread for seconds after the calls were made. The
+    /// bus hands the monitor messages in the order it routed them, so a marker signal sent now is printed
+    /// after all of them.
     func capture() throws -> String {
+        let marker = "Flushed\(UUID().uuidString.prefix(8))"
+        _ = try Shell.run("/usr/bin/dbus-send", ["--address=\(address)", "--type=signal", "/io/github/biometricsvault/Test", "io.github.biometricsvault.Test.\(marker)"])
+        var flushed = false
+        for _ in 0..<1_000 where !flushed {
+            flushed = (try? String(contentsOfFile: log, encoding: .utf8))?.contains("member=\(marker)") ?? false
+            if !flushed { usleep(10_000) }
+        }
         stop()
+        guard flushed else { throw TestFailure("dbus-monitor did not print a marker signal within 10 s") }
         return try String(contentsOfFile: log, encoding: .utf8)
     }
 

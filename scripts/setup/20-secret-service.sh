@@ -16,13 +16,15 @@ mkdir -p "$STATE"
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
 # 1. packages (install only what is missing; CI machines are fresh)
+# shellcheck source=../lib/apt.sh
+source scripts/lib/apt.sh
 export DEBIAN_FRONTEND=noninteractive
 need=()
 for pkg in dbus dbus-daemon dbus-bin gnome-keyring libsecret-tools libglib2.0-bin python3 python3-venv; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then
-    $SUDO apt-get update -qq
+    apt_update_once
     $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
@@ -37,7 +39,7 @@ if ! "$VENV/bin/python" -c 'import keyring' >/dev/null 2>&1; then
         echo "pip install keyring failed; using Debian's python3-keyring"
         rm -rf "$VENV"
         dpkg -s python3-keyring >/dev/null 2>&1 || {
-            $SUDO apt-get update -qq
+            apt_update_once
             $SUDO apt-get install -y -qq --no-install-recommends python3-keyring python3-secretstorage >/dev/null
         }
     fi

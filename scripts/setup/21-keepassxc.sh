@@ -17,13 +17,15 @@ SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 started=$(date +%s%N)
 
 # 1. packages
+# shellcheck source=../lib/apt.sh
+source scripts/lib/apt.sh
 export DEBIAN_FRONTEND=noninteractive
 need=()
 for pkg in dbus-daemon libglib2.0-bin python3 python3-venv keepassxc; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then
-    $SUDO apt-get update -qq
+    apt_update_once
     $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 

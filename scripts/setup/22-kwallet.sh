@@ -15,13 +15,15 @@ started=$(date +%s%N)
 
 # 1. packages: kwalletd5, and the QCA OpenSSL plugin (without it kwalletd5 offers only the `plain`
 #    session, which the store refuses).
+# shellcheck source=../lib/apt.sh
+source scripts/lib/apt.sh
 export DEBIAN_FRONTEND=noninteractive
 need=()
 for pkg in dbus-daemon libglib2.0-bin python3 libkf5wallet-bin libqca-qt5-2-plugins; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then
-    $SUDO apt-get update -qq
+    apt_update_once
     $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 

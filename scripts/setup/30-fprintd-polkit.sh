@@ -23,13 +23,15 @@ fi
 mkdir -p "$WORK"; chmod 755 "$WORK"
 
 # 1. packages (CI machines are fresh; install only what is missing)
+# shellcheck source=../lib/apt.sh
+source scripts/lib/apt.sh
 export DEBIAN_FRONTEND=noninteractive
 need=()
 for pkg in dbus polkitd pkexec fprintd libfprint-2-2 libpam-fprintd libpam-modules libpam-runtime passwd bsdutils; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then
-    apt-get update -qq
+    apt_update_once
     apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 

@@ -12,13 +12,15 @@ cd "$(dirname "$0")/../.."
 ENV_FILE=${BV_ENV_FILE:-/dev/null}
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
+# shellcheck source=../lib/apt.sh
+source scripts/lib/apt.sh
 export DEBIAN_FRONTEND=noninteractive
 need=()
 for pkg in swtpm swtpm-tools tpm2-tools libtss2-dev; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then
-    $SUDO apt-get update -qq
+    apt_update_once
     $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 

@@ -11,6 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ENV_FILE=${BV_ENV_FILE:-/dev/null}
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+# shellcheck source=../lib/apt.sh
+source scripts/lib/apt.sh
 export DEBIAN_FRONTEND=noninteractive
 
 need=()
@@ -18,7 +20,7 @@ for pkg in docker-registry skopeo apache2-utils python3; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then
-    $SUDO apt-get update -qq
+    apt_update_once
     # policy-rc.d: where an init system runs, the package must not start the system-wide registry on :5000.
     printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null; $SUDO chmod +x /usr/sbin/policy-rc.d
     $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

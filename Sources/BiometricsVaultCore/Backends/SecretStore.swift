@@ -22,9 +22,11 @@
 ///    item) must write the new item fully before removing the old one; a `read` that finds a half-done
 ///    replace must return one complete item (never report it as missing), and the half-done replace is
 ///    finished or undone (repair) by that read or by the next write.
-/// 3. **`read` never prompts.** With `authorization == nil` it returns the header of a protected item and,
-///    if the payload is held behind an OS access control, `payload == nil`. With an authorization it
-///    returns the payload or throws the authentication error the OS reports.
+/// 3. **`read` never authenticates the user.** With `authorization == nil` it returns the header of a
+///    protected item and, if the payload is held behind an OS access control, `payload == nil`. With an
+///    authorization it returns the payload or throws the authentication error the OS reports. A store
+///    whose container is locked as a whole (a Secret Service collection) may run that container's own
+///    unlock, as every client of it does, unless it was made not to; then it throws `storeLocked`.
 /// 4. **Missing is not an error.** `read` of an absent item returns `nil`; `delete` of an absent item
 ///    succeeds.
 /// 5. **Errors are `VaultError`.** Unreachable store or I/O failure: `storeUnavailable`; locked store:

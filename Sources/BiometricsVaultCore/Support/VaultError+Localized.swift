@@ -9,7 +9,7 @@ import Foundation
 // carry credential bytes, keys or platform messages.
 
 extension VaultError: LocalizedError {
-    /// What happened, in words a user understands ("Biometrics are locked after too many attempts.").
+    /// What happened, in words a user understands ("Biometric unlock is locked after too many attempts.").
     /// Names the biometry generically; ``userMessage(biometryType:)`` names Face ID, Touch ID, ...
     public var errorDescription: String? { userMessage(biometryType: nil).description }
 
