@@ -234,6 +234,20 @@ var targets: [Target] = [
         swiftSettings: strictSettings
     ),
 
+    // MARK: exact JSON credentials (owner: cli)
+    // The JSON value kept byte for byte that the CLI stores and prints (and every command reads). In no
+    // product: an app stores its own Codable type.
+    .target(
+        name: "BiometricsVaultJSON",
+        dependencies: ["BiometricsVaultCore"],
+        swiftSettings: strictSettings
+    ),
+    .testTarget(
+        name: "BiometricsVaultJSONTests",
+        dependencies: ["BiometricsVaultJSON", "BiometricsVaultCore"],
+        swiftSettings: strictSettings
+    ),
+
     // MARK: CLI (owner: cli)
     // prctl(PR_SET_DUMPABLE) for the CLI (prctl is variadic, which Swift cannot call), and the argv the
     // Swift runtime asks for, recorded by an ELF constructor (ArgumentVector.c says why).
@@ -242,6 +256,7 @@ var targets: [Target] = [
         name: "biometrics-vault",
         dependencies: [
             "BiometricsVault",
+            "BiometricsVaultJSON",
             "CProcessControl",
             "BiometricsVaultFileStore",
             "BiometricsVaultTPM",
@@ -293,6 +308,13 @@ var targets: [Target] = [
             .product(name: "Crypto", package: "swift-crypto"),
         ],
         path: "Fuzz/FuzzFileStoreFormat",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
+        name: "FuzzJSONValue",
+        dependencies: ["BiometricsVaultJSON", "FuzzSupport"],
+        path: "Fuzz/FuzzJSONValue",
         swiftSettings: strictSettings,
         linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
     ),

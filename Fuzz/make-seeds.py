@@ -71,7 +71,7 @@ write("FuzzFileStoreFormat", "key-file", b"\x02" + key_file + struct.pack(">I", 
 write("FuzzFileStoreFormat", "key-file-scrypt", b"\x02" + b"BVFK\x01\x01" + bytes([10, 1, 1]) + bytes(16) + bytes(12) + bytes(32) + bytes(16))
 write("FuzzFileStoreFormat", "key-file-unknown-kind", b"\x02" + b"BVFK\x01\x07")
 
-# FuzzCLIJSON: credentials JSON as the CLI reads it from stdin.
+# FuzzJSONValue: credentials JSON as the CLI reads it from stdin.
 for name, text in {
     "object": '{"username":"alice","password":"s3cret","port":8443,"ratio":0.5,"tags":["a","b"],"extra":null}',
     "string": '"token"',
@@ -80,4 +80,4 @@ for name, text in {
     "unicode": '{"name":"J\\u00fcrgen \\ud83d\\ude00","emoji":"\u2603"}',
     "whitespace": ' \n\t{ "k" : [ ] } \n',
 }.items():
-    write("FuzzCLIJSON", name, text)
+    write("FuzzJSONValue", name, text)

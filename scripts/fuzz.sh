@@ -16,40 +16,16 @@ source Fuzz/build-flags.sh
 
 seconds="${1:-60}"
 shift || true
-all_targets=(FuzzEnvelope FuzzItemHeader FuzzFileStoreFormat)
-# The CLI's JSON input type lives in the executable target, which SwiftPM lets no other target import:
-# its source files are compiled straight into the fuzz target with swiftc (see build_cli_json below).
-cli_json_sources=(Sources/biometrics-vault/Support/JSONValue.swift Sources/biometrics-vault/Support/Text.swift)
-if [ -f "${cli_json_sources[0]}" ]; then all_targets+=(FuzzCLIJSON); fi
+all_targets=(FuzzEnvelope FuzzItemHeader FuzzFileStoreFormat FuzzJSONValue)
 targets=("${@:-${all_targets[@]}}")
-
-build_cli_json() {
-    local out="$BV_ASAN_SCRATCH/fuzz-bin"
-    mkdir -p "$out"
-    # The real CLIFailure sits in a file that imports ArgumentParser; Fuzz/FuzzCLIJSON/CLIFailureShim.swift
-    # repeats the part of it JSONValue uses.
-    swiftc -sanitize=fuzzer,address -swift-version 6 -g -Onone -parse-as-library \
-        -module-name FuzzCLIJSON \
-        "${cli_json_sources[@]}" Fuzz/FuzzCLIJSON/CLIFailureShim.swift \
-        Fuzz/FuzzSupport/LibFuzzerDriver.swift Fuzz/FuzzCLIJSON/main.swift \
-        -o "$out/FuzzCLIJSON" > "$BV_ASAN_SCRATCH/fuzz-build-FuzzCLIJSON.log" 2>&1 || {
-        grep -v "Cannot export local symbol" "$BV_ASAN_SCRATCH/fuzz-build-FuzzCLIJSON.log" | tail -40 >&2
-        return 1
-    }
-    echo "$out/FuzzCLIJSON"
-}
 
 binary_for() {
     local target="$1"
-    if [ "$target" = FuzzCLIJSON ]; then
-        build_cli_json
-    else
-        swift build "${BV_ASAN_FLAGS[@]}" --product "$target" > "$BV_ASAN_SCRATCH/fuzz-build-$target.log" 2>&1 || {
-            grep -v "Cannot export local symbol" "$BV_ASAN_SCRATCH/fuzz-build-$target.log" | tail -40 >&2
-            return 1
-        }
-        echo "$BV_ASAN_SCRATCH/debug/$target"
-    fi
+    swift build "${BV_ASAN_FLAGS[@]}" --product "$target" > "$BV_ASAN_SCRATCH/fuzz-build-$target.log" 2>&1 || {
+        grep -v "Cannot export local symbol" "$BV_ASAN_SCRATCH/fuzz-build-$target.log" | tail -40 >&2
+        return 1
+    }
+    echo "$BV_ASAN_SCRATCH/debug/$target"
 }
 
 summary=()

@@ -61,7 +61,7 @@ extension BiometricsVaultCommand {
                         let serverURL = try DockerCredentialProtocol.serverURL(in: input)
                         answer = try await Interrupts.cancellingOnInterrupt { try await helper.get(serverURL: serverURL) }
                     case .store:
-                        let item = try DockerCredentialItem(request: try JSONValue.parse(Data(input.utf8), source: "stdin"))
+                        let item = try DockerCredentialItem(request: try JSONValue.parse(Array(input.utf8), source: "stdin"))
                         try await Interrupts.cancellingOnInterrupt { try await helper.store(item) }
                         answer = ""
                     case .erase:

@@ -97,16 +97,13 @@ extension EnvironmentMapping {
             guard let value = credentials.member(named: mapping.field) else {
                 throw .notFound("the credentials under '\(key)' have no field '\(mapping.field)'")
             }
-            switch value {
-            case .string, .number, .bool:
-                let text = value.rawText
-                guard !text.utf8.contains(0) else {
-                    throw .badInput("the field '\(mapping.field)' under '\(key)' contains NUL, which no environment variable can hold")
-                }
-                values[mapping.name] = text
-            case .object, .array, .null:
+            guard let text = value.scalarText else {
                 throw .badInput("the field '\(mapping.field)' under '\(key)' is not a string, number or boolean")
             }
+            guard !text.utf8.contains(0) else {
+                throw .badInput("the field '\(mapping.field)' under '\(key)' contains NUL, which no environment variable can hold")
+            }
+            values[mapping.name] = text
         }
         return values
     }

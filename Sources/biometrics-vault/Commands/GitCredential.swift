@@ -129,7 +129,7 @@ struct GitCredentialHelper: Sendable {
         guard let item = request.item, item.username != nil, item.password != nil,
             let key = GitCredentialKey.key(for: request)
         else { return }
-        let json = try item.json()
+        let json = item.json
         try await retryingRaces {
             let vault = try vault(key)
             switch vault.kind {
@@ -182,17 +182,31 @@ struct GitCredentialHelper: Sendable {
 }
 
 extension GitCredentialItem {
-    /// The helper's item in a stored JSON value; `nil` for a foreign value (not the helper's object).
+    /// The helper's item in a stored JSON value, each attribute read as `show --field` and `exec --env`
+    /// read a field (a number as its literal); `nil` for a foreign value: not an object with `protocol`
+    /// and `host`, or an attribute that is an array or an object.
     init?(json: JSONValue) {
-        guard case .object = json, let item = try? JSONDecoder().decode(GitCredentialItem.self, from: Data(json.jsonText.utf8))
-        else { return nil }
-        self = item
+        var foreign = false
+        func attribute(_ name: String) -> String? {
+            guard let value = json.member(named: name), value != .null else { return nil }
+            if value.scalarText == nil { foreign = true }
+            return value.scalarText
+        }
+        guard case .object = json, let scheme = attribute("protocol"), let host = attribute("host") else { return nil }
+        self.init(
+            scheme: scheme, host: host, path: attribute("path"), username: attribute("username"), password: attribute("password"),
+            passwordExpiryUTC: attribute("password_expiry_utc"), oauthRefreshToken: attribute("oauth_refresh_token"))
+        if foreign { return nil }
     }
 
-    /// The item as the JSON value stored.
-    func json() throws -> JSONValue {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return try JSONValue.parse(try encoder.encode(self), source: "the git credential")
+    /// The item as the JSON object stored (members sorted by name; absent attributes left out).
+    var json: JSONValue {
+        var members: [String: JSONValue] = ["protocol": .string(scheme), "host": .string(host)]
+        let optional = [
+            ("path", path), ("username", username), ("password", password), ("password_expiry_utc", passwordExpiryUTC),
+            ("oauth_refresh_token", oauthRefreshToken),
+        ]
+        for case (let name, let value?) in optional { members[name] = .string(value) }
+        return .object(members)
     }
 }

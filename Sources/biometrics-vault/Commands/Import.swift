@@ -65,11 +65,11 @@ enum ImportedSecret {
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 throw .badInput("the source item's secret is not UTF-8 text; nothing was imported and the source is untouched")
             }
-            return SecretBytes(utf8: "\"" + JSONString(text).literal + "\"")
+            return SecretBytes(utf8: JSONValue.string(text).jsonText)
         }
         let value: JSONValue
         do {
-            value = try JSONValue.parse(Data(bytes), source: "the source item's secret")
+            value = try JSONValue.parse(bytes, source: "the source item's secret")
         } catch {
             throw .badInput(
                 "\(error.message); nothing was imported and the source is untouched. python keyring and secret-tool "

@@ -1,3 +1,6 @@
+// Every command reads, stores and prints credentials as the library's exact JSONValue (one decoder for
+// `show`, `exec`, the credential helpers and the reports); exported here so every file of the CLI sees it.
+@_exported import BiometricsVaultJSON
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -41,7 +44,7 @@ extension CredentialsInputOptions {
         }
         defer { for index in data.indices { data[index] = 0 } }
         guard data.count <= Self.readLimit else { throw .badInput("\(source) is larger than 1 MiB") }
-        return try JSONValue.parse(Data(data), source: source)
+        return try JSONValue.parse(data, source: source)
     }
 
     /// Every byte up to EOF (or one past the limit), with `read(2)`.
@@ -59,5 +62,18 @@ extension CredentialsInputOptions {
             data.append(contentsOf: chunk[0..<count])
         }
         return .success(data)
+    }
+}
+
+extension JSONValue {
+    /// Parses JSON the CLI read from `source` (e.g. "stdin"). The one place that turns a
+    /// ``JSONSyntaxError`` into the CLI's `badInput`: fixed words, the source and a byte offset.
+    static func parse(_ bytes: [UInt8], source: String) throws(CLIFailure) -> JSONValue {
+        do {
+            return try parse(bytes)
+        } catch {
+            if error.reason == .noValue { throw .badInput("no credentials on \(source): expected a JSON value") }
+            throw .badInput("\(source) is not valid JSON: \(error.description)")
+        }
     }
 }

@@ -79,13 +79,13 @@ struct DockerCredentialItem: Sendable, Equatable {
         self.secret = secret
     }
 
-    /// A stored value that is this helper's object; `nil` for anything else (a foreign item).
+    /// A stored value that is this helper's object, each member read as `show --field` and `exec --env`
+    /// read a field (a number as its literal); `nil` for anything else (a foreign item).
     init?(stored json: JSONValue) {
-        guard case .object = json, case .string(let serverURL)? = json.member(named: "ServerURL"),
-            case .string(let username)? = json.member(named: "Username"),
-            case .string(let secret)? = json.member(named: "Secret")
+        guard let serverURL = json.member(named: "ServerURL")?.scalarText,
+            let username = json.member(named: "Username")?.scalarText, let secret = json.member(named: "Secret")?.scalarText
         else { return nil }
-        self.init(serverURL: serverURL.value, username: username.value, secret: secret.value)
+        self.init(serverURL: serverURL, username: username, secret: secret)
     }
 
     var json: JSONValue {

@@ -9,9 +9,9 @@ import Glibc
 import Darwin
 #endif
 
-/// What the git credential helper stores: the attributes of one credential (gitcredentials(7)). Its own
-/// type, so the stored JSON is a plain object that `show KEY --field password` also reads.
-struct GitCredentialItem: Codable, Sendable, Equatable {
+/// What the git credential helper stores: the attributes of one credential (gitcredentials(7)), stored
+/// as a plain JSON object named as git names them, which `show KEY --field password` also reads.
+struct GitCredentialItem: Sendable, Equatable {
     var scheme: String
     var host: String
     var path: String?
@@ -19,13 +19,6 @@ struct GitCredentialItem: Codable, Sendable, Equatable {
     var password: String?
     var passwordExpiryUTC: String?
     var oauthRefreshToken: String?
-
-    enum CodingKeys: String, CodingKey {
-        case scheme = "protocol"
-        case host, path, username, password
-        case passwordExpiryUTC = "password_expiry_utc"
-        case oauthRefreshToken = "oauth_refresh_token"
-    }
 
     /// The item as the attribute lines `get` answers with; `nil` when a value could not be written as
     /// one protocol line (a line feed, carriage return or NUL, possible only in an item changed by hand).

@@ -1,232 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
-/// A JSON value exactly as it was written: what the CLI stores as credentials, and what it builds its
-/// `--json` reports from.
-///
-/// Credentials must come back as they went in, so nothing is converted: a number keeps its literal
-/// (digits, sign, exponent), a string keeps its escapes as written, an object keeps its members in the
-/// given order. ``jsonText`` is the input without its insignificant whitespace. The parser is strict
-/// RFC 8259 (``parse(_:source:)``); its errors say where, never what, since the input may be a secret.
-///
-/// Deliberately not JSONSerialization/JSONDecoder: they read numbers as Double or Int64 (losing digits),
-/// keep one of two duplicate members silently, and reorder objects.
-enum JSONValue: Sendable, Equatable {
-    case null
-    case bool(Bool)
-    case number(JSONNumber)
-    case string(JSONString)
-    case array([JSONValue])
-    case object([JSONMember])
-
-    /// The most nested arrays and objects a value may have (one level per `[` or `{`). Credentials the
-    /// previous versions stored (JSONEncoder, which failed at 512 levels) are all within it. The message
-    /// of ``JSONSyntaxError/Reason/tooDeep`` repeats the number.
-    static let maximumDepth = 512
-
-    // MARK: building reports
-
-    static func string(_ value: String) -> JSONValue { .string(JSONString(value)) }
-    static func integer(_ value: Int64) -> JSONValue { .number(JSONNumber(validLiteral: String(value))) }
-    /// An object with its members sorted by name (a Swift dictionary has no order to keep).
-    static func object(_ members: [String: JSONValue]) -> JSONValue {
-        .object(members.sorted { $0.key < $1.key }.map { JSONMember(name: JSONString($0.key), value: $0.value) })
-    }
-
-    // MARK: printing
-
-    /// Compact JSON text: for a parsed value, the input exactly, without insignificant whitespace.
-    var jsonText: String {
-        var text = ""
-        append(to: &text)
-        return text
-    }
-
-    private func append(to text: inout String) {
-        switch self {
-        case .null: text += "null"
-        case .bool(let value): text += value ? "true" : "false"
-        case .number(let number): text += number.literal
-        case .string(let string): text += "\"" + string.literal + "\""
-        case .array(let elements):
-            text += "["
-            for (index, element) in elements.enumerated() {
-                if index > 0 { text += "," }
-                element.append(to: &text)
-            }
-            text += "]"
-        case .object(let members):
-            text += "{"
-            for (index, member) in members.enumerated() {
-                if index > 0 { text += "," }
-                text += "\"" + member.name.literal + "\":"
-                member.value.append(to: &text)
-            }
-            text += "}"
-        }
-    }
-
-    /// What `--field` prints: a string's value (escapes decoded), anything else as its JSON text.
-    var rawText: String {
-        if case .string(let string) = self { return string.value }
-        return jsonText
-    }
-
-    /// The member named `name` (compared by its decoded UTF-8 bytes), when this is an object.
-    func member(named name: String) -> JSONValue? {
-        guard case .object(let members) = self else { return nil }
-        return members.first { $0.name.value.utf8.elementsEqual(name.utf8) }?.value
-    }
-
-    // MARK: parsing
-
-    /// Parses one JSON text (RFC 8259, UTF-8). Rejects invalid UTF-8, lone surrogates, raw control
-    /// characters in strings, leading zeros, duplicate member names, nesting deeper than
-    /// ``maximumDepth`` and anything after the value. The error names the byte offset (and, for a
-    /// duplicate, the member's name), never the content.
-    static func parse(_ data: Data, source: String) throws(CLIFailure) -> JSONValue {
-        let bytes = [UInt8](data)
-        guard !bytes.allSatisfy(JSONParser.isWhitespace) else {
-            throw .badInput("no credentials on \(source): expected a JSON value")
-        }
-        var parser = JSONParser(bytes: bytes)
-        do {
-            return try parser.parseDocument()
-        } catch {
-            throw .badInput("\(source) is not valid JSON: \(error.description)")
-        }
-    }
-}
-
-/// A number literal as written, e.g. `-0`, `1.0E+2`, `123456789012345678901234567890`.
-struct JSONNumber: Sendable, Equatable {
-    let literal: String
-
-    /// Only for literals known to follow the JSON number grammar.
-    init(validLiteral: String) { literal = validLiteral }
-}
-
-/// A string as written: ``literal`` is the text between the quotes, escapes kept; ``value`` is decoded.
-struct JSONString: Sendable, Equatable {
-    let literal: String
-    let value: String
-
-    /// Only for a literal the parser validated, with its decoded value.
-    init(literal: String, value: String) {
-        self.literal = literal
-        self.value = value
-    }
-
-    /// A string for a report: escaped as RFC 8259 requires (quote, backslash, C0 controls), plus
-    /// U+2028/2029 for JavaScript readers.
-    init(_ value: String) {
-        var literal = ""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": literal += "\\\""
-            case "\\": literal += "\\\\"
-            case "\n": literal += "\\n"
-            case "\r": literal += "\\r"
-            case "\t": literal += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
-                literal += "\\u" + Text.hex(scalar.value, digits: 4)
-            default: literal.unicodeScalars.append(scalar)
-            }
-        }
-        self.literal = literal
-        self.value = value
-    }
-}
-
-/// One member of an object, in the order given.
-struct JSONMember: Sendable, Equatable {
-    let name: JSONString
-    let value: JSONValue
-}
-
-/// Where and why a JSON text is invalid: fixed words and a byte offset, never the input; only a
-/// duplicated member's name is quoted (a name is structure; the issue asks to say which one).
-struct JSONSyntaxError: Error {
-    enum Reason: String, CaseIterable {
-        case trailingData = "unexpected data after the value"
-        case unexpectedEnd = "unexpected end of input"
-        case unexpectedNonASCII = "unexpected non-ASCII byte"
-        case unexpectedCharacter = "unexpected character"
-        case expectedCommaOrBracket = "expected ',' or ']'"
-        case expectedMemberName = "expected a member name"
-        case expectedColon = "expected ':'"
-        case expectedCommaOrBrace = "expected ',' or '}'"
-        case leadingZero = "leading zero in a number"
-        case expectedDigit = "expected a digit"
-        case expectedFractionDigit = "expected a digit after '.'"
-        case expectedExponentDigit = "expected a digit in the exponent"
-        case unterminatedString = "unterminated string"
-        case controlCharacterInString = "control character in a string (must be escaped)"
-        case loneLowSurrogate = "lone low surrogate in a \\u escape"
-        case loneHighSurrogate = "lone high surrogate in a \\u escape"
-        case invalidUnicodeEscape = "invalid \\u escape"
-        case invalidEscape = "invalid escape in a string"
-        case expectedHexDigits = "expected four hex digits after \\u"
-        case invalidUTF8 = "invalid UTF-8"
-        case tooDeep = "nested deeper than 512 levels (the limit)"
-        case duplicateMemberName = "duplicate member name"
-    }
-
-    let reason: Reason
-    let offset: Int
-    var memberName: String? = nil
-
-    /// E.g. `duplicate member name "user" at byte 27`; the name JSON-escaped, at most 64 characters.
-    var description: String {
-        let name = memberName.map { " \"" + JSONString($0).literal.prefix(64) + "\"" } ?? ""
-        return "\(reason.rawValue)\(name) at byte \(offset)"
-    }
-}
-
-/// The member names of one object so far, for the duplicate check: open addressing over each name's UTF-8
-/// bytes, hashed with the standard library's per-process seeded `Hasher` (crafted names cannot make it
-/// quadratic) and compared byte for byte.
-///
-/// Not a `Set<[UInt8]>`: creating that type makes the runtime check `[UInt8]: Hashable` by scanning every
-/// protocol conformance in the binary, and `show` paid that after the store's last reply, on its critical
-/// path (Docs/Benchmarks.md).
-struct MemberNames {
-    private var names: [[UInt8]] = []
-    /// Indices into `names`; -1 is an empty slot. A power of two, at most half full.
-    private var slots = [Int](repeating: -1, count: 8)
-
-    /// Adds `name`; false when the object has it already.
-    mutating func insert(_ name: [UInt8]) -> Bool {
-        if (names.count + 1) * 2 > slots.count { rehash(capacity: slots.count * 2) }
-        var slot = firstSlot(for: name)
-        while slots[slot] >= 0 {
-            if names[slots[slot]] == name { return false }
-            slot = (slot + 1) & (slots.count - 1)
-        }
-        slots[slot] = names.count
-        names.append(name)
-        return true
-    }
-
-    private mutating func rehash(capacity: Int) {
-        slots = [Int](repeating: -1, count: capacity)
-        for index in names.indices {
-            var slot = firstSlot(for: names[index])
-            while slots[slot] >= 0 { slot = (slot + 1) & (slots.count - 1) }
-            slots[slot] = index
-        }
-    }
-
-    private func firstSlot(for name: [UInt8]) -> Int {
-        var hasher = Hasher()
-        name.withUnsafeBytes { hasher.combine(bytes: $0) }
-        return hasher.finalize() & (slots.count - 1)
-    }
-}
-
 /// A recursive-descent RFC 8259 parser over UTF-8 bytes (recursion bounded by the depth limit).
 struct JSONParser {
     let bytes: [UInt8]
@@ -239,6 +10,7 @@ struct JSONParser {
 
     mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
         skipWhitespace()
+        guard position < bytes.count else { throw fail(.noValue) }
         let value = try parseValue()
         skipWhitespace()
         guard position == bytes.count else { throw fail(.trailingData) }
@@ -313,7 +85,7 @@ struct JSONParser {
         try enter()
         position += 1  // {
         var members: [JSONMember] = []
-        var names = MemberNames()
+        var names = Set<[UInt8]>()
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             position += 1
@@ -329,7 +101,7 @@ struct JSONParser {
             let name = try parseString()
             // Duplicates compare decoded code points, so "a" and "\u0061" are the same name (RFC 8259
             // leaves duplicates undefined; keeping one silently is how credentials got lost).
-            guard names.insert(Array(name.value.utf8)) else {
+            guard names.insert(Array(name.value.utf8)).inserted else {
                 throw JSONSyntaxError(reason: .duplicateMemberName, offset: nameOffset, memberName: name.value)
             }
             skipWhitespace()
