@@ -243,8 +243,6 @@ var targets: [Target] = [
         dependencies: [
             "BiometricsVault",
             "CProcessControl",
-            "BiometricsVaultFileStore",
-            "BiometricsVaultTPM",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             // SHA-256 for the digest form of credential-helper keys (already linked through the file store).
             .product(name: "Crypto", package: "swift-crypto"),
