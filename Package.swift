@@ -258,8 +258,6 @@ var targets: [Target] = [
             "BiometricsVault",
             "BiometricsVaultJSON",
             "CProcessControl",
-            "BiometricsVaultFileStore",
-            "BiometricsVaultTPM",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             // SHA-256 for the digest form of credential-helper keys (already linked through the file store).
             .product(name: "Crypto", package: "swift-crypto"),

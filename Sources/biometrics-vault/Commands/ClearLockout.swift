@@ -13,20 +13,23 @@ extension BiometricsVaultCommand {
         func run() async throws {
             try await Console.run(options) {
                 let session = Session(options: options)
-                guard let authenticator = session.configuration.authenticator as? SessionAwareAuthenticator,
-                    authenticator.isLockedOut
-                else {
+                guard let authenticator = session.configuration.authenticator as? SessionAwareAuthenticator else {
                     return Console.emit(options, json: .object(["lockedOut": .bool(false)]), text: "fingerprints are not locked out")
                 }
-                guard authenticator.session.ownerAuthenticationUsable else {
-                    throw VaultError(.interactionNotAllowed, underlying: .message(
-                        "no terminal (PAM) or polkit agent to ask for the login password; run it on a terminal"))
+                switch try await Interrupts.cancellingOnInterrupt({ try await authenticator.clearLockout() }) {
+                case .notLockedOut:
+                    Console.emit(options, json: .object(["lockedOut": .bool(false)]), text: "fingerprints are not locked out")
+                case .cleared:
+                    Console.emit(options, json: .object(["lockedOut": .bool(false), "cleared": .bool(true)]), text: "fingerprint lockout cleared")
                 }
-                try await Interrupts.cancellingOnInterrupt {
-                    try await authenticator.authenticateOwner(prompt: PromptText(reason: "Unlock the fingerprint reader after failed attempts"))
-                }
-                Console.emit(options, json: .object(["lockedOut": .bool(false), "cleared": .bool(true)]), text: "fingerprint lockout cleared")
             }
         }
     }
+}
+
+extension SessionAwareAuthenticator.Guidance {
+    /// The ways out the CLI names: its own commands.
+    static let commandLine = SessionAwareAuthenticator.Guidance(
+        lockoutWayOut: "run `biometrics-vault clear-lockout` on a terminal (it asks for your login password)",
+        readerDiagnosis: "`biometrics-vault doctor` shows what is missing")
 }

@@ -64,8 +64,15 @@ extension BiometricsVaultCommand {
             } ?? "none (biometrics unavailable: items are stored plainly)"
             let owner = diagnosis.selected(.ownerAuthentication)?.name ?? "none"
             lines.append("auto picks: store \(store); authenticator \(biometrics); owner authentication \(owner)")
-            lines.append(RemoteSession.doctorLine())
+            lines.append(sessionLine())
             return lines.joined(separator: "\n")
+        }
+
+        /// The line about the session (``SessionAwareAuthenticator`` routes by it).
+        static func sessionLine() -> String {
+            guard let variable = RemoteSession.variable() else { return "session: local" }
+            return "session: remote (\(variable) is set): the fingerprint reader is never waited for; items that accept "
+                + "the password ask for it on the terminal, fingerprint-only items fail at once (exit 9)"
         }
     }
 }

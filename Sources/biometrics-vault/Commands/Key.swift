@@ -1,7 +1,5 @@
 import ArgumentParser
 import BiometricsVault
-import BiometricsVaultFileStore
-import BiometricsVaultTPM
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -17,7 +15,7 @@ extension BiometricsVaultCommand {
             discussion: """
                 The choice is recorded in the store, so every other command opens it the same way afterwards \
                 (asking for the PIN or passphrase on the terminal when one is needed). The TPM is reached through \
-                $\(TPMConfiguration.environmentVariable) (default \(TPMConfiguration.defaultTCTI)). \
+                $\(FileStoreKey.tpmEnvironmentVariable) (default \(FileStoreKey.defaultTPMTCTI)). \
                 PINs and passphrases are asked on the terminal, or read from stdin with --pin-stdin / \
                 --passphrase-stdin: one per line, the current one first, then the new one.
                 """,
@@ -35,17 +33,17 @@ extension BiometricsVaultCommand {
 
         func run() async throws {
             try await Console.run(options) {
-                let protection = try EncryptedFileStore.keyProtection()
-                let tpm = Result { try TPMStatus.read() }
+                let protection = try FileStoreKey.protection()
+                let tpm = Result { try FileStoreKey.tpmState() }
                 var fields: [String: JSONValue] = [
-                    "directory": .string(EncryptedFileStore.defaultDirectory().path),
-                    "source": protection.map { .string(KeySourceName($0).rawValue) } ?? .null,
-                    "tcti": .string(TPMConfiguration.tcti),
+                    "directory": .string(FileStoreKey.defaultDirectory.path),
+                    "source": protection.map { .string($0.rawValue) } ?? .null,
+                    "tcti": .string(FileStoreKey.tpmTCTI),
                 ]
                 fields["tpm"] = TPMDoctor.json(tpm)
                 var lines = [
-                    "file store: \(EncryptedFileStore.defaultDirectory().path)",
-                    "key source: \(protection.map { KeySourceName($0).rawValue } ?? "none (no store yet)")",
+                    "file store: \(FileStoreKey.defaultDirectory.path)",
+                    "key source: \(protection?.rawValue ?? "none (no store yet)")",
                 ]
                 switch tpm {
                 case .success(let status): lines.append("TPM: \(status.summary)")
@@ -82,10 +80,9 @@ extension BiometricsVaultCommand {
         func run() async throws {
             try await Console.run(options) {
                 let secrets = KeySecrets(pinFromStdin: options.pinStdin, passphraseFromStdin: options.passphraseStdin)
-                let current = try KeySourceChange.currentSource(secrets)
-                let newPIN: TPMSealer.PIN = pin || options.pinStdin ? .given(try secrets.new(.pin)) : .none
-                let target = EncryptedFileStore.KeySource.sealed(TPMSealer(pin: newPIN))
-                try KeySourceChange.apply(from: current, to: target, options: options, action: "seal")
+                let change = try secrets.change()
+                let newPIN: SecretBytes? = try pin || options.pinStdin ? secrets.new(.pin) : nil
+                try KeySourceChange.apply(change, .tpm(pin: newPIN), options: options, action: "seal")
             }
         }
     }
@@ -101,8 +98,7 @@ extension BiometricsVaultCommand {
         func run() async throws {
             try await Console.run(options) {
                 let secrets = KeySecrets(pinFromStdin: options.pinStdin, passphraseFromStdin: options.passphraseStdin)
-                let current = try KeySourceChange.currentSource(secrets)
-                try KeySourceChange.apply(from: current, to: .keyFile, options: options, action: "unseal")
+                try KeySourceChange.apply(try secrets.change(), .keyFile, options: options, action: "unseal")
             }
         }
     }
@@ -118,67 +114,44 @@ extension BiometricsVaultCommand {
         func run() async throws {
             try await Console.run(options) {
                 let secrets = KeySecrets(pinFromStdin: options.pinStdin, passphraseFromStdin: options.passphraseStdin)
-                let current = try KeySourceChange.currentSource(secrets)
-                let target = EncryptedFileStore.KeySource.passphrase(try secrets.new(.passphrase))
-                try KeySourceChange.apply(from: current, to: target, options: options, action: "passphrase")
+                let change = try secrets.change()
+                try KeySourceChange.apply(change, .passphrase(try secrets.new(.passphrase)), options: options, action: "passphrase")
             }
         }
     }
 }
 
-/// The names `key status` prints for a key source.
-enum KeySourceName: String {
-    case keyFile = "key-file"
-    case passphrase
-    case tpm
-    case tpmWithPIN = "tpm+pin"
-    case unknownSealer = "sealed"
-
-    init(_ protection: StoredKeyProtection) {
-        switch protection {
-        case .keyFile: self = .keyFile
-        case .passphrase: self = .passphrase
-        case .sealed(let mechanism, let usesPIN):
-            if mechanism == TPMSealer.mechanism { self = usesPIN ? .tpmWithPIN : .tpm } else { self = .unknownSealer }
-        }
-    }
-}
-
-/// The shared steps of `key seal`, `key unseal` and `key passphrase`.
+/// The shared output of `key seal`, `key unseal` and `key passphrase`.
 enum KeySourceChange {
-    /// How to open the store as it is now (`nil` when it has no key file yet).
-    static func currentSource(_ secrets: KeySecrets) throws -> EncryptedFileStore.KeySource? {
-        switch try EncryptedFileStore.keyProtection() {
-        case nil: return nil
-        case .keyFile: return .keyFile
-        case .passphrase: return .passphrase(try secrets.current(.passphrase))
-        case .sealed(_, let usesPIN): return .sealed(TPMSealer(pin: usesPIN ? .given(try secrets.current(.pin)) : .none))
-        }
-    }
-
-    static func apply(
-        from current: EncryptedFileStore.KeySource?, to target: EncryptedFileStore.KeySource, options: GlobalOptions, action: String
-    ) throws {
+    static func apply(_ change: FileStoreKey.Change, _ protection: FileStoreKey.NewProtection, options: GlobalOptions, action: String) throws {
         let created: Bool
-        if let current {
-            try EncryptedFileStore.changeKeySource(from: current, to: target)
-            created = false
-        } else {
-            try EncryptedFileStore.createKey(source: target)
-            created = true
+        switch try change.apply(protection) {
+        case .changed: created = false
+        case .created: created = true
         }
-        let protection = try EncryptedFileStore.keyProtection()
-        let source = protection.map { KeySourceName($0).rawValue } ?? "none"
+        let source = try FileStoreKey.protection()?.rawValue ?? "none"
         let fields: [String: JSONValue] = [
             "action": .string(action), "source": .string(source), "created": .bool(created),
-            "directory": .string(EncryptedFileStore.defaultDirectory().path),
+            "directory": .string(FileStoreKey.defaultDirectory.path),
         ]
         let text = created ? "created an empty file store; its key source is \(source)" : "the file store's key source is now \(source)"
         Console.emit(options, json: .object(fields), text: text)
     }
 }
 
-extension TPMStatus {
+extension KeySecrets {
+    /// The change of the default store's key source, opened with the current PIN or passphrase (asked first).
+    func change() throws -> FileStoreKey.Change {
+        try FileStoreKey.Change { kind in
+            switch kind {
+            case .passphrase: try current(.passphrase)
+            case .tpmPIN: try current(.pin)
+            }
+        }
+    }
+}
+
+extension FileStoreKey.TPMState {
     var json: JSONValue {
         .object([
             "reachable": .bool(true), "manufacturer": .string(manufacturer), "lockoutCounter": .integer(Int64(lockoutCounter)),
@@ -197,7 +170,7 @@ extension TPMStatus {
 /// `doctor`'s TPM section.
 enum TPMDoctor {
     /// The TPM as `doctor --json` and `key status --json` show it.
-    static func json(_ status: Result<TPMStatus, any Error> = Result { try TPMStatus.read() }) -> JSONValue {
+    static func json(_ status: Result<FileStoreKey.TPMState, any Error> = Result { try FileStoreKey.tpmState() }) -> JSONValue {
         switch status {
         case .success(let status): status.json
         case .failure(let error): .object(["reachable": .bool(false), "error": .string(Console.describe(error).2)])
@@ -205,9 +178,9 @@ enum TPMDoctor {
     }
 
     static func render() -> String {
-        let title = "TPM (key seal --tpm; \(TPMConfiguration.environmentVariable)=\(TPMConfiguration.tcti)):"
+        let title = "TPM (key seal --tpm; \(FileStoreKey.tpmEnvironmentVariable)=\(FileStoreKey.tpmTCTI)):"
         do {
-            let status = try TPMStatus.read()
+            let status = try FileStoreKey.tpmState()
             return title + "\n    usable    " + status.summary
         } catch {
             let (_, code, message) = Console.describe(error)

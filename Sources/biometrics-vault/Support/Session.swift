@@ -36,7 +36,8 @@ struct Session {
             probesAvailability: probesAvailability)
         configuration.authenticator = SessionAwareAuthenticator(
             prompting: prompting, platform: configuration.authenticator,
-            session: .current(ownerAuthenticationName: selection.ownerAuthenticationName))
+            session: .current(ownerAuthenticationName: selection.ownerAuthenticationName), guidance: .commandLine,
+            announce: { Console.notice($0) })
         selection.configuration = configuration
         self.selection = selection
         self.configuration = configuration
