@@ -18,7 +18,9 @@ extension VaultConfiguration {
     /// iOS, macOS, visionOS: the Keychain with LocalAuthentication. Other platforms: the encrypted file store
     /// without biometrics.
     ///
-    /// Probed once per process; copies share one session registry.
+    /// Probed once per process; copies share one session registry. The first call selects (which may ask
+    /// for the file store's passphrase on the terminal); calls from other threads meanwhile wait for that
+    /// selection with no lock held.
     public static var platformDefault: VaultConfiguration {
         PlatformDefaultCache.shared.configuration
     }
