@@ -38,7 +38,7 @@ public enum SecretServicePrompts: Sendable, Hashable {
 /// A **protected** item (behind biometrics) uses different attribute names, `bv-service` and `bv-key`
 /// (plus `xdg:schema` = `io.github.biometricsvault.Protected` and `bv-format`), so no lookup by
 /// `service`/`username` can return it as a plain password by accident. Its secret is the binary
-/// ``VaultEnvelope`` (header + payload + checksum), so the header can never be separated from the payload.
+/// `VaultEnvelope` (header + payload + checksum), so the header can never be separated from the payload.
 /// As everywhere on Linux, "protected" is a presence check in this process, not a hardware key release:
 /// a program of the same user that asks the Secret Service for `bv-service`/`bv-key` gets the bytes.
 ///

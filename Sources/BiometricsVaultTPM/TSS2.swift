@@ -159,15 +159,9 @@ enum TSS2 {
     private static let TPM2_PT_PERMANENT_VALUE: UInt32 = 0x200  // TPM2_PT_VAR + 0; +14...+17 the DA properties
     private static let TPMA_PERMANENT_INLOCKOUT_VALUE: UInt32 = 0x200
 
-    /// tpm2-tss logs its own errors to stderr; we report them as `VaultError`s instead.
-    private static let quietLogging: Void = {
-        setenv("TSS2_LOG", "all+NONE", 0)
-    }()
-
     private static func withContext<Result>(
         _ tcti: String, _ body: (OpaquePointer) throws(VaultError) -> Result
     ) throws(VaultError) -> Result {
-        _ = quietLogging
         var tctiContext: OpaquePointer?
         let loaded = tss.Tss2_TctiLdr_Initialize(tcti, &tctiContext)
         guard loaded == TSS2_RC_SUCCESS, let tctiContext else { throw unreachable(tcti, loaded) }

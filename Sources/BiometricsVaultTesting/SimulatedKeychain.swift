@@ -8,7 +8,7 @@ import BiometricsVaultCore
 /// - A `.biometryCurrentSet` item whose enrollment changed cannot be read (`biometryChanged`).
 /// - Writing a protected item needs a valid authorization (`interactionNotAllowed` otherwise) and a passcode.
 /// - A protected item destroyed by removing the passcode is reported as `.passcodeRemoved`.
-/// - Items are kept as ``VaultEnvelope`` bytes, so damaged bytes surface as `corruptedItem`.
+/// - Items are kept as `VaultEnvelope` bytes (the file store's format), so damaged bytes surface as `corruptedItem`.
 public struct SimulatedKeychain: SecretStore {
     struct Entry: Sendable {
         var header: ItemHeader

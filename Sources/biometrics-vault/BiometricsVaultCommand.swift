@@ -56,6 +56,7 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
     /// thread takes the process's signals, as the thread parked by `dispatch_main` did, and the task ends
     /// the process.
     static func main() {
+        TPMLibraryLogging.silenceForThisProcess()
         StandardDescriptors.occupyClosed()
         ThreadSignalMask.recordInherited()
         ProcessHardening.apply()

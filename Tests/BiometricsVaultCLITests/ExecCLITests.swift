@@ -59,6 +59,19 @@ import Testing
         #expect(result.stdout == "kept\n")
     }
 
+    /// The CLI sets `TSS2_LOG` for itself (tpm2-tss's warnings would repeat its error line); COMMAND
+    /// gets the caller's value, or none when the caller set none.
+    @Test(arguments: [nil, "all+TRACE"])
+    func commandGetsTheCallersTSS2LogNotTheCLIs(callers: String?) throws {
+        defer { sandbox.remove() }
+        var environment = sandbox
+        environment.environment["TSS2_LOG"] = callers
+        let result = try environment.run(
+            ["exec", "api", "--env", "T=token"] + Self.plain + ["--", "sh", "-c", #"echo "${TSS2_LOG-unset}""#])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == (callers ?? "unset") + "\n")
+    }
+
     /// The command replaces the CLI: a signal sent to the process started as `biometrics-vault` reaches it.
     @Test func signalsReachTheCommand() throws {
         defer { sandbox.remove() }

@@ -14,8 +14,8 @@
 ///    prompt promptly and release any device), `userFallback` when the user chose the prompt's fallback
 ///    button instead of biometrics, `authenticationFailed` for a non-match, `biometryLockout`
 ///    after five consecutive failures, `biometryNotAvailable`, `biometryNotEnrolled`, `passcodeNotSet`.
-/// 3. **Lockout is counted by the authenticator** (the OS on Apple, our own persisted counter on Linux,
-///    see ``FailedAttemptCounter``): a cancel or a fallback never counts as a failed attempt, a match resets the count,
+/// 3. **Lockout is counted by the authenticator** (the OS on Apple, our own persisted counter on Linux):
+///    a cancel or a fallback never counts as a failed attempt, a match resets the count,
 ///    and a successful ``authenticateOwner(prompt:)`` clears a lockout.
 /// 4. **Policies map as documented**: `.biometryCurrentSet` / `.biometryAny` accept biometrics only;
 ///    `.userPresence` accepts biometrics, else the owner's passcode/password; `.devicePasscode` accepts

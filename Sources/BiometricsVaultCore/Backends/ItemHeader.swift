@@ -35,7 +35,7 @@ public enum ItemProtection: Hashable, Sendable {
         }
     }
 
-    /// The protection as one byte, for binary formats (``VaultEnvelope``, the file store's item files).
+    /// The protection as one byte, for binary formats (`VaultEnvelope`, the file store's item files).
     /// Stable: these numbers are on disk.
     public var byteCode: UInt8 {
         switch self {
@@ -63,7 +63,7 @@ public enum ItemProtection: Hashable, Sendable {
 /// The non-secret part of the stored envelope: format version, protection, policy and enrollment.
 ///
 /// Stores that keep metadata beside the secret (Secret Service attributes, the Keychain's
-/// `kSecAttrGeneric`) store ``attributeValue``; stores that keep one blob use ``VaultEnvelope``.
+/// `kSecAttrGeneric`) store ``attributeValue``; stores that keep one blob keep the header in it.
 public struct ItemHeader: Hashable, Sendable {
     /// The format this version of the library writes.
     public static let currentFormatVersion: UInt8 = 1

@@ -9,10 +9,10 @@
 /// Decoding rejects a wrong magic, a version other than ``ItemHeader/currentFormatVersion``, unknown
 /// protection codes, inconsistent lengths, trailing bytes and checksum mismatches, all as `corruptedItem`.
 /// The checksum catches accidental damage; integrity against an attacker is the store's job (AEAD).
-public enum VaultEnvelope {
+package enum VaultEnvelope {
     static let magic: [UInt8] = Array("BVE".utf8)
 
-    public static func encode(_ item: StoredItem) -> SecretBytes {
+    package static func encode(_ item: StoredItem) -> SecretBytes {
         precondition(item.payload != nil, "an envelope always carries its payload")
         let payload = item.payload!
         let enrollment = Array((item.header.enrollment?.value ?? "").utf8)
@@ -30,14 +30,14 @@ public enum VaultEnvelope {
         return SecretBytes(bytes)
     }
 
-    public static func decode(_ envelope: SecretBytes) throws(VaultError) -> StoredItem {
+    package static func decode(_ envelope: SecretBytes) throws(VaultError) -> StoredItem {
         let result: Result<StoredItem, VaultError> = envelope.withUnsafeBytes { raw in
             do throws(VaultError) { return .success(try decode(raw)) } catch { return .failure(error) }
         }
         return try result.get()
     }
 
-    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(VaultError) -> StoredItem {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) throws(VaultError) -> StoredItem {
         func corrupt(_ why: String) -> VaultError { VaultError(.corruptedItem, underlying: .message(why)) }
         let minimum = magic.count + 3 + 4 + 4
         guard bytes.count >= minimum else { throw corrupt("envelope truncated") }
@@ -85,14 +85,14 @@ public enum VaultEnvelope {
 }
 
 /// CRC-32 (IEEE 802.3), table-driven.
-public enum CRC32 {
+package enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { index in
         var value = UInt32(index)
         for _ in 0..<8 { value = (value & 1) == 1 ? (0xEDB8_8320 ^ (value >> 1)) : (value >> 1) }
         return value
     }
 
-    public static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
+    package static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
         return crc ^ 0xFFFF_FFFF

@@ -1,19 +1,19 @@
 /// Counts consecutive failed biometric attempts; five in a row lock biometrics out until the owner
 /// authenticates by passcode / password. Pure: the caller persists it (Linux) or keeps it in memory
 /// (the simulated device).
-public struct FailedAttemptCounter: Hashable, Sendable, Codable {
+package struct FailedAttemptCounter: Hashable, Sendable, Codable {
     /// Consecutive non-matches that lock biometrics out.
-    public static let limit = 5
+    package static let limit = 5
 
-    public private(set) var consecutiveFailures: Int
+    package private(set) var consecutiveFailures: Int
 
-    public init(consecutiveFailures: Int = 0) {
+    package init(consecutiveFailures: Int = 0) {
         self.consecutiveFailures = max(0, consecutiveFailures)
     }
 
-    public var isLockedOut: Bool { consecutiveFailures >= Self.limit }
+    package var isLockedOut: Bool { consecutiveFailures >= Self.limit }
 
-    public enum Outcome: Hashable, Sendable {
+    package enum Outcome: Hashable, Sendable {
         /// A biometric match.
         case match
         /// A biometric non-match.
@@ -24,7 +24,7 @@ public struct FailedAttemptCounter: Hashable, Sendable, Codable {
         case ownerAuthenticated
     }
 
-    public mutating func record(_ outcome: Outcome) {
+    package mutating func record(_ outcome: Outcome) {
         switch outcome {
         case .match, .ownerAuthenticated: consecutiveFailures = 0
         // Compared before adding: a count read from a persisted file may be as large as Int.max, and

@@ -126,22 +126,17 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
         _ = try SecretItemID(service: id.service, key: id.key)
         var machine = VaultStateMachine(handle.kind)
         var context = try Context(driver: self, handle: handle, credentials: credentials)
-        var action = machine.requested(operation, session: snapshot(of: context.session))
-        while true {
-            switch action {
-            case .authenticate, .authenticateOwner:
-                preconditionFailure("Invalid state: \(operation) from \(handle.kind) cannot prompt synchronously")
-            case .fail(let code):
-                throw context.error(for: code)
-            case .finish(let kind):
-                return context.outcome(kind)
-            case .write, .readProtected, .delete, .endSession:
-                action = perform(action, machine: &machine, context: &context)
-            }
+        let action = machine.requested(operation, session: snapshot(of: context.session))
+        switch try advance(from: action, machine: &machine, context: &context, handle: handle) {
+        case .finished(let kind):
+            return context.outcome(kind)
+        case .needsAuthentication, .needsOwnerAuthentication:
+            preconditionFailure("Invalid state: \(operation) from \(handle.kind) cannot prompt synchronously")
         }
     }
 
-    /// Runs an operation that may prompt.
+    /// Runs an operation that may prompt: the same steps as the synchronous run, with the prompts the
+    /// state machine asks for in between.
     func run(_ operation: VaultOperation, from handle: Handle, credentials: Credentials?) async throws(VaultError)
         -> Outcome
     {
@@ -152,29 +147,54 @@ struct VaultDriver<Credentials: Codable & Sendable>: Sendable {
         if operation == .unlock { context.reuseSession(for: id) }
         var action = machine.requested(operation, session: snapshot(of: context.session))
         while true {
-            switch action {
-            case .authenticate:
+            switch try advance(from: action, machine: &machine, context: &context, handle: handle) {
+            case .finished(let kind):
+                // lockAllSessions() while this ran (e.g. during the prompt): the new session ends too.
+                configuration.sessions.endIfLockedAll(since: epoch, context.session)
+                return context.outcome(kind)
+            case .needsAuthentication:
                 let result = await authenticate(policy: context.policy)
                 switch result {
                 case .success(let authorization): context.authenticated(authorization)
                 case .failure(let error): context.lastError = error  // keeps the authenticator's explanation
                 }
                 action = machine.authenticationCompleted(result.map { _ in () })
-            case .authenticateOwner:
+            case .needsOwnerAuthentication:
                 let result = await authenticateOwner()
                 if case .failure(let error) = result { context.lastError = error }
                 action = machine.authenticationCompleted(result)
+            }
+        }
+    }
+
+    /// Where an operation stands when ``advance(from:machine:context:handle:)`` returns.
+    private enum Progress {
+        case finished(VaultStateKind)
+        case needsAuthentication
+        case needsOwnerAuthentication
+    }
+
+    /// The one driver loop: performs the state machine's actions (store calls, session changes) until the
+    /// operation finishes, fails (throws), or needs a prompt, which only the asynchronous run can show.
+    private func advance(
+        from action: VaultStateMachine.Action, machine: inout VaultStateMachine, context: inout Context, handle: Handle
+    ) throws(VaultError) -> Progress {
+        var action = action
+        while true {
+            switch action {
+            case .authenticate:
+                return .needsAuthentication
+            case .authenticateOwner:
+                return .needsOwnerAuthentication
             case .fail(let code):
                 throw context.error(for: code)
             case .write where handle.session.map({ !snapshot(of: $0).isActive }) == true:
-                // The handle's session was locked (lock() on a copy, lockAllSessions()) while this
-                // operation waited for its prompt: a locked vault writes nothing.
+                // The handle's session was locked (lock() on a copy, lockAllSessions()) since the
+                // operation started, typically while it waited for its prompt: a locked vault writes nothing.
                 context.newAuthorization?.invalidate()
                 throw VaultError(.vaultLocked, underlying: .message("the vault was locked while the operation waited for its prompt; nothing was written"))
             case .finish(let kind):
-                // lockAllSessions() while this ran (e.g. during the prompt): the new session ends too.
-                configuration.sessions.endIfLockedAll(since: epoch, context.session)
-                return context.outcome(kind)
+                return .finished(kind)
             case .write, .readProtected, .delete, .endSession:
                 action = perform(action, machine: &machine, context: &context)
             }

@@ -5,13 +5,13 @@ import Foundation
 ///
 /// @unchecked Sendable: `value` is only read or written inside `lock.withLock`, so every access is
 /// serialised by the NSLock; `Value: Sendable` means the values handed out may cross threads.
-public final class LockedValue<Value: Sendable>: @unchecked Sendable {
+package final class LockedValue<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    public init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

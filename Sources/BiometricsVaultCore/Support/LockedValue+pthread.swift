@@ -12,11 +12,11 @@ import Musl
 /// @unchecked Sendable: `value` is only read or written between `pthread_mutex_lock` and
 /// `pthread_mutex_unlock` of the one mutex this instance owns (allocated once, never moved, destroyed in
 /// deinit), so every access is serialised; `Value: Sendable` means the values handed out may cross threads.
-public final class LockedValue<Value: Sendable>: @unchecked Sendable {
+package final class LockedValue<Value: Sendable>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -29,7 +29,7 @@ public final class LockedValue<Value: Sendable>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

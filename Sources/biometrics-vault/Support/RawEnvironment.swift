@@ -15,14 +15,17 @@ enum RawEnvironment {
     }
 
     /// Every `NAME=value` entry of the environment, byte for byte, without those whose name `values`
-    /// sets, then `NAME=value` for each of `values`.
+    /// sets and without the CLI's own `TSS2_LOG` (``TPMLibraryLogging``), then `NAME=value` for each of
+    /// `values`.
     static func entries(replacing values: [String: String]) -> [[UInt8]] {
         var entries: [[UInt8]] = []
+        let ownTSS2Log = TPMLibraryLogging.addedHere ? TPMLibraryLogging.variable : nil
         var entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
         while let current = entry, let pointer = current.pointee {
             let bytes = Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
             let name = bytes.prefix { $0 != UInt8(ascii: "=") }
-            if !values.keys.contains(where: { $0.utf8.elementsEqual(name) }) { entries.append(bytes) }
+            let isOwnTSS2Log = ownTSS2Log.map { $0.utf8.elementsEqual(name) } ?? false
+            if !isOwnTSS2Log, !values.keys.contains(where: { $0.utf8.elementsEqual(name) }) { entries.append(bytes) }
             entry = current + 1
         }
         for (name, value) in values.sorted(by: { $0.key < $1.key }) {
