@@ -196,3 +196,9 @@ extension GitCredentialItem {
         return try JSONValue.parse(try encoder.encode(self), source: "the git credential")
     }
 }
+
+/// The verb name and the helper link's name.
+enum GitCredentialVerb {
+    static let name = BiometricsVaultCommand.GitCredential.configuration.commandName ?? "git-credential"
+    static let helperName = "git-credential-biometrics-vault"
+}
