@@ -43,6 +43,13 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
     /// `@OptionGroup` of the same type gets these values. Hidden here: each verb's help lists them.
     @OptionGroup(visibility: .hidden) var options: GlobalOptions
 
+    /// Runs only when the line names no verb: an empty line prints the help; global options alone have
+    /// nothing to apply to, which is a usage error.
+    func run() throws {
+        guard CommandLine.arguments.count > 1 else { throw CleanExit.helpRequest(self) }
+        throw ValidationError("Missing the verb: see 'biometrics-vault --help'.")
+    }
+
     /// ArgumentParser's `main`, with what must happen before any parsing: the process hardening, and the
     /// refusal of command lines ArgumentParser would misread (``RawArguments``). Help and usage texts go
     /// through ``Console`` too.
