@@ -249,8 +249,8 @@ var targets: [Target] = [
     ),
 
     // MARK: CLI (owner: cli)
-    // prctl(PR_SET_DUMPABLE) for the CLI (prctl is variadic, which Swift cannot call), and the argv the
-    // Swift runtime asks for, recorded by an ELF constructor (ArgumentVector.c says why).
+    // prctl(PR_SET_DUMPABLE) for the CLI (prctl is variadic, which Swift cannot call), and glibc's
+    // per-process malloc and thread-stack defaults (CProcessControl.h).
     .target(name: "CProcessControl"),
     .executableTarget(
         name: "biometrics-vault",

@@ -13,10 +13,6 @@ import Darwin
 
 /// `biometrics-vault`: keeps credentials (any JSON value) in the system keychain or behind a fingerprint.
 /// Thin commands over the BiometricsVault library; one nested command per verb, in `Commands/`.
-///
-/// Every command spells its `commandName`: ArgumentParser otherwise derives it from the type name with
-/// `String(describing:)` for every command at every start, which in the static binary costs a protocol-
-/// conformance scan per command (about 1.5 ms of each run, measured with perf).
 @main
 struct BiometricsVaultCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,14 +38,23 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
         ]
     )
 
+    /// The global options, read wherever they stand on the line: before the verb, between `key` and its
+    /// verb, or after it. ArgumentParser reads a command's options over the whole line, and a verb's
+    /// `@OptionGroup` of the same type gets these values. Hidden here: each verb's help lists them.
+    @OptionGroup(visibility: .hidden) var options: GlobalOptions
+
+    /// Runs only when the line names no verb: an empty line prints the help; global options alone have
+    /// nothing to apply to, which is a usage error.
+    func run() throws {
+        guard CommandLine.arguments.count > 1 else { throw CleanExit.helpRequest(self) }
+        throw ValidationError("Missing the verb: see 'biometrics-vault --help'.")
+    }
+
     /// ArgumentParser's `main`, with what must happen before any parsing: the process hardening, and the
-    /// refusal of argv bytes that are not UTF-8 (ArgumentParser would decode them lossily, so `a\xffb` and
-    /// `a\xfeb` would name one item). The command line as the user typed it becomes the one ArgumentParser
-    /// reads (``CommandLineRewriting``). Help and usage texts go through ``Console`` too. The plainest
-    /// `show` lines skip ArgumentParser's reflection (``DirectParse``).
+    /// refusal of command lines ArgumentParser would misread (``RawArguments``). Help and usage texts go
+    /// through ``Console`` too.
     ///
-    /// Synchronous: the command runs in a task on the cooperative pool while this thread waits (a directly
-    /// parsed `show` runs on this thread, see ``runShow(_:)``). An async
+    /// Synchronous: the command runs in a task on the cooperative pool while this thread waits. An async
     /// `main` starts on the main actor and parks the main thread in `dispatch_main`, which ends it with
     /// `pthread_exit` (glibc then loads libgcc_s to unwind it) and needs another thread to come back to
     /// the main actor at the end. Nothing in the CLI uses the main actor or the main queue. The waiting
@@ -71,9 +76,9 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
                 json: RawArguments.requestsJSON)
             exitProcess(ExitStatus.badInput.rawValue)
         }
-        let arguments = CommandLineRewriting.arguments(
+        let arguments = RawArguments.arguments(
             program: CommandLine.arguments.first ?? "", Array(CommandLine.arguments.dropFirst()))
-        if let word = CommandLineRewriting.shortOptionCluster(in: arguments) {
+        if let word = RawArguments.shortOptionCluster(in: arguments) {
             Console.report(
                 status: .usage, code: "usage",
                 message: "unknown option '\(Console.terminalSafe(word))': the only short option is -h; "
@@ -81,48 +86,18 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
                 json: RawArguments.requestsJSON)
             exitProcess(ExitStatus.usage.rawValue)
         }
-        // This thread takes the process's signals (Ctrl-C, SIGTERM, SIGHUP) whatever mask the CLI inherited:
-        // before a directly parsed `show` runs here, and otherwise while the task runs the command.
-        if let show = DirectParse.show(arguments) {
-            ThreadSignalMask.acceptAll()
-            runShow(show)
-        } else {
-            StorePreparation.start(for: arguments)
-            // Detached: a plain `Task` would inherit the main actor of `main` and wait for this thread.
-            Task.detached { exitProcess(await run(arguments)) }
-            ThreadSignalMask.acceptAll()
-        }
-        // The task ends the process; this thread only takes the signals until then.
+        // Detached: a plain `Task` would inherit the main actor of `main` and wait for this thread.
+        Task.detached { exitProcess(await run(arguments)) }
+        // This thread takes the process's signals (Ctrl-C, SIGTERM, SIGHUP) whatever mask the CLI inherited,
+        // while the task runs the command; the task ends the process.
+        ThreadSignalMask.acceptAll()
         while true { pause() }
     }
 
-    /// Runs a directly parsed `show` on this thread, without a task and without ``StorePreparation``'s
-    /// connecting thread: a plain item's read never waits for the user, and once the parse is this cheap
-    /// the extra threads cost more than the overlap bought (about 0.4 ms for the task's thread, 0.1 to
-    /// 0.2 ms and 1 ms of CPU for the connecting one; Docs/Benchmarks.md). The store connects here, when
-    /// the session selects it. Ends the process, except for a locked item, whose unlock (a prompt that
-    /// Ctrl-C cancels) continues in a task as ArgumentParser's `show` would run it.
-    private static func runShow(_ show: ShowRequest) {
-        let locked: Vault<JSONValue>?
-        do {
-            locked = try show.printUnlessLocked()
-        } catch {
-            exitProcess(exitStatus(after: error))
-        }
-        guard let locked else { exitProcess(exitStatus(after: nil)) }
-        Task.detached {
-            do {
-                try await show.unlockAndPrint(locked)
-                exitProcess(exitStatus(after: nil))
-            } catch {
-                exitProcess(exitStatus(after: error))
-            }
-        }
-    }
-
-    /// Parses `arguments` with ArgumentParser, runs the command, prints any failure, and returns the exit
-    /// status.
+    /// Parses `arguments` with ArgumentParser, runs the command, prints any failure (or help), and returns
+    /// the exit status; a command that succeeded still fails when stdout did not take its output.
     private static func run(_ arguments: [String]) async -> Int32 {
+        var status = ExitStatus.ok.rawValue
         do {
             var command = try await asyncParseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -130,17 +105,7 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-            return exitStatus(after: nil)
         } catch {
-            return exitStatus(after: error)
-        }
-    }
-
-    /// The exit status of a command that ended with `error` (`nil`: it succeeded), after printing the
-    /// failure, or the stdout failure of a command that succeeded.
-    private static func exitStatus(after error: (any Error)?) -> Int32 {
-        var status = ExitStatus.ok.rawValue
-        if let error {
             status = exitCode(for: error).rawValue
             let text = fullMessage(for: error)
             if !text.isEmpty {

@@ -37,6 +37,17 @@ import Testing
         #expect(result.stderr.isEmpty)
     }
 
+    /// Options that every verb takes, with no verb: a usage error; an empty line: the help.
+    @Test func globalOptionsWithoutAVerb() throws {
+        defer { sandbox.remove() }
+        let options = try sandbox.run(["--store", "file", "--json"])
+        #expect(options.status == 64, "\(options.stdout)")
+        #expect(options.stdout.isEmpty && options.stderr.contains("Missing the verb"), "\(options.stderr)")
+        let empty = try sandbox.run([])
+        #expect(empty.status == 0)
+        #expect(empty.stdout == CLISandbox.text(of: goldenURL("help.txt")))
+    }
+
     /// `-dash` was read as `-d -a -s -h`: help, exit 0, and nothing said about the key.
     @Test("a word that looks like short options is a usage error", arguments: [
         ["show", "-dash"], ["show", "-dash"] + plain, ["status", "-hx"], ["reset", "-help"], ["show", "-xyz", "--json"],

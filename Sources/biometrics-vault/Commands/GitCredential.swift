@@ -210,3 +210,9 @@ extension GitCredentialItem {
         return .object(members)
     }
 }
+
+/// The verb name and the helper link's name.
+enum GitCredentialVerb {
+    static let name = BiometricsVaultCommand.GitCredential.configuration.commandName ?? "git-credential"
+    static let helperName = "git-credential-biometrics-vault"
+}

@@ -15,63 +15,30 @@ extension BiometricsVaultCommand {
         var field: String?
 
         func run() async throws {
-            try await request.run()
-        }
-
-        /// What the parsed line asks for.
-        var request: ShowRequest {
-            ShowRequest(options: PlainGlobalOptions(options), key: item.key, field: field)
-        }
-    }
-}
-
-/// `show` as a value: what ``BiometricsVaultCommand/Show`` runs, and what ``DirectParse`` builds for the
-/// plainest lines without creating any ArgumentParser type.
-struct ShowRequest: Equatable, Sendable {
-    var options: PlainGlobalOptions
-    var key: String
-    var field: String?
-
-    func run() async throws {
-        if let locked = try printUnlessLocked() {
-            try await unlockAndPrint(locked)
-        }
-    }
-
-    /// The part of `show` that never waits for the user: reads the item and prints it when it is
-    /// plain; returns it when it is locked, for ``unlockAndPrint(_:)``.
-    func printUnlessLocked() throws -> Vault<JSONValue>? {
-        try Console.runSynchronously(options) {
-            let session = Session(options: options, probesAvailability: false)
-            let vault = try session.retrieveStored(key)
-            if vault.kind == .locked { return vault }
-            try printCredentials(of: vault)
-            return nil
-        }
-    }
-
-    /// Unlocks `locked` (one prompt; Ctrl-C cancels it) and prints its credentials.
-    func unlockAndPrint(_ locked: Vault<JSONValue>) async throws {
-        try await Console.run(options) {
-            let readable = try await Interrupts.cancellingOnInterrupt { try await locked.unlock() }
-            try printCredentials(of: readable)
-        }
-    }
-
-    /// On a terminal, characters that could rewrite the screen are shown escaped; a pipe or file gets
-    /// the exact bytes. (For the JSON text the escapes are JSON's own.) `--field` with `--json` prints
-    /// the field's JSON text (a string quoted), so `--json` output is always JSON.
-    private func printCredentials(of vault: Vault<JSONValue>) throws {
-        let credentials = try vault.credentials
-        let printed: String
-        if let field {
-            guard let value = credentials.member(named: field) else {
-                throw CLIFailure.notFound("the credentials under '\(vault.key)' have no field '\(Console.terminalSafe(field))'")
+            try await Console.run(options) {
+                let session = Session(options: options, probesAvailability: false)
+                let vault = try session.retrieveStored(item.key)
+                let readable =
+                    vault.kind == .locked ? try await Interrupts.cancellingOnInterrupt { try await vault.unlock() } : vault
+                try printCredentials(of: readable)
             }
-            printed = options.json ? value.jsonText : value.rawText
-        } else {
-            printed = credentials.jsonText
         }
-        Console.out(Console.stdoutIsTerminal ? Console.terminalSafe(printed) : printed)
+
+        /// On a terminal, characters that could rewrite the screen are shown escaped; a pipe or file gets
+        /// the exact bytes. (For the JSON text the escapes are JSON's own.) `--field` with `--json` prints
+        /// the field's JSON text (a string quoted), so `--json` output is always JSON.
+        private func printCredentials(of vault: Vault<JSONValue>) throws {
+            let credentials = try vault.credentials
+            let printed: String
+            if let field {
+                guard let value = credentials.member(named: field) else {
+                    throw CLIFailure.notFound("the credentials under '\(vault.key)' have no field '\(Console.terminalSafe(field))'")
+                }
+                printed = options.json ? value.jsonText : value.rawText
+            } else {
+                printed = credentials.jsonText
+            }
+            Console.out(Console.stdoutIsTerminal ? Console.terminalSafe(printed) : printed)
+        }
     }
 }

@@ -45,7 +45,7 @@ enum Console {
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
     /// Prints a result: `json` as one line of JSON with `--json`, else `text` (when there is any).
-    static func emit(_ options: some GlobalOptionValues, json: JSONValue, text: String?) {
+    static func emit(_ options: GlobalOptions, json: JSONValue, text: String?) {
         if options.json {
             out(json.jsonText)
         } else if let text {
@@ -54,7 +54,7 @@ enum Console {
     }
 
     /// Runs one verb: prints a failure and exits with its stable status.
-    static func run(_ options: some GlobalOptionValues, _ body: () async throws -> Void) async throws {
+    static func run(_ options: GlobalOptions, _ body: () async throws -> Void) async throws {
         do {
             try await body()
         } catch {
@@ -62,18 +62,8 @@ enum Console {
         }
     }
 
-    /// ``run(_:_:)`` for the part of a verb that never waits (`show` of a plain item runs on the main
-    /// thread, outside any task).
-    static func runSynchronously<Result>(_ options: some GlobalOptionValues, _ body: () throws -> Result) throws -> Result {
-        do {
-            return try body()
-        } catch {
-            throw reportFailure(StdinLine.refusal() ?? error, options)
-        }
-    }
-
     /// Prints `error` and returns what ends the process with its stable status.
-    private static func reportFailure(_ error: any Error, _ options: some GlobalOptionValues) -> ExitCode {
+    private static func reportFailure(_ error: any Error, _ options: GlobalOptions) -> ExitCode {
         let (status, code, message) = describe(error, verbose: options.verbose)
         report(status: status, code: code, message: message, json: options.json)
         return ExitCode(status.rawValue)

@@ -35,41 +35,9 @@ enum AuthenticatorOption: String, CaseIterable, ExpressibleByArgument, Sendable 
     }
 }
 
-/// What the shared code (``Session``, ``Console``) reads of the flags every verb shares: ArgumentParser's
-/// ``GlobalOptions``, or the ``PlainGlobalOptions`` that ``DirectParse`` builds.
-protocol GlobalOptionValues {
-    var service: String { get }
-    var store: StoreOption { get }
-    var authenticator: AuthenticatorOption { get }
-    var json: Bool { get }
-    var verbose: Bool { get }
-    var pinStdin: Bool { get }
-    var passphraseStdin: Bool { get }
-}
-
-/// The values of ``GlobalOptions`` without ArgumentParser's property wrappers: creating those for the
-/// first time (their name specifications, their generic metadata) cost about 0.2 ms on `show`'s critical
-/// path, which ``DirectParse`` exists to keep short (Docs/Benchmarks.md).
-struct PlainGlobalOptions: GlobalOptionValues, Equatable, Sendable {
-    var service = VaultConfiguration.defaultService
-    var store = StoreOption.auto
-    var authenticator = AuthenticatorOption.auto
-    var json = false
-    var verbose = false
-    var pinStdin = false
-    var passphraseStdin = false
-}
-
-extension PlainGlobalOptions {
-    init(_ options: some GlobalOptionValues) {
-        self.init(
-            service: options.service, store: options.store, authenticator: options.authenticator, json: options.json,
-            verbose: options.verbose, pinStdin: options.pinStdin, passphraseStdin: options.passphraseStdin)
-    }
-}
-
-/// The flags every verb shares.
-struct GlobalOptions: ParsableArguments, GlobalOptionValues {
+/// The flags every verb shares. The root command declares them too, so they may stand anywhere on the
+/// line (``BiometricsVaultCommand/options``).
+struct GlobalOptions: ParsableArguments {
     @Option(help: "The namespace of the keys (Secret Service attribute `service`).")
     var service: String = VaultConfiguration.defaultService
 

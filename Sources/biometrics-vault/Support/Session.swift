@@ -7,7 +7,7 @@ import Foundation
 
 /// The configuration one invocation works with, built by the library from the global flags.
 struct Session {
-    let options: PlainGlobalOptions
+    let options: GlobalOptions
     let selection: PlatformSelection
     let configuration: VaultConfiguration
 
@@ -17,8 +17,7 @@ struct Session {
     ///   unless something failed (``StoreNotice``).
     /// - Parameter allowsStorePrompts: `false` for commands that never prompt (`status`): the store never
     ///   shows the provider's unlock dialog and reports a locked keyring or closed wallet as `storeLocked`.
-    init(options: some GlobalOptionValues, probesAvailability: Bool = true, announcesStore: Bool = true, allowsStorePrompts: Bool = true) {
-        let options = PlainGlobalOptions(options)
+    init(options: GlobalOptions, probesAvailability: Bool = true, announcesStore: Bool = true, allowsStorePrompts: Bool = true) {
         self.options = options
         let storeSecret = StdinStoreSecret(pin: options.pinStdin, passphrase: options.passphraseStdin)
         var interaction = storeSecret.interaction
