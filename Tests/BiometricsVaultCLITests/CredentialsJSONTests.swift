@@ -1,4 +1,5 @@
 @testable import biometrics_vault
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 

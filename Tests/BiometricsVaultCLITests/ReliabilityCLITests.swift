@@ -1,5 +1,6 @@
 import BiometricsVault
 import BiometricsVaultFileStore
+import BiometricsVaultTestSupport
 import BiometricsVaultTesting
 import Foundation
 import Testing

@@ -1,7 +1,8 @@
 #if os(Linux)
+@testable import biometrics_vault
 import ArgumentParser
 import BiometricsVault
-@testable import biometrics_vault
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
@@ -45,7 +46,7 @@ import Testing
     /// The `connect` calls to the sandbox's bus path while `arguments` ran.
     func busConnects(_ arguments: [String]) throws -> (result: CLIResult, connects: [String])? {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else {
-            if daemonsRequired { Issue.record("strace is missing (scripts/install-deps.sh installs it)") }
+            if Daemons.required { Issue.record("strace is missing (scripts/install-deps.sh installs it)") }
             return nil
         }
         var sandbox = try CLISandbox()
