@@ -188,14 +188,21 @@ final class SecretServiceClient: Sendable {
 
         /// The secret of one item (the service's GetSecrets, as libsecret and `secret-tool` ask for it),
         /// decrypted with the session's key. A locked item is `storeLocked`; an item that vanished since
-        /// the search is `nil`: GetSecrets leaves it out, where the item's own GetSecret fails with
-        /// UnknownMethod while gnome-keyring is still deleting it (found by Stress/, 60-stress.sh).
+        /// the search is `nil`: gnome-keyring's GetSecrets leaves it out, where the item's own GetSecret
+        /// fails with UnknownMethod while gnome-keyring is still deleting it (found by Stress/,
+        /// 60-stress.sh); KWallet's fails with InvalidArgs "Can't find item" (found by the conformance
+        /// suite's reader beside overwrites).
         func secret(at path: String) throws(VaultError) -> SecretBytes? {
-            guard let reply = try handle.call(
-                SecretServiceClient.servicePath, SecretServiceClient.serviceInterface, "GetSecrets",
-                .tuple([.objectPaths([path]), .objectPath(handle.sessionPath)]),
-                replyType: "(a{o(oayays)})", deadline: deadline, timeout: timeout)
-            else { throw SecretServiceClient.unexpected("GetSecrets: no Secret Service object") }
+            let answer: DBusValue?
+            do throws(VaultError) {
+                answer = try handle.call(
+                    SecretServiceClient.servicePath, SecretServiceClient.serviceInterface, "GetSecrets",
+                    .tuple([.objectPaths([path]), .objectPath(handle.sessionPath)]),
+                    replyType: "(a{o(oayays)})", deadline: deadline, timeout: timeout)
+            } catch where error.isItemVanishedInKWallet {
+                return nil
+            }
+            guard let reply = answer else { throw SecretServiceClient.unexpected("GetSecrets: no Secret Service object") }
             for entry in reply[0].children {
                 guard entry[0].string == path else { continue }
                 let secret = entry[1]
@@ -698,6 +705,13 @@ extension VaultError {
     /// The provider answered `org.freedesktop.Secret.Error.IsLocked` (KWallet's `CreateItem` on a closed wallet).
     fileprivate var isLockedByTheProvider: Bool {
         code == .storeLocked && DBusFailure(recordedIn: underlying)?.kind == .locked
+    }
+
+    /// KWallet's answer to GetSecrets for an item deleted since the search (InvalidArgs "Can't find item
+    /// at path ..."), as another client's replace does.
+    fileprivate var isItemVanishedInKWallet: Bool {
+        guard let failure = DBusFailure(recordedIn: underlying), failure.isRemote else { return false }
+        return failure.name == "org.freedesktop.DBus.Error.InvalidArgs" && failure.message.hasPrefix("Can't find item")
     }
 
     /// A provider's answer that it does not know the method, interface, property or object asked for,

@@ -2,6 +2,20 @@ import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
+/// The documented exit codes (`--help`, Docs/CLI.md). Literal on purpose: they are a contract.
+enum Exit {
+    static let ok: Int32 = 0
+    static let notFound: Int32 = 2
+    static let cancelled: Int32 = 3
+    static let storeUnavailable: Int32 = 6
+    static let badInput: Int32 = 8
+    static let biometricsUnavailable: Int32 = 9
+    static let wrongState: Int32 = 10
+    static let corruptedItem: Int32 = 11
+    static let outputFailed: Int32 = 14
+    static let usage: Int32 = 64
+}
+
 /// What the CLI tests need from the machine, each looked at once per test process.
 enum CLINeeds {
     /// gnome-keyring on the session bus, usable as `doctor` sees it.

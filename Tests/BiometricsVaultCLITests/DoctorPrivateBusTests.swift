@@ -18,6 +18,13 @@ import Testing
         process.waitUntilExit()
     }
 
+    /// A sandbox whose system bus is `bus`.
+    func sandbox(systemBus bus: PrivateBus) throws -> CLISandbox {
+        var sandbox = try CLISandbox()
+        sandbox.environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+        return sandbox
+    }
+
     func fprintdComponent(_ sandbox: CLISandbox) throws -> [String: Any] {
         let result = try sandbox.run(["doctor", "--json", "--store", "file"])
         let components = try #require(result.stdout.jsonObject?["components"] as? [[String: Any]], "\(result.stdout)")
@@ -28,10 +35,8 @@ import Testing
     func noFprintdOnTheSystemBusIsReportedInWords() throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        try #require(bus.isListening, "the private dbus-daemon did not start")
-        var sandbox = try CLISandbox()
+        let sandbox = try sandbox(systemBus: bus)
         defer { sandbox.remove() }
-        sandbox.environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
 
         let fprintd = try fprintdComponent(sandbox)
         #expect(fprintd["isUsable"] as? Bool == false)
@@ -46,10 +51,8 @@ import Testing
     func fprintdWithoutAReaderIsReportedAsNoDevice() throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        try #require(bus.isListening, "the private dbus-daemon did not start")
-        var sandbox = try CLISandbox()
+        let sandbox = try sandbox(systemBus: bus)
         defer { sandbox.remove() }
-        sandbox.environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
 
         // A real fprintd on the private bus, without libfprint's virtual sensor: it finds no reader.
         let daemon = Process()

@@ -197,6 +197,19 @@ final class FingerprintCLITests {
         sandbox.remove()
     }
 
+    /// The test user (BV_TEST_USER) and its login password, with one finger of its enrolled, the sandbox
+    /// handed to it, and `json` in a credentials file it owns.
+    func asTestUser(credentials json: String) throws -> (user: String, password: String, credentials: String) {
+        let environment = ProcessInfo.processInfo.environment
+        let user = try #require(environment["BV_TEST_USER"])
+        let password = try #require(environment["BV_TEST_PASSWORD"])
+        try enrollOneFinger(user: user, finger: Self.userFinger)
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", user, sandbox.root.path])
+        let credentials = try sandbox.file("creds.json", json)
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
+        return (user, password, credentials)
+    }
+
     /// Lockout recovery as the non-root test user (PAM checks the caller's own password; root's is
     /// unknown), with the real fprintd and PAM on a pty: five non-matching fingers lock the item out;
     /// without a terminal the CLI fails at once naming the way out and never shows the finger prompt;
@@ -204,17 +217,11 @@ final class FingerprintCLITests {
     /// then for the finger once more. Also the remote (SSH) routes.
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
     func lockoutIsRecoveredByTheLoginPasswordOnATerminal() throws {
-        let environment = ProcessInfo.processInfo.environment
-        let user = try #require(environment["BV_TEST_USER"])
-        let password = try #require(environment["BV_TEST_PASSWORD"])
+        let (user, password, credentials) = try asTestUser(credentials: #"{"token":"after-the-lockout"}"#)
         defer {
             _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
             sandbox.remove()
         }
-        try enrollOneFinger(user: user, finger: Self.userFinger)
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", user, sandbox.root.path])
-        let credentials = try sandbox.file("creds.json", #"{"token":"after-the-lockout"}"#)
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
 
         /// The CLI as `user` on a pty; `terminal: false` detaches it from the pty (no controlling
         /// terminal, as under cron), `extra` adds environment variables.
@@ -313,17 +320,11 @@ final class FingerprintCLITests {
     /// on a terminal it asks the login password, then the finger, and prints the secret.
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
     func lockoutUnderTheDefaultAuthenticatorIsNotInvalidation() throws {
-        let environment = ProcessInfo.processInfo.environment
-        let user = try #require(environment["BV_TEST_USER"])
-        let password = try #require(environment["BV_TEST_PASSWORD"])
+        let (user, password, credentials) = try asTestUser(credentials: #"{"token":"kept-through-the-lockout"}"#)
         defer {
             _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
             sandbox.remove()
         }
-        try enrollOneFinger(user: user, finger: Self.userFinger)
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", user, sandbox.root.path])
-        let credentials = try sandbox.file("creds.json", #"{"token":"kept-through-the-lockout"}"#)
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
 
         /// The CLI as `user` with the default authenticator (only the store is named, so the test does
         /// not depend on a session bus for that user).

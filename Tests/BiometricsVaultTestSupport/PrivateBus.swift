@@ -3,66 +3,50 @@
 import Foundation
 import Glibc
 
-/// A `dbus-daemon` of a test's own, listening on a socket in a directory of its own: it stands in for
-/// the session bus (a private keyring, a screen saver's signals) or the system bus (`doctor` with no
-/// fprintd). Anyone may own any name and eavesdrop (for `dbus-monitor`); nothing is activated unless a
-/// service directory is given. Stopped by ``stop()`` or when released.
+/// A `dbus-daemon` of a test's own, started as the setup scripts start theirs
+/// (scripts/lib/private-session-bus.sh: anyone may own any name and eavesdrop, for `dbus-monitor`), in a
+/// directory of its own. It stands in for the session bus (a private keyring, a screen saver's signals)
+/// or the system bus (`doctor` with no fprintd). Nothing is activated unless a service directory is
+/// given. Stopped by ``stop()`` or when released.
 package final class PrivateBus {
     package let directory: URL
-    package let socket: String
-    package var address: String { "unix:path=" + socket }
-    private let child: Shell.Child
+    package let address: String
+    private let pid: pid_t
     private var stopped = false
 
     /// - Parameters:
-    ///   - directory: where the socket goes; a new one in the test scratch directory when `nil`.
+    ///   - directory: where the bus lives (its socket in `run/`); a new one in the test scratch directory
+    ///     when `nil`.
     ///   - serviceDirectory: `.service` files the bus may activate.
     package init(in directory: URL? = nil, serviceDirectory: String? = nil) throws {
         self.directory = try directory ?? TestScratch.newDirectory("bus")
-        socket = self.directory.appendingPathComponent("bus").path
-        let configuration = """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:path=\(socket)</listen>
-              <auth>EXTERNAL</auth>
-              \(serviceDirectory.map { "<servicedir>\($0)</servicedir>" } ?? "")
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """
-        let configurationFile = self.directory.appendingPathComponent("bus.conf").path
-        try configuration.write(toFile: configurationFile, atomically: true, encoding: .utf8)
-        child = try Shell.spawn("dbus-daemon", ["--config-file=" + configurationFile, "--nofork", "--nopidfile", "--print-address=1"])
-        // The daemon prints its address once it listens: the socket file alone exists from bind(), and a
-        // client connecting before listen() is refused (seen in CI under ASan).
-        guard (try? Shell.readLine(child.stdout))?.isEmpty == false else {
-            stop()
-            throw TestFailure("the private dbus-daemon did not start")
+        let run = self.directory.appendingPathComponent("run").path
+        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let script = repositoryRoot().appendingPathComponent("scripts/lib/private-session-bus.sh").path
+        // The function returns once the daemon printed its address, which it does once it listens.
+        let started = try Shell.run(
+            "/bin/bash", ["-c", #". "$0" && start_private_session_bus "$1" "$2" && echo "$DBUS_SESSION_BUS_ADDRESS""#,
+                          script, self.directory.path, serviceDirectory ?? ""])
+        let pidText = (try? String(contentsOfFile: self.directory.appendingPathComponent("dbus.pid").path, encoding: .utf8)) ?? ""
+        address = started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard started.status == 0, !address.isEmpty, let pid = pid_t(pidText.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw TestFailure("the private dbus-daemon did not start: \(started.stderr)")
         }
+        self.pid = pid
     }
 
-    /// The daemon runs and its socket is there.
-    package var isListening: Bool {
-        !stopped && kill(child.pid, 0) == 0 && FileManager.default.fileExists(atPath: socket)
-    }
+    /// The daemon still runs.
+    package var isRunning: Bool { !stopped && kill(pid, 0) == 0 }
 
     /// The environment for a program that should take this bus as its session bus.
     package var sessionEnvironment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
-    /// Kills the daemon (SIGKILL: a child spawned from a test thread may inherit its blocked SIGTERM)
-    /// and waits for it.
+    /// Kills the daemon (SIGKILL: it may have inherited a blocked SIGTERM) and waits until it is gone.
     package func stop() {
         guard !stopped else { return }
         stopped = true
-        kill(child.pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
-        for fd in [child.stdin, child.stdout, child.stderr] { close(fd) }
+        kill(pid, SIGKILL)
+        for _ in 0..<500 where kill(pid, 0) == 0 { usleep(10_000) }
     }
 
     deinit { stop() }
