@@ -190,19 +190,16 @@ final class SecretServiceClient: Sendable {
         /// decrypted with the session's key. A locked item is `storeLocked`; an item that vanished since
         /// the search is `nil`: gnome-keyring's GetSecrets leaves it out, where the item's own GetSecret
         /// fails with UnknownMethod while gnome-keyring is still deleting it (found by Stress/,
-        /// 60-stress.sh); KWallet's fails with InvalidArgs "Can't find item" (found by the conformance
-        /// suite's reader beside overwrites).
+        /// 60-stress.sh); KWallet's fails with InvalidArgs "Can't find item at path P", KeePassXC's with
+        /// UnknownObject "No such object path 'P'" (found by the conformance suite's reader beside
+        /// overwrites).
         func secret(at path: String) throws(VaultError) -> SecretBytes? {
-            let answer: DBusValue?
-            do throws(VaultError) {
-                answer = try handle.call(
-                    SecretServiceClient.servicePath, SecretServiceClient.serviceInterface, "GetSecrets",
-                    .tuple([.objectPaths([path]), .objectPath(handle.sessionPath)]),
-                    replyType: "(a{o(oayays)})", deadline: deadline, timeout: timeout)
-            } catch where error.isItemVanishedInKWallet {
-                return nil
-            }
-            guard let reply = answer else { throw SecretServiceClient.unexpected("GetSecrets: no Secret Service object") }
+            // No reply: the provider answered that `path` is no such object (``isNoSuchObject(_:)``).
+            guard let reply = try handle.call(
+                SecretServiceClient.servicePath, SecretServiceClient.serviceInterface, "GetSecrets",
+                .tuple([.objectPaths([path]), .objectPath(handle.sessionPath)]),
+                replyType: "(a{o(oayays)})", deadline: deadline, timeout: timeout)
+            else { return nil }
             for entry in reply[0].children {
                 guard entry[0].string == path else { continue }
                 let secret = entry[1]
@@ -659,6 +656,20 @@ final class SecretServiceClient: Sendable {
             && (failure.name == "org.freedesktop.Secret.Error.NoSuchObject"
                 || failure.name == "org.freedesktop.DBus.Error.UnknownMethod"
                 || failure.message.contains("does not exist"))
+            || namesVanishedItem(failure)
+    }
+
+    /// KWallet's and KeePassXC's answers about an item deleted meanwhile (another client's replace):
+    /// InvalidArgs "Can't find item at path P", UnknownObject "No such object path 'P'", UnknownInterface
+    /// "Interface org.freedesktop.Secret.Item was not found in object P", with P an item's path (a
+    /// collection's or a session's is not this: see ``isStaleConnection(_:)``).
+    static func namesVanishedItem(_ failure: DBusFailure) -> Bool {
+        let names = ["org.freedesktop.DBus.Error.InvalidArgs", "org.freedesktop.DBus.Error.UnknownObject", "org.freedesktop.DBus.Error.UnknownInterface"]
+        guard failure.isRemote, names.contains(failure.name),
+            let collections = failure.message.firstRange(of: "/org/freedesktop/secrets/collection/")
+        else { return false }
+        let path = failure.message[collections.upperBound...].prefix { $0 != "'" && $0 != "\"" && !$0.isWhitespace }
+        return path.split(separator: "/").count == 2
     }
 
     /// What the Secret Service's failures mean: `IsLocked` is `storeLocked`; everything else means the
@@ -705,13 +716,6 @@ extension VaultError {
     /// The provider answered `org.freedesktop.Secret.Error.IsLocked` (KWallet's `CreateItem` on a closed wallet).
     fileprivate var isLockedByTheProvider: Bool {
         code == .storeLocked && DBusFailure(recordedIn: underlying)?.kind == .locked
-    }
-
-    /// KWallet's answer to GetSecrets for an item deleted since the search (InvalidArgs "Can't find item
-    /// at path ..."), as another client's replace does.
-    fileprivate var isItemVanishedInKWallet: Bool {
-        guard let failure = DBusFailure(recordedIn: underlying), failure.isRemote else { return false }
-        return failure.name == "org.freedesktop.DBus.Error.InvalidArgs" && failure.message.hasPrefix("Can't find item")
     }
 
     /// A provider's answer that it does not know the method, interface, property or object asked for,

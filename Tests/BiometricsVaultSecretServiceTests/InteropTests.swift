@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// Items are shared with `secret-tool` and python `keyring` on the same session bus.
-@Suite(.enabled(if: Daemon.runSessionTests, "needs the Secret Service (scripts/setup/20-secret-service.sh)"))
+@Suite(.needs(Daemon.session))
 struct SecretServiceInteropTests {
     let json = #"{"username":"alice","token":"pässwörd ✓"}"#
 

@@ -153,7 +153,7 @@ import Testing
     /// `keys` made one Properties.Get round trip after another inside one deadline for the whole
     /// listing: a service with a few thousand items failed with storeUnavailable. Now the calls are sent
     /// together and each answer is bounded, not the listing: 2,000 items list with a 1 s store timeout.
-    @Test(.enabled(if: Daemon.runPrivateKeyringTests, "needs dbus-daemon and gnome-keyring-daemon"))
+    @Test(.needs(Daemon.privateKeyring))
     func twoThousandItemsListWithAOneSecondTimeout() throws {
         let keyring = try PrivateKeyring()
         let service = "bv-test.scale"

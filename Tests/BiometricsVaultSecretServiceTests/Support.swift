@@ -5,10 +5,9 @@ import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
-/// Whether the real Secret Service is there, and whether it must be (CI sets `BV_REQUIRE_DAEMONS=1`).
+/// Whether the real Secret Service is there (a test's need: skipped without it, failed under
+/// `BV_REQUIRE_DAEMONS=1`).
 enum Daemon {
-    static var required: Bool { Daemons.required }
-
     /// The session bus of the test run has an unlocked gnome-keyring (scripts/setup/20-secret-service.sh).
     static let sessionAvailable: Bool = {
         guard ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil else { return false }
@@ -20,9 +19,14 @@ enum Daemon {
         Shell.which($0) != nil
     }
 
-    /// Tests run when the daemon is there, and also when it is required (then they fail without it).
-    static var runSessionTests: Bool { sessionAvailable || required }
-    static var runPrivateKeyringTests: Bool { privateKeyringPossible || required }
+    /// The Secret Service on the session bus, as a test's need.
+    static let session = DaemonNeed(
+        "the Secret Service on the session bus", remedy: "scripts/setup/20-secret-service.sh",
+        problem: sessionAvailable ? nil : "no unlocked provider answers on DBUS_SESSION_BUS_ADDRESS")
+    /// What a private bus with its own keyring needs, as a test's need.
+    static let privateKeyring = DaemonNeed(
+        "dbus-daemon, gnome-keyring-daemon and gdbus", remedy: "scripts/setup/20-secret-service.sh",
+        problem: privateKeyringPossible ? nil : "not installed")
 
     /// The store on the session bus; a clear failure when it is missing.
     static func sessionStore() throws -> SecretServiceStore {

@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 /// The whole public vault API over the real Secret Service (biometrics simulated).
-@Suite(.enabled(if: Daemon.runSessionTests, "needs the Secret Service (scripts/setup/20-secret-service.sh)"))
+@Suite(.needs(Daemon.session))
 struct SecretServiceVaultFlowTests {
     struct Credentials: Codable, Sendable, Equatable {
         var username: String
