@@ -56,6 +56,14 @@ var targets: [Target] = [
         dependencies: ["BiometricsVaultCore"],
         swiftSettings: strictSettings
     ),
+    // What the test targets share (CLI sandbox, child processes, private buses, daemon needs as traits).
+    // Used by test targets only; in no product.
+    .target(
+        name: "BiometricsVaultTestSupport",
+        dependencies: ["BiometricsVaultCore"],
+        path: "Tests/BiometricsVaultTestSupport",
+        swiftSettings: strictSettings
+    ),
     .executableTarget(
         name: "VaultWalkthrough",
         dependencies: ["BiometricsVault", "BiometricsVaultTesting"],
@@ -64,12 +72,12 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "BiometricsVaultCoreTests",
-        dependencies: ["BiometricsVaultCore", "BiometricsVaultTesting"],
+        dependencies: ["BiometricsVaultCore", "BiometricsVaultTesting", "BiometricsVaultTestSupport"],
         swiftSettings: strictSettings
     ),
     .testTarget(
         name: "BiometricsVaultTestingTests",
-        dependencies: ["BiometricsVault", "BiometricsVaultTesting"],
+        dependencies: ["BiometricsVault", "BiometricsVaultTesting", "BiometricsVaultTestSupport"],
         swiftSettings: strictSettings
     ),
 
@@ -129,7 +137,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "BiometricsVaultSecretServiceTests",
-        dependencies: ["BiometricsVaultSecretService", "BiometricsVaultCore", "BiometricsVaultTesting"],
+        dependencies: ["BiometricsVaultSecretService", "BiometricsVaultCore", "BiometricsVaultTesting", "BiometricsVaultTestSupport"],
         swiftSettings: strictSettings
     ),
     // Runs a SecretServiceStore in its own process on a private bus, for the locked / restart / no-daemon tests.
@@ -197,7 +205,7 @@ var targets: [Target] = [
     .testTarget(
         name: "BiometricsVaultLinuxAuthTests",
         dependencies: [
-            "BiometricsVaultLinuxAuth", "BiometricsVaultTesting",
+            "BiometricsVaultLinuxAuth", "BiometricsVaultTesting", "BiometricsVaultTestSupport",
             .target(name: "BiometricsVaultDBus", condition: linux),
             // the whole vault flow runs on the real Secret Service too
             .target(name: "BiometricsVaultSecretService", condition: linux),
@@ -223,7 +231,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "BiometricsVaultTPMTests",
-        dependencies: ["BiometricsVaultTPM", "BiometricsVaultFileStore", "BiometricsVaultCore", "biometrics-vault"],
+        dependencies: ["BiometricsVaultTPM", "BiometricsVaultFileStore", "BiometricsVaultCore", "BiometricsVaultTestSupport", "biometrics-vault"],
         swiftSettings: strictSettings
     ),
 
@@ -272,7 +280,8 @@ var targets: [Target] = [
         // BiometricsVaultFileStore: to write a protected item the CLI then reads (no password typed).
         // ArgumentParser: to list the CLI's commands from their definitions.
         dependencies: [
-            "BiometricsVaultCore", "BiometricsVault", "BiometricsVaultTesting", "BiometricsVaultFileStore", "biometrics-vault",
+            "BiometricsVaultCore", "BiometricsVault", "BiometricsVaultTesting", "BiometricsVaultTestSupport", "BiometricsVaultFileStore",
+            "biometrics-vault",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         exclude: ["Golden"],  // expected --help texts, read from the source tree by the tests
@@ -386,10 +395,10 @@ var products: [Product] = [
 ]
 
 // CI's ThreadSanitizer step (scripts/extra-tests/10-tsan.sh) runs the core's concurrency tests only. With
-// BV_PACKAGE_SUBSET=core the manifest declares just the core, the testing product and the core's tests,
-// so that sanitized build compiles three modules instead of the whole package with swift-crypto.
+// BV_PACKAGE_SUBSET=core the manifest declares just the core, the testing product, the test support and the core's tests,
+// so that sanitized build compiles four small modules instead of the whole package with swift-crypto.
 if Context.environment["BV_PACKAGE_SUBSET"] == "core" {
-    let core: Set<String> = ["BiometricsVaultCore", "BiometricsVaultTesting", "BiometricsVaultCoreTests"]
+    let core: Set<String> = ["BiometricsVaultCore", "BiometricsVaultTesting", "BiometricsVaultTestSupport", "BiometricsVaultCoreTests"]
     targets = targets.filter { core.contains($0.name) }
     products = products.filter { $0.name == "BiometricsVaultTesting" }
 }

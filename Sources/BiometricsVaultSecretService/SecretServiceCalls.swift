@@ -188,14 +188,18 @@ final class SecretServiceClient: Sendable {
 
         /// The secret of one item (the service's GetSecrets, as libsecret and `secret-tool` ask for it),
         /// decrypted with the session's key. A locked item is `storeLocked`; an item that vanished since
-        /// the search is `nil`: GetSecrets leaves it out, where the item's own GetSecret fails with
-        /// UnknownMethod while gnome-keyring is still deleting it (found by Stress/, 60-stress.sh).
+        /// the search is `nil`: gnome-keyring's GetSecrets leaves it out, where the item's own GetSecret
+        /// fails with UnknownMethod while gnome-keyring is still deleting it (found by Stress/,
+        /// 60-stress.sh); KWallet's fails with InvalidArgs "Can't find item at path P", KeePassXC's with
+        /// UnknownObject "No such object path 'P'" (found by the conformance suite's reader beside
+        /// overwrites).
         func secret(at path: String) throws(VaultError) -> SecretBytes? {
+            // No reply: the provider answered that `path` is no such object (``isNoSuchObject(_:)``).
             guard let reply = try handle.call(
                 SecretServiceClient.servicePath, SecretServiceClient.serviceInterface, "GetSecrets",
                 .tuple([.objectPaths([path]), .objectPath(handle.sessionPath)]),
                 replyType: "(a{o(oayays)})", deadline: deadline, timeout: timeout)
-            else { throw SecretServiceClient.unexpected("GetSecrets: no Secret Service object") }
+            else { return nil }
             for entry in reply[0].children {
                 guard entry[0].string == path else { continue }
                 let secret = entry[1]
@@ -652,6 +656,20 @@ final class SecretServiceClient: Sendable {
             && (failure.name == "org.freedesktop.Secret.Error.NoSuchObject"
                 || failure.name == "org.freedesktop.DBus.Error.UnknownMethod"
                 || failure.message.contains("does not exist"))
+            || namesVanishedItem(failure)
+    }
+
+    /// KWallet's and KeePassXC's answers about an item deleted meanwhile (another client's replace):
+    /// InvalidArgs "Can't find item at path P", UnknownObject "No such object path 'P'", UnknownInterface
+    /// "Interface org.freedesktop.Secret.Item was not found in object P", with P an item's path (a
+    /// collection's or a session's is not this: see ``isStaleConnection(_:)``).
+    static func namesVanishedItem(_ failure: DBusFailure) -> Bool {
+        let names = ["org.freedesktop.DBus.Error.InvalidArgs", "org.freedesktop.DBus.Error.UnknownObject", "org.freedesktop.DBus.Error.UnknownInterface"]
+        guard failure.isRemote, names.contains(failure.name),
+            let collections = failure.message.firstRange(of: "/org/freedesktop/secrets/collection/")
+        else { return false }
+        let path = failure.message[collections.upperBound...].prefix { $0 != "'" && $0 != "\"" && !$0.isWhitespace }
+        return path.split(separator: "/").count == 2
     }
 
     /// What the Secret Service's failures mean: `IsLocked` is `storeLocked`; everything else means the

@@ -22,6 +22,8 @@ public struct SecretStoreConformance: Sendable {
     public enum Check: String, CaseIterable, Sendable, CustomStringConvertible {
         case readAbsentReturnsNil
         case writeThenReadRoundTrips
+        /// The last write wins, leaving one item, and a reader running beside overwrites always finds a
+        /// complete item: a store that replaces by deleting and then creating fails.
         case writeReplacesAtomically
         case replaceChangesProtection
         case deleteRemoves
@@ -91,6 +93,7 @@ public struct SecretStoreConformance: Sendable {
                 throw fail("the last write did not win")
             }
             guard try store.keys(service: service) == ["item"] else { throw fail("replacing created more than one item") }
+            if let gap = overwriteGap(id) { throw fail(gap) }
 
         case .replaceChangesProtection:
             try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "plain")), for: id, authorization: nil)
@@ -251,6 +254,54 @@ public struct SecretStoreConformance: Sendable {
             }
             guard winners == 1 else { throw fail("\(winners) of 16 concurrent writes into an empty key succeeded") }
         }
+    }
+
+    /// Overwrites `id` (which holds an item) again and again while a second thread reads it, and returns
+    /// what a read saw that it never may: no item, or one that is not one of the values written. A store
+    /// that replaces by deleting and then creating has such a moment, and a reader running beside it
+    /// finds it. A thread, not a task: the reader must run while the writes do, whatever the pool's width.
+    private func overwriteGap(_ id: SecretItemID) -> String? {
+        let store = self.store
+        let plain = ItemHeader(protection: .none)
+        let values = (0..<40).map { SecretBytes(utf8: "overwrite \($0)") }
+        let writing = LockedValue(true)
+        let seen = LockedValue<String?>(nil)
+        do {
+            try store.write(StoredItem(header: plain, payload: values[0]), for: id, authorization: nil)
+        } catch {
+            return "an overwrite failed: \(error)"
+        }
+        let readerDone = DispatchSemaphore(value: 0)
+        Thread {
+            defer { readerDone.signal() }
+            repeat {
+                do {
+                    guard let item = try store.read(id, authorization: nil) else {
+                        seen.withLock { $0 = "a read during an overwrite found no item" }
+                        return
+                    }
+                    guard let payload = item.payload, values.contains(payload) else {
+                        seen.withLock { $0 = "a read during an overwrite found a value never written" }
+                        return
+                    }
+                } catch {
+                    seen.withLock { $0 = "a read during an overwrite failed: \(error)" }
+                    return
+                }
+            } while writing.withLock { $0 }
+        }.start()
+        var writeFailure: String?
+        for value in values.dropFirst() {
+            do {
+                try store.write(StoredItem(header: plain, payload: value), for: id, authorization: nil)
+            } catch {
+                writeFailure = "an overwrite failed: \(error)"
+                break
+            }
+        }
+        writing.withLock { $0 = false }
+        readerDone.wait()
+        return seen.withLock { $0 } ?? writeFailure
     }
 
     /// Runs `body` and requires it to throw a `VaultError` with `code`.

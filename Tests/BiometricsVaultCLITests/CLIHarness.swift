@@ -1,116 +1,67 @@
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
-/// Runs the built `biometrics-vault` binary, as a user would, and captures what it prints.
-struct CLIResult: Sendable {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+/// The documented exit codes (`--help`, Docs/CLI.md). Literal on purpose: they are a contract.
+enum Exit {
+    static let ok: Int32 = 0
+    static let notFound: Int32 = 2
+    static let cancelled: Int32 = 3
+    static let storeUnavailable: Int32 = 6
+    static let badInput: Int32 = 8
+    static let biometricsUnavailable: Int32 = 9
+    static let wrongState: Int32 = 10
+    static let corruptedItem: Int32 = 11
+    static let outputFailed: Int32 = 14
+    static let usage: Int32 = 64
 }
 
-/// One sandbox per test: its own XDG data/state directories, so the file store starts empty.
-struct CLISandbox: Sendable {
-    let root: URL
-    /// The environment every run gets: no desktop, no session bus unless a test adds one.
-    var environment: [String: String]
+/// What the CLI tests need from the machine, each looked at once per test process.
+enum CLINeeds {
+    /// gnome-keyring on the session bus, usable as `doctor` sees it.
+    static let secretService = DaemonNeed(
+        "a usable Secret Service on the session bus", remedy: "scripts/setup/20-secret-service.sh", problem: secretServiceProblem())
+    /// fprintd with libfprint's virtual sensor on the system bus.
+    static let fingerprint = DaemonNeed(
+        "fprintd with the virtual sensor", remedy: "scripts/setup/30-fprintd-polkit.sh", problem: fingerprintProblem())
+    /// The test user whose login password is known (PAM checks it).
+    static let testUser = DaemonNeed(
+        "BV_TEST_USER and BV_TEST_PASSWORD", remedy: "scripts/setup/30-fprintd-polkit.sh",
+        problem: ["BV_TEST_USER", "BV_TEST_PASSWORD"].allSatisfy { ProcessInfo.processInfo.environment[$0]?.isEmpty == false } ? nil : "not set")
 
-    init(keepSessionBus: Bool = false) throws {
-        root = TestScratch.directory.appendingPathComponent("bv-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        var environment = ProcessInfo.processInfo.environment
-        for name in ["DISPLAY", "WAYLAND_DISPLAY"] { environment[name] = nil }
-        if !keepSessionBus { environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/bv-cli-test-bus" }
-        environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-        environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
-        environment["COLUMNS"] = "80"
-        self.environment = environment
+    private static func secretServiceProblem() -> String? {
+        do {
+            let sandbox = try CLISandbox(keepSessionBus: true)
+            defer { sandbox.remove() }
+            let doctor = try sandbox.run(["doctor", "--json"])
+            let components = doctor.stdout.jsonObject?["components"] as? [[String: Any]] ?? []
+            let secretService = components.first { $0["name"] as? String == "secret-service" }
+            if secretService?["isUsable"] as? Bool == true { return nil }
+            return secretService?["detail"] as? String ?? doctor.stderr
+        } catch {
+            return "doctor did not run: \(error)"
+        }
     }
 
-    /// The built binary: beside the test bundle in the build products directory (the test target
-    /// depends on the executable, so `swift build --build-tests` / `swift test` build it), or
-    /// `$BV_CLI_BINARY`.
-    static var binary: URL {
-        if let path = ProcessInfo.processInfo.environment["BV_CLI_BINARY"] { return URL(fileURLWithPath: path) }
-        let testBundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        return testBundle.deletingLastPathComponent().appendingPathComponent("biometrics-vault")
-    }
-
-    /// Runs the CLI with `arguments`, `stdin` as its standard input (empty when `nil`).
-    func run(_ arguments: [String], stdin: String? = nil) throws -> CLIResult {
-        try run(executable: Self.binary, arguments, stdin: stdin)
-    }
-
-    /// Runs any program in this sandbox's environment.
-    func run(executable: URL, _ arguments: [String], stdin: String? = nil) throws -> CLIResult {
-        let id = UUID().uuidString
-        let input = root.appendingPathComponent("stdin-\(id)")
-        let output = root.appendingPathComponent("stdout-\(id)")
-        let errors = root.appendingPathComponent("stderr-\(id)")
-        try Data((stdin ?? "").utf8).write(to: input)
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        process.standardInput = try FileHandle(forReadingFrom: input)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
-        process.waitUntilExit()
-        return CLIResult(
-            status: process.terminationStatus,
-            stdout: Self.text(of: output),
-            stderr: Self.text(of: errors))
-    }
-
-    /// A captured file's text. (Not `String(contentsOf:)`, which LeakSanitizer flags in Foundation.)
-    static func text(of url: URL) -> String {
-        String(decoding: FileManager.default.contents(atPath: url.path) ?? Data(), as: UTF8.self)
-    }
-
-    /// Writes a file in the sandbox and returns its path.
-    func file(_ name: String, _ contents: String) throws -> String {
-        let url = root.appendingPathComponent(name)
-        try Data(contents.utf8).write(to: url)
-        return url.path
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: root)
+    private static func fingerprintProblem() -> String? {
+        guard ProcessInfo.processInfo.environment["BV_FPRINT_SOCKET"] != nil else { return "BV_FPRINT_SOCKET is not set" }
+        do {
+            let sandbox = try CLISandbox()
+            defer { sandbox.remove() }
+            let device = try sandbox.run(
+                executable: URL(fileURLWithPath: "/usr/bin/busctl"),
+                ["--system", "call", "net.reactivated.Fprint", "/net/reactivated/Fprint/Manager",
+                 "net.reactivated.Fprint.Manager", "GetDefaultDevice"])
+            return device.status == 0 ? nil : device.stderr
+        } catch {
+            return "busctl did not run: \(error)"
+        }
     }
 }
-
-/// One directory per test process for every sandbox, removed when the process exits (sandboxes hold test
-/// credentials; a test that forgets `remove()` must not leave them in /tmp).
-enum TestScratch {
-    static let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bv-cli-run-\(getpid())-\(UUID().uuidString.prefix(8))")
-        // 0711: tests that run the CLI as the test user chown their own sandbox inside; others cannot list it.
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o711])
-        atexit { try? FileManager.default.removeItem(at: TestScratch.directory) }
-        return url
-    }()
-}
-
-/// Whether daemon-backed tests must run (CI sets `BV_REQUIRE_DAEMONS=1`): then a missing daemon fails.
-var daemonsRequired: Bool { ProcessInfo.processInfo.environment["BV_REQUIRE_DAEMONS"] == "1" }
 
 /// The directory of this test target's sources (golden files live in `Golden/`).
 func goldenURL(_ name: String, file: StaticString = #filePath) -> URL {
     URL(fileURLWithPath: "\(file)").deletingLastPathComponent().appendingPathComponent("Golden/\(name)")
-}
-
-/// The package's root directory (for `Resources/linux`).
-func repositoryRoot(file: StaticString = #filePath) -> URL {
-    URL(fileURLWithPath: "\(file)").deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-}
-
-extension String {
-    /// Parses the text as a JSON object (for `--json` output).
-    var jsonObject: [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: Data(utf8))) as? [String: Any]
-    }
 }
 
 /// A program running on a pty, fed through `script`'s stdin.

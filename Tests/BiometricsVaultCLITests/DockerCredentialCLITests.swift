@@ -1,5 +1,6 @@
 import BiometricsVault
 import BiometricsVaultFileStore
+import BiometricsVaultTestSupport
 import BiometricsVaultTesting
 import Foundation
 import Testing
@@ -148,22 +149,23 @@ import Testing
         var password: String
     }
 
-    static var registry: Registry? {
+    /// The registry and its login from scripts/setup/50-docker-registry.sh, or `nil`.
+    static let registry: Registry? = {
         let environment = ProcessInfo.processInfo.environment
         guard let address = environment["BV_DOCKER_REGISTRY"], let user = environment["BV_DOCKER_REGISTRY_USER"],
             let passwordFile = environment["BV_DOCKER_REGISTRY_PASSWORD_FILE"],
             let password = FileManager.default.contents(atPath: passwordFile).map({ String(decoding: $0, as: UTF8.self) }),
             FileManager.default.isExecutableFile(atPath: "/usr/bin/skopeo")
-        else {
-            if daemonsRequired { Issue.record("BV_REQUIRE_DAEMONS=1 but no registry or skopeo: run scripts/setup/50-docker-registry.sh") }
-            return nil
-        }
+        else { return nil }
         return Registry(address: address, user: user, password: password.trimmingCharacters(in: .whitespacesAndNewlines))
-    }
+    }()
+    static let registryNeed = DaemonNeed(
+        "a registry and skopeo", remedy: "scripts/setup/50-docker-registry.sh", problem: registry == nil ? "BV_DOCKER_REGISTRY* unset or skopeo missing" : nil)
 
-    @Test func skopeoLoginGetLoginLogoutThroughCredHelpers() throws {
+    @Test(.needs(registryNeed))
+    func skopeoLoginGetLoginLogoutThroughCredHelpers() throws {
         defer { sandbox.remove() }
-        guard let registry = Self.registry else { return }
+        let registry = try #require(Self.registry)
         var sandbox = sandbox
         sandbox.environment["HOME"] = sandbox.root.path
         let authFile = try sandbox.file("auth.json", #"{"credHelpers":{"\#(registry.address)":"biometrics-vault"}}"#)

@@ -1,4 +1,5 @@
 #if os(Linux)
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
@@ -8,37 +9,8 @@ import Testing
 @Suite(.serialized) struct DoctorPrivateBusTests {
     static let dbusDaemon = "/usr/bin/dbus-daemon"
     static let fprintd = "/usr/libexec/fprintd"
-
-    /// A `dbus-daemon` with the session configuration (anyone may own any name) listening on a socket
-    /// in a temporary directory. Stopped explicitly (`defer`), so it lives through every CLI run.
-    final class PrivateBus {
-        let process = Process()
-        let directory: URL
-        let socket: String
-        var address: String { "unix:path=" + socket }
-
-        init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("bv-bus-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            socket = directory.appendingPathComponent("system_bus_socket").path
-            process.executableURL = URL(fileURLWithPath: DoctorPrivateBusTests.dbusDaemon)
-            process.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1", "--address=" + address]
-            let printed = Pipe()
-            process.standardOutput = printed
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // The daemon prints its address once it listens: the socket file alone exists from bind(), and a
-            // client connecting before listen() is refused (seen in CI under ASan).
-            _ = printed.fileHandleForReading.availableData
-        }
-
-        var isListening: Bool { process.isRunning && FileManager.default.fileExists(atPath: socket) }
-
-        func stop() {
-            DoctorPrivateBusTests.stop(process)
-            try? FileManager.default.removeItem(at: directory)
-        }
-    }
+    static let busDaemon = DaemonNeed.executables([dbusDaemon], remedy: "scripts/setup/20-secret-service.sh")
+    static let fprintdInstalled = DaemonNeed.executables([fprintd], remedy: "scripts/setup/30-fprintd-polkit.sh")
 
     /// SIGKILL: a child spawned from a test thread inherits its blocked signals, SIGTERM included.
     static func stop(_ process: Process) {
@@ -46,12 +18,11 @@ import Testing
         process.waitUntilExit()
     }
 
-    /// Binaries present; a failure instead of a skip when CI requires the daemons.
-    func daemonsInstalled(_ paths: [String]) -> Bool {
-        let missing = paths.filter { !FileManager.default.isExecutableFile(atPath: $0) }
-        if missing.isEmpty { return true }
-        if daemonsRequired { Issue.record("BV_REQUIRE_DAEMONS=1 but \(missing) are not installed") }
-        return false
+    /// A sandbox whose system bus is `bus`.
+    func sandbox(systemBus bus: PrivateBus) throws -> CLISandbox {
+        var sandbox = try CLISandbox()
+        sandbox.environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+        return sandbox
     }
 
     func fprintdComponent(_ sandbox: CLISandbox) throws -> [String: Any] {
@@ -60,14 +31,12 @@ import Testing
         return try #require(components.first { $0["name"] as? String == "fprintd" })
     }
 
-    @Test func noFprintdOnTheSystemBusIsReportedInWords() throws {
-        guard daemonsInstalled([Self.dbusDaemon]) else { return }
+    @Test(.needs(busDaemon))
+    func noFprintdOnTheSystemBusIsReportedInWords() throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        try #require(bus.isListening, "the private dbus-daemon did not start")
-        var sandbox = try CLISandbox()
+        let sandbox = try sandbox(systemBus: bus)
         defer { sandbox.remove() }
-        sandbox.environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
 
         let fprintd = try fprintdComponent(sandbox)
         #expect(fprintd["isUsable"] as? Bool == false)
@@ -78,14 +47,12 @@ import Testing
         #expect(detail.contains("org.freedesktop.DBus.Error.ServiceUnknown"), "\(detail)")
     }
 
-    @Test func fprintdWithoutAReaderIsReportedAsNoDevice() throws {
-        guard daemonsInstalled([Self.dbusDaemon, Self.fprintd]) else { return }
+    @Test(.needs(busDaemon, fprintdInstalled))
+    func fprintdWithoutAReaderIsReportedAsNoDevice() throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
-        try #require(bus.isListening, "the private dbus-daemon did not start")
-        var sandbox = try CLISandbox()
+        let sandbox = try sandbox(systemBus: bus)
         defer { sandbox.remove() }
-        sandbox.environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
 
         // A real fprintd on the private bus, without libfprint's virtual sensor: it finds no reader.
         let daemon = Process()

@@ -1,4 +1,5 @@
 #if os(Linux)
+import BiometricsVaultTestSupport
 import Foundation
 import Glibc
 import Testing

@@ -1,5 +1,6 @@
 @testable import biometrics_vault
 import BiometricsVaultCore
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 

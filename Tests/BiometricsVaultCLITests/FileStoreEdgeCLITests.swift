@@ -1,4 +1,5 @@
 #if os(Linux)
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
@@ -150,12 +151,10 @@ struct FileStoreEdgeCLITests {
         #expect(checked >= 4)
     }
 
-    @Test("the first store makes every new directory durable: an fsync of its parent follows each mkdir")
+    @Test(
+        "the first store makes every new directory durable: an fsync of its parent follows each mkdir",
+        .needs(.executables(["/usr/bin/strace"], remedy: "scripts/install-deps.sh")))
     func firstWriteIsDurable() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("strace is missing (scripts/install-deps.sh installs it)") }
-            return
-        }
         let sandbox = try CLISandbox()
         defer { sandbox.remove() }
         let trace = sandbox.root.appendingPathComponent("trace").path

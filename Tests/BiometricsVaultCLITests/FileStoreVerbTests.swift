@@ -1,20 +1,10 @@
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
 /// Golden end-to-end tests of the built binary on the embedded default store (the encrypted file store
 /// in a temporary `XDG_DATA_HOME`), with biometrics switched off so nothing waits for a finger.
 @Suite final class FileStoreVerbTests {
-    /// The documented exit codes (`--help`, Docs/CLI.md). Literal on purpose: they are a contract.
-    enum Exit {
-        static let ok: Int32 = 0
-        static let notFound: Int32 = 2
-        static let storeUnavailable: Int32 = 6
-        static let badInput: Int32 = 8
-        static let biometricsUnavailable: Int32 = 9
-        static let wrongState: Int32 = 10
-        static let usage: Int32 = 64
-    }
-
     static let file = ["--store", "file", "--authenticator", "none"]
     let sandbox: CLISandbox
 

@@ -1,4 +1,5 @@
 #if os(Linux)
+import BiometricsVaultTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -18,19 +19,6 @@ final class FingerprintCLITests {
 
     init() throws { sandbox = try CLISandbox() }
     deinit { sandbox.remove() }
-
-    /// Whether fprintd and the virtual sensor are there; a failure when CI requires them.
-    func stackReady() throws -> Bool {
-        let device = try sandbox.run(
-            executable: URL(fileURLWithPath: "/usr/bin/busctl"),
-            ["--system", "call", "net.reactivated.Fprint", "/net/reactivated/Fprint/Manager",
-             "net.reactivated.Fprint.Manager", "GetDefaultDevice"])
-        if socketPath != nil, device.status == 0 { return true }
-        if daemonsRequired {
-            Issue.record("BV_REQUIRE_DAEMONS=1 but fprintd with the virtual sensor is missing: \(device.stderr)")
-        }
-        return false
-    }
 
     /// Touches the virtual sensor with finger `id` (one command per connection; the socket exists
     /// only while fprintd has the reader open, so connecting is retried for a while).
@@ -110,8 +98,8 @@ final class FingerprintCLITests {
         return (status, session.text)
     }
 
-    @Test func protectedShowMatchesAndFailsOnTheRealReader() throws {
-        guard try stackReady() else { return }
+    @Test(.needs(CLINeeds.fingerprint))
+    func protectedShowMatchesAndFailsOnTheRealReader() throws {
         try enrollOneFinger()
         let credentials = try sandbox.file("creds.json", #"{"token":"behind-a-finger"}"#)
 
@@ -145,8 +133,8 @@ final class FingerprintCLITests {
 
     /// `exec` of a protected item: one finger, then the command runs with the field in its environment
     /// (global options before the verb, since everything after `--` belongs to the command).
-    @Test func execUnlocksAProtectedItemWithOneFinger() throws {
-        guard try stackReady() else { return }
+    @Test(.needs(CLINeeds.fingerprint))
+    func execUnlocksAProtectedItemWithOneFinger() throws {
         defer { sandbox.remove() }
         try enrollOneFinger()
         let credentials = try sandbox.file("creds.json", #"{"token":"exec-behind-a-finger"}"#)
@@ -168,8 +156,8 @@ final class FingerprintCLITests {
     /// (`credential.helper 'biometrics-vault --biometrics'`, through the `git-credential-biometrics-vault`
     /// link): the approved password goes behind the finger, and `fill` is answered by a touch on the real
     /// reader, on the terminal git runs from.
-    @Test func gitCredentialFillIsAnsweredByAFinger() throws {
-        guard try stackReady() else { return }
+    @Test(.needs(CLINeeds.fingerprint))
+    func gitCredentialFillIsAnsweredByAFinger() throws {
         try enrollOneFinger()
         var environment = sandbox.environment
         let bin = sandbox.root.appendingPathComponent("bin")
@@ -209,26 +197,31 @@ final class FingerprintCLITests {
         sandbox.remove()
     }
 
+    /// The test user (BV_TEST_USER) and its login password, with one finger of its enrolled, the sandbox
+    /// handed to it, and `json` in a credentials file it owns.
+    func asTestUser(credentials json: String) throws -> (user: String, password: String, credentials: String) {
+        let environment = ProcessInfo.processInfo.environment
+        let user = try #require(environment["BV_TEST_USER"])
+        let password = try #require(environment["BV_TEST_PASSWORD"])
+        try enrollOneFinger(user: user, finger: Self.userFinger)
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", user, sandbox.root.path])
+        let credentials = try sandbox.file("creds.json", json)
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
+        return (user, password, credentials)
+    }
+
     /// Lockout recovery as the non-root test user (PAM checks the caller's own password; root's is
     /// unknown), with the real fprintd and PAM on a pty: five non-matching fingers lock the item out;
     /// without a terminal the CLI fails at once naming the way out and never shows the finger prompt;
     /// `clear-lockout` takes the login password; and a lockout hit on a terminal asks for the password,
     /// then for the finger once more. Also the remote (SSH) routes.
-    @Test func lockoutIsRecoveredByTheLoginPasswordOnATerminal() throws {
-        guard try stackReady() else { return }
-        let environment = ProcessInfo.processInfo.environment
-        guard let user = environment["BV_TEST_USER"], let password = environment["BV_TEST_PASSWORD"], !password.isEmpty else {
-            if daemonsRequired { Issue.record("BV_REQUIRE_DAEMONS=1 but BV_TEST_USER / BV_TEST_PASSWORD are not set") }
-            return
-        }
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func lockoutIsRecoveredByTheLoginPasswordOnATerminal() throws {
+        let (user, password, credentials) = try asTestUser(credentials: #"{"token":"after-the-lockout"}"#)
         defer {
             _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
             sandbox.remove()
         }
-        try enrollOneFinger(user: user, finger: Self.userFinger)
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", user, sandbox.root.path])
-        let credentials = try sandbox.file("creds.json", #"{"token":"after-the-lockout"}"#)
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
 
         /// The CLI as `user` on a pty; `terminal: false` detaches it from the pty (no controlling
         /// terminal, as under cron), `extra` adds environment variables.
@@ -325,21 +318,13 @@ final class FingerprintCLITests {
     /// `status` says `locked`, not `emptyWithBiometrics, invalidated: biometryChanged`; `show` without a
     /// terminal exits 5 naming `clear-lockout` (not 12, "store it again", which would lose the item);
     /// on a terminal it asks the login password, then the finger, and prints the secret.
-    @Test func lockoutUnderTheDefaultAuthenticatorIsNotInvalidation() throws {
-        guard try stackReady() else { return }
-        let environment = ProcessInfo.processInfo.environment
-        guard let user = environment["BV_TEST_USER"], let password = environment["BV_TEST_PASSWORD"], !password.isEmpty else {
-            if daemonsRequired { Issue.record("BV_REQUIRE_DAEMONS=1 but BV_TEST_USER / BV_TEST_PASSWORD are not set") }
-            return
-        }
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func lockoutUnderTheDefaultAuthenticatorIsNotInvalidation() throws {
+        let (user, password, credentials) = try asTestUser(credentials: #"{"token":"kept-through-the-lockout"}"#)
         defer {
             _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
             sandbox.remove()
         }
-        try enrollOneFinger(user: user, finger: Self.userFinger)
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", user, sandbox.root.path])
-        let credentials = try sandbox.file("creds.json", #"{"token":"kept-through-the-lockout"}"#)
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
 
         /// The CLI as `user` with the default authenticator (only the store is named, so the test does
         /// not depend on a session bus for that user).

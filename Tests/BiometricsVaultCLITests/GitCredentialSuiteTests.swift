@@ -1,3 +1,4 @@
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
@@ -13,16 +14,16 @@ import Testing
 
     init() throws { sandbox = try CLISandbox(keepSessionBus: true) }
 
-    /// The unpacked suite, or `nil` (a failure when daemons are required).
-    static var suiteDirectory: URL? {
+    /// The unpacked suite, or `nil`.
+    static let suiteDirectory: URL? = {
         guard let path = ProcessInfo.processInfo.environment["BV_GIT_SUITE_DIR"],
             FileManager.default.fileExists(atPath: path + "/t/t0303-credential-external.sh")
-        else {
-            if daemonsRequired { Issue.record("BV_REQUIRE_DAEMONS=1 but BV_GIT_SUITE_DIR is not set: run scripts/setup/50-git-credential-suite.sh") }
-            return nil
-        }
+        else { return nil }
         return URL(fileURLWithPath: path)
-    }
+    }()
+    static let suite = DaemonNeed(
+        "git's credential helper suite", remedy: "scripts/setup/50-git-credential-suite.sh",
+        problem: suiteDirectory == nil ? "BV_GIT_SUITE_DIR is not set" : nil)
 
     /// Runs t0303 with `git-credential-biometrics-vault` on PATH; `bus`: keep the session bus (Secret
     /// Service under `auto`) or give none (the file store).
@@ -42,22 +43,20 @@ import Testing
         return try sandbox.run(executable: URL(fileURLWithPath: "/bin/sh"), ["-c", script])
     }
 
-    @Test func gitSuiteOnTheFileStore() throws {
+    @Test(.needs(suite))
+    func gitSuiteOnTheFileStore() throws {
         defer { sandbox.remove() }
-        guard let suite = Self.suiteDirectory else { return }
+        let suite = try #require(Self.suiteDirectory)
         let result = try runSuite(in: suite, bus: false)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("# passed all 12 test(s)"), "\(result.stdout)")
         #expect(!result.stdout.contains("not ok"))
     }
 
-    @Test func gitSuiteOnTheSecretService() throws {
+    @Test(.needs(suite, CLINeeds.secretService))
+    func gitSuiteOnTheSecretService() throws {
         defer { sandbox.remove() }
-        guard let suite = Self.suiteDirectory else { return }
-        guard ProcessInfo.processInfo.environment["BV_SECRET_SERVICE_SANDBOX"] != nil else {
-            if daemonsRequired { Issue.record("BV_REQUIRE_DAEMONS=1 but no Secret Service: run scripts/setup/20-secret-service.sh") }
-            return
-        }
+        let suite = try #require(Self.suiteDirectory)
         // `auto` picks the Secret Service here: the control.
         let doctor = try sandbox.run(["doctor", "--json"])
         let components = doctor.stdout.jsonObject?["components"] as? [[String: Any]] ?? []

@@ -1,5 +1,6 @@
 import BiometricsVault
 import BiometricsVaultFileStore
+import BiometricsVaultTestSupport
 import BiometricsVaultTesting
 import Foundation
 import Testing
@@ -7,17 +8,6 @@ import Testing
 /// Issue 11 regressions of the CLI, each run through the built binary: output errors (defect 2), exact
 /// credentials JSON (3), input handling (9), deceptive keys (10), exit codes (11).
 @Suite struct ReliabilityCLITests {
-    enum Exit {
-        static let ok: Int32 = 0
-        static let notFound: Int32 = 2
-        static let cancelled: Int32 = 3
-        static let badInput: Int32 = 8
-        static let biometricsUnavailable: Int32 = 9
-        static let wrongState: Int32 = 10
-        static let corruptedItem: Int32 = 11
-        static let outputFailed: Int32 = 14
-    }
-
     static let file = ["--store", "file", "--authenticator", "none"]
     let sandbox: CLISandbox
     let spawn: RawSpawn

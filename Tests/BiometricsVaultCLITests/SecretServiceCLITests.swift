@@ -1,27 +1,15 @@
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
 /// The CLI against the real Secret Service (gnome-keyring on the session bus that CI's
 /// `scripts/setup/20-secret-service.sh` starts), checked from the outside with `secret-tool`.
-@Suite final class SecretServiceCLITests {
+@Suite(.needs(CLINeeds.secretService)) final class SecretServiceCLITests {
     let sandbox: CLISandbox
     let service = "bv-cli-test-\(UUID().uuidString.prefix(8))"
 
     init() throws { sandbox = try CLISandbox(keepSessionBus: true) }
     deinit { sandbox.remove() }
-
-    /// Whether gnome-keyring answers; records why not, and fails when daemons are required.
-    func secretServiceReady() throws -> Bool {
-        let doctor = try sandbox.run(["doctor", "--json"])
-        let components = doctor.stdout.jsonObject?["components"] as? [[String: Any]] ?? []
-        let secretService = components.first { $0["name"] as? String == "secret-service" }
-        if secretService?["isUsable"] as? Bool == true { return true }
-        let reason = secretService?["detail"] as? String ?? doctor.stderr
-        if daemonsRequired {
-            Issue.record("BV_REQUIRE_DAEMONS=1 but the Secret Service is not usable: \(reason)")
-        }
-        return false
-    }
 
     func cli(_ arguments: [String], stdin: String? = nil) throws -> CLIResult {
         try sandbox.run(arguments + ["--service", service, "--store", "secret-service", "--authenticator", "none"], stdin: stdin)
@@ -32,7 +20,6 @@ import Testing
     }
 
     @Test func storedThroughTheCLIReadBySecretTool() throws {
-        guard try secretServiceReady() else { return }
         defer { _ = try? cli(["reset", "api"]) }
         let stored = try cli(["store", "api"], stdin: #"{"token":"from-cli","user":"ci"}"#)
         #expect(stored.status == 0, "\(stored.stderr)")
@@ -52,7 +39,6 @@ import Testing
     }
 
     @Test func autoPicksTheSecretServiceWithoutANotice() throws {
-        guard try secretServiceReady() else { return }
         defer { _ = try? cli(["reset", "auto"]) }
         let stored = try sandbox.run(["store", "auto", "--service", service, "--authenticator", "none", "--json"], stdin: "42")
         #expect(stored.status == 0)
@@ -61,7 +47,6 @@ import Testing
     }
 
     @Test func importAdoptsASecretToolItem() throws {
-        guard try secretServiceReady() else { return }
         let source = service + "-legacy"
         defer {
             _ = try? secretTool(["clear", "service", source, "username", "alice"])
@@ -83,7 +68,6 @@ import Testing
     /// (--remove-source), and then read as "corrupted" (exit 11): now it is refused before anything is
     /// written and the source stays; with --as-string it becomes a JSON string.
     @Test func importOfAPlainTextSecret() throws {
-        guard try secretServiceReady() else { return }
         let source = service + "-plain"
         let secret = #"hunter2 "plain" \ text"#
         defer {
@@ -109,7 +93,6 @@ import Testing
     /// A key written by another program may hold terminal escapes: `list` on a terminal shows them
     /// escaped (it printed them raw); a pipe gets the key as stored.
     @Test func listEscapesKeysOnATerminal() throws {
-        guard try secretServiceReady() else { return }
         let hostile = "evil\u{1B}]0;owned\u{07}\u{1B}[2J\nsecond"
         let attributes = ["xdg:schema", "io.github.biometricsvault.Plain", "service", service, "username", hostile, "bv-header", "bv1;none"]
         defer { _ = try? secretTool(["clear"] + attributes) }

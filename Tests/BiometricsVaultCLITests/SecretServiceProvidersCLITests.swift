@@ -1,38 +1,15 @@
+#if os(Linux)
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
-
-/// A Secret Service provider a setup script started on a bus of its own
-/// (scripts/setup/20-secret-service.sh, 21-keepassxc.sh, 22-kwallet.sh).
-enum CLIProvider: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case gnomeKeyring = "gnome-keyring"
-    case keepassxc = "KeePassXC"
-    case kwallet = "KWallet"
-
-    var testDescription: String { rawValue }
-
-    var addressVariable: String {
-        switch self {
-        case .gnomeKeyring: "DBUS_SESSION_BUS_ADDRESS"
-        case .keepassxc: "BV_KEEPASSXC_BUS_ADDRESS"
-        case .kwallet: "BV_KWALLET_BUS_ADDRESS"
-        }
-    }
-
-    var address: String? { ProcessInfo.processInfo.environment[addressVariable].flatMap { $0.isEmpty ? nil : $0 } }
-
-    /// With `BV_REQUIRE_DAEMONS=1` every provider (a missing one then fails); else those whose setup ran.
-    static let runnable: [CLIProvider] = daemonsRequired ? allCases : allCases.filter { $0.address != nil }
-}
 
 /// The CLI's verbs, and the git helper through the real `git`, on each Secret Service provider: the
 /// built binary with `DBUS_SESSION_BUS_ADDRESS` pointing at the provider's bus and `--store secret-service`.
 @Suite struct SecretServiceProvidersCLITests {
     static let git = URL(fileURLWithPath: "/usr/bin/git")
 
-    func sandbox(for provider: CLIProvider) throws -> CLISandbox {
-        guard let address = provider.address else {
-            throw ProviderMissing(description: "\(provider.rawValue) is not running: \(provider.addressVariable) is not set")
-        }
+    func sandbox(for provider: SecretServiceProvider) throws -> CLISandbox {
+        let address = try provider.requireAddress()
         var sandbox = try CLISandbox(keepSessionBus: true)
         sandbox.environment["DBUS_SESSION_BUS_ADDRESS"] = address
         let bin = sandbox.root.appendingPathComponent("bin")
@@ -47,10 +24,8 @@ enum CLIProvider: String, CaseIterable, Sendable, CustomTestStringConvertible {
         return sandbox
     }
 
-    struct ProviderMissing: Error, CustomStringConvertible { let description: String }
-
-    @Test(arguments: CLIProvider.runnable)
-    func everyVerbWorks(_ provider: CLIProvider) throws {
+    @Test(arguments: SecretServiceProvider.runnable)
+    func everyVerbWorks(_ provider: SecretServiceProvider) throws {
         let sandbox = try sandbox(for: provider)
         defer { sandbox.remove() }
         let service = "bv-cli-\(provider.rawValue)-\(UUID().uuidString.prefix(8))"
@@ -87,8 +62,8 @@ enum CLIProvider: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(gone.status != 0)
     }
 
-    @Test(arguments: CLIProvider.runnable)
-    func gitCredentialStoreGetErase(_ provider: CLIProvider) throws {
+    @Test(arguments: SecretServiceProvider.runnable)
+    func gitCredentialStoreGetErase(_ provider: SecretServiceProvider) throws {
         let sandbox = try sandbox(for: provider)
         defer { sandbox.remove() }
         let host = "bv-\(provider.rawValue.lowercased())-\(UUID().uuidString.prefix(8)).example.com"
@@ -109,3 +84,4 @@ enum CLIProvider: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(try git("fill", "protocol=https\nhost=\(host)\n").status != 0)
     }
 }
+#endif

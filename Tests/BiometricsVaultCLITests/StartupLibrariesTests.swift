@@ -1,4 +1,5 @@
 #if os(Linux)
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
@@ -12,21 +13,9 @@ import Testing
         .enabled(if: getuid() == 0, "hides libpam with a bind mount: root only"))
     func plainItemsNeedNoPAM() throws {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"), "util-linux's unshare is missing")
-        // The loader's own answer for where the library is: its directory differs by architecture.
-        let library = "libpam.so.0"
         let sandbox = try CLISandbox()
         defer { sandbox.remove() }
-        let script = """
-            lib=$(/sbin/ldconfig -p | sed -n "s/^[[:space:]]*$1 .*=> //p" | head -n 1)
-            [ -n "$lib" ] || { echo "$1 is not installed"; exit 89; }
-            mount --bind /dev/null "$(readlink -f "$lib")" || exit 90
-            bv="$2"
-            printf '{"token":"kept"}' | "$bv" store plain --store file || exit 91
-            "$bv" show plain --store file --field token || exit 92
-            """
-        let result = try sandbox.run(
-            executable: URL(fileURLWithPath: "/usr/bin/unshare"),
-            ["-m", "/bin/sh", "-c", script, "sh", library, CLISandbox.binary.path])
+        let result = try sandbox.runHiding(library: "libpam.so.0")
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.hasSuffix("kept\n"), "\(result.stdout)\(result.stderr)")
     }

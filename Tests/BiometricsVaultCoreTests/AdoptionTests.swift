@@ -1,4 +1,5 @@
 import BiometricsVaultCore
+import BiometricsVaultTestSupport
 import BiometricsVaultTesting
 import Foundation
 import Testing

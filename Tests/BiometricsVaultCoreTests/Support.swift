@@ -1,4 +1,5 @@
 import BiometricsVaultCore
+import BiometricsVaultTestSupport
 import BiometricsVaultTesting
 
 struct Login: Codable, Sendable, Equatable {
@@ -44,13 +45,3 @@ extension Vault {
     }
 }
 
-func code(of body: () async throws -> Void) async -> VaultError.Code? {
-    do {
-        try await body()
-        return nil
-    } catch let error as VaultError {
-        return error.code
-    } catch {
-        return nil
-    }
-}

@@ -1,7 +1,8 @@
 #if os(Linux)
+@testable import BiometricsVaultDBus
 @testable import BiometricsVaultLinuxAuth
 import BiometricsVaultCore
-@testable import BiometricsVaultDBus
+import BiometricsVaultTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -14,18 +15,9 @@ struct DBusConnectionTests {
     static let bus = DBusMethod(
         destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetId")
 
-    /// The real system bus, or `nil` after recording why when CI requires it.
-    static func systemBus() throws -> DBusConnection? {
-        guard access("/run/dbus/system_bus_socket", F_OK) == 0 || ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"] != nil
-        else {
-            if Harness.daemonsRequired { Issue.record("BV_REQUIRE_DAEMONS=1 but there is no system bus") }
-            return nil
-        }
-        return try DBusConnection(.system)
-    }
-
-    @Test func theSystemBusAnswersCallsAndKeepsAnErrorsName() throws {
-        guard let bus = try Self.systemBus() else { return }
+    @Test(.needs(Harness.systemBus))
+    func theSystemBusAnswersCallsAndKeepsAnErrorsName() throws {
+        let bus = try DBusConnection(.system)
         let id = try bus.call(Self.bus, replyType: "(s)")
         #expect(id[0].string?.count == 32)
         // A call with arguments: the bus owns its own name.
@@ -45,11 +37,8 @@ struct DBusConnectionTests {
 
     /// What the Secret Service store will use: GIO's one session-bus connection per process, the same
     /// object each time, answering as a private connection to the same bus does.
-    @Test func theProcessSharedSessionBusIsOneConnection() throws {
-        guard ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil else {
-            if Harness.daemonsRequired { Issue.record("BV_REQUIRE_DAEMONS=1 but DBUS_SESSION_BUS_ADDRESS is not set") }
-            return
-        }
+    @Test(.needs(.variable("DBUS_SESSION_BUS_ADDRESS", remedy: "scripts/setup/20-secret-service.sh")))
+    func theProcessSharedSessionBusIsOneConnection() throws {
         let shared = try DBusConnection(.session, sharing: .processShared)
         let again = try DBusConnection(.session, sharing: .processShared)
         #expect(shared.raw == again.raw)
@@ -58,8 +47,9 @@ struct DBusConnectionTests {
         #expect(try DBusConnection(.session).call(Self.bus, replyType: "(s)")[0].string == id)
     }
 
-    @Test func aNameNobodyOwnsReadsAsNoFprintd() throws {
-        guard let bus = try Self.systemBus() else { return }
+    @Test(.needs(Harness.systemBus))
+    func aNameNobodyOwnsReadsAsNoFprintd() throws {
+        let bus = try DBusConnection(.system)
         let failure = #expect(throws: DBusFailure.self) {
             _ = try bus.call(DBusMethod(
                 destination: "io.github.biometricsvault.NobodyOwnsThisName", path: FprintdDevice.managerPath,
@@ -112,8 +102,9 @@ struct DBusConnectionTests {
     }
 
     /// A wait for a signal ends at its deadline, or at once when cancelled from another thread.
-    @Test func aSignalWaitIsBounded() throws {
-        guard let bus = try Self.systemBus() else { return }
+    @Test(.needs(Harness.systemBus))
+    func aSignalWaitIsBounded() throws {
+        let bus = try DBusConnection(.system)
         let signals = bus.subscribe([
             DBusSignalMatch(sender: nil, path: nil, interface: "io.github.biometricsvault.Test", member: "NeverSent"),
         ])

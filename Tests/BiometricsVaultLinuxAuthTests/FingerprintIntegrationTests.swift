@@ -1,6 +1,7 @@
 #if os(Linux)
 @testable import BiometricsVaultLinuxAuth
 import BiometricsVaultCore
+import BiometricsVaultTestSupport
 import BiometricsVaultTesting
 import Foundation
 import Testing
@@ -29,8 +30,8 @@ extension LinuxAuthIntegration {
             try await Enrollment.reset(to: [("right-index-finger", Self.enrolledID)])
         }
 
-        @Test func nothingEnrolledIsBiometryNotEnrolled() async throws {
-            guard Harness.fingerprintStackReady() else { return }
+        @Test(.needs(Harness.fingerprint))
+        func nothingEnrolledIsBiometryNotEnrolled() async throws {
             try await Enrollment.deleteAll()
             let fingerprint = authenticator()
             #expect(FingerprintAuthenticator.probe() == .notEnrolled)
@@ -42,8 +43,8 @@ extension LinuxAuthIntegration {
             }
         }
 
-        @Test func matchingFingerAuthenticates() async throws {
-            guard Harness.fingerprintStackReady() else { return }
+        @Test(.needs(Harness.fingerprint))
+        func matchingFingerAuthenticates() async throws {
             try await enrollOneFinger()
             let fingerprint = authenticator()
             #expect(FingerprintAuthenticator.probe() == .available)
@@ -58,8 +59,8 @@ extension LinuxAuthIntegration {
             #expect(try #require(await injection.wait()).isSuccess)
         }
 
-        @Test func strangersFingerIsAuthenticationFailedAndCounts() async throws {
-            guard Harness.fingerprintStackReady() else { return }
+        @Test(.needs(Harness.fingerprint))
+        func strangersFingerIsAuthenticationFailedAndCounts() async throws {
             try await enrollOneFinger()
             let fingerprint = authenticator()
             VirtualSensor.whenFingerNeeded("SCAN \(Self.strangerID)")
@@ -74,8 +75,8 @@ extension LinuxAuthIntegration {
             #expect(try fingerprint.consecutiveFailures() == 0)
         }
 
-        @Test func fiveMissesLockOutUntilThePasswordIsGiven() async throws {
-            guard Harness.fingerprintStackReady(), Harness.pamReady() else { return }
+        @Test(.needs(Harness.fingerprint, Harness.pam))
+        func fiveMissesLockOutUntilThePasswordIsGiven() async throws {
             try await enrollOneFinger()
             let fingerprint = authenticator(owner: Self.passwordOwner())
             for attempt in 1...FailedAttemptCounter.limit {
@@ -102,8 +103,8 @@ extension LinuxAuthIntegration {
             #expect(authorization.isValid)
         }
 
-        @Test func lockoutStateFileIsPrivate() async throws {
-            guard Harness.fingerprintStackReady() else { return }
+        @Test(.needs(Harness.fingerprint))
+        func lockoutStateFileIsPrivate() async throws {
             try await enrollOneFinger()
             let fingerprint = authenticator()
             VirtualSensor.whenFingerNeeded("SCAN \(Self.strangerID)")
@@ -115,9 +116,8 @@ extension LinuxAuthIntegration {
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         }
 
-        @Test(arguments: ["RETRY 0", "RETRY 1", "RETRY 2", "RETRY 3"])
+        @Test(.needs(Harness.fingerprint), arguments: ["RETRY 0", "RETRY 1", "RETRY 2", "RETRY 3"])
         func retryFeedbackThenMatchSucceeds(retry: String) async throws {
-            guard Harness.fingerprintStackReady() else { return }
             try await enrollOneFinger()
             let fingerprint = authenticator()
             VirtualSensor.whenFingerNeeded(retry, "SCAN \(Self.enrolledID)")
@@ -126,9 +126,8 @@ extension LinuxAuthIntegration {
             #expect(try fingerprint.consecutiveFailures() == 0)
         }
 
-        @Test(arguments: [("ERROR 5", "verify-disconnected"), ("ERROR 0", "verify-unknown-error")])
+        @Test(.needs(Harness.fingerprint), arguments: [("ERROR 5", "verify-disconnected"), ("ERROR 0", "verify-unknown-error")])
         func sensorErrorIsATypedError(command: String, status: String) async throws {
-            guard Harness.fingerprintStackReady() else { return }
             try await enrollOneFinger()
             let fingerprint = authenticator()
             VirtualSensor.whenFingerNeeded(command)
@@ -142,8 +141,8 @@ extension LinuxAuthIntegration {
             _ = try await fingerprint.authenticate(for: .biometryAny, prompt: .default)
         }
 
-        @Test func cancellingTheTaskStopsTheVerifyAndNeverCounts() async throws {
-            guard Harness.fingerprintStackReady() else { return }
+        @Test(.needs(Harness.fingerprint))
+        func cancellingTheTaskStopsTheVerifyAndNeverCounts() async throws {
             try await enrollOneFinger()
             let fingerprint = authenticator()
             // One real miss first, so "unchanged" is visibly not "reset".
@@ -166,8 +165,8 @@ extension LinuxAuthIntegration {
             #expect(try fingerprint.consecutiveFailures() == 0)
         }
 
-        @Test func verifyTimeoutIsATypedErrorAndNeverCounts() async throws {
-            guard Harness.fingerprintStackReady() else { return }
+        @Test(.needs(Harness.fingerprint))
+        func verifyTimeoutIsATypedErrorAndNeverCounts() async throws {
             try await enrollOneFinger()
             let fingerprint = authenticator(timeout: .seconds(1))
             let error = await #expect(throws: VaultError.systemCancel) {
@@ -177,8 +176,8 @@ extension LinuxAuthIntegration {
             #expect(try fingerprint.consecutiveFailures() == 0)
         }
 
-        @Test func aSecondClaimantGetsDeviceBusy() async throws {
-            guard Harness.fingerprintStackReady() else { return }
+        @Test(.needs(Harness.fingerprint))
+        func aSecondClaimantGetsDeviceBusy() async throws {
             try await enrollOneFinger()
             let fingerprint = authenticator()
             let task = Task { try await fingerprint.authenticate(for: .biometryAny, prompt: .default) }
@@ -192,8 +191,8 @@ extension LinuxAuthIntegration {
             _ = try await task.value
         }
 
-        @Test func devicePasscodeUsesThePasswordOnly() async throws {
-            guard Harness.fingerprintStackReady(), Harness.pamReady() else { return }
+        @Test(.needs(Harness.fingerprint, Harness.pam))
+        func devicePasscodeUsesThePasswordOnly() async throws {
             let fingerprint = authenticator(owner: Self.passwordOwner())
             let authorization = try await fingerprint.authenticate(for: .devicePasscode, prompt: .default)
             #expect(authorization.enrollment == nil)
@@ -204,8 +203,8 @@ extension LinuxAuthIntegration {
             }
         }
 
-        @Test func userPresenceFallsBackToThePasswordWhenNothingIsEnrolled() async throws {
-            guard Harness.fingerprintStackReady(), Harness.pamReady() else { return }
+        @Test(.needs(Harness.fingerprint, Harness.pam))
+        func userPresenceFallsBackToThePasswordWhenNothingIsEnrolled() async throws {
             try await Enrollment.deleteAll()
             let fingerprint = authenticator(owner: Self.passwordOwner())
             #expect(fingerprint.availability(for: .userPresence) == .available)
@@ -217,13 +216,9 @@ extension LinuxAuthIntegration {
             }
         }
 
-        @Test func anotherUsersPrintsAreDenied() async throws {
-            guard Harness.fingerprintStackReady() else { return }
-            guard Harness.runsAsTestUser else {
-                // uid 0 is always authorized by fprintd; scripts/extra-tests/30-linux-auth-as-user.sh runs
-                // this suite as the non-root test user, where the denial is real.
-                return
-            }
+        /// uid 0 is always authorized by fprintd: the denial is real only for the non-root test user.
+        @Test(.needs(Harness.fingerprint), .enabled(if: Harness.runsAsTestUser, Harness.asTestUserOnly))
+        func anotherUsersPrintsAreDenied() async throws {
             let someoneElse = FingerprintAuthenticator(owner: nil, stateDirectory: stateDirectory, user: Harness.otherUser)
             #expect(someoneElse.probe(claiming: true).reason == .permissionDenied)
             let error = await #expect(throws: VaultError.biometryNotAvailable) {
@@ -234,9 +229,8 @@ extension LinuxAuthIntegration {
 
         // MARK: Conformance
 
-        @Test(arguments: AuthenticatorConformance.Check.allCases)
+        @Test(.needs(Harness.fingerprint), arguments: AuthenticatorConformance.Check.allCases)
         func conformance(check: AuthenticatorConformance.Check) async throws {
-            guard Harness.fingerprintStackReady() else { return }
             try await enrollOneFinger()
             let suite = AuthenticatorConformance(authenticator: authenticator()) {
                 VirtualSensor.whenFingerNeeded("SCAN \(Self.enrolledID)")
@@ -244,8 +238,8 @@ extension LinuxAuthIntegration {
             try await suite.run(check)
         }
 
-        @Test func conformanceWhenNothingIsEnrolled() async throws {
-            guard Harness.fingerprintStackReady() else { return }
+        @Test(.needs(Harness.fingerprint))
+        func conformanceWhenNothingIsEnrolled() async throws {
             try await Enrollment.deleteAll()
             let suite = AuthenticatorConformance(authenticator: authenticator()) {
                 Issue.record("prepareMatch must not be called while nothing is enrolled")

@@ -1,6 +1,7 @@
 #if os(Linux)
 @testable import BiometricsVaultLinuxAuth
 import BiometricsVaultCore
+import BiometricsVaultTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -13,8 +14,6 @@ import Testing
 /// bus, polkitd, fprintd on libfprint's virtual sensor, test users with known passwords.
 enum Harness {
     static let environment = ProcessInfo.processInfo.environment
-    /// Set by CI: a missing daemon is a failure, not a skip.
-    static let daemonsRequired = environment["BV_REQUIRE_DAEMONS"] == "1"
     static let sensorSocket = environment["BV_FPRINT_SOCKET"]
     static let testUser = environment["BV_TEST_USER"] ?? "vaulttest"
     static let testPassword = environment["BV_TEST_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
@@ -24,32 +23,33 @@ enum Harness {
     /// sensor and refuses a duplicate id, so root's run and the test user's run use different ids.
     static let fingerIDPrefix = FingerprintAuthenticator.currentUserName()
 
-    /// Whether fprintd with the virtual sensor is reachable. Records a failure when CI requires it.
-    static func fingerprintStackReady(sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-        var problem: String?
-        if sensorSocket == nil {
-            problem = "BV_FPRINT_SOCKET is not set (run scripts/setup/30-fprintd-polkit.sh)"
-        } else {
-            let probe = FingerprintAuthenticator(owner: nil).probe(claiming: false).reason
-            if probe == .noFprintd || probe == .noDevice { problem = "fprintd with the virtual sensor: \(probe)" }
-        }
-        guard let problem else { return true }
-        if daemonsRequired { Issue.record("BV_REQUIRE_DAEMONS=1 but \(problem)", sourceLocation: sourceLocation) }
-        return false
+    /// fprintd with the virtual sensor, reachable.
+    static let fingerprint = DaemonNeed(
+        "fprintd with the virtual sensor", remedy: "scripts/setup/30-fprintd-polkit.sh", problem: fingerprintProblem())
+
+    private static func fingerprintProblem() -> String? {
+        guard sensorSocket != nil else { return "BV_FPRINT_SOCKET is not set" }
+        let probe = FingerprintAuthenticator(owner: nil).probe(claiming: false).reason
+        return probe == .noFprintd || probe == .noDevice ? "\(probe)" : nil
     }
 
-    /// Whether PAM can check the test user's password here: as root (pam_unix reads the shadow file) or
-    /// as the test user itself.
-    static func pamReady(sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-        var problem: String?
-        if testPassword == nil { problem = "BV_TEST_PASSWORD is not set (run scripts/setup/30-fprintd-polkit.sh)" }
-        else if !isRoot && FingerprintAuthenticator.currentUserName() != testUser {
-            problem = "PAM can check only the caller's own password; running as \(FingerprintAuthenticator.currentUserName())"
-        }
-        guard let problem else { return true }
-        if daemonsRequired { Issue.record("BV_REQUIRE_DAEMONS=1 but \(problem)", sourceLocation: sourceLocation) }
-        return false
-    }
+    /// PAM able to check the test user's password here: as root (pam_unix reads the shadow file) or as
+    /// the test user itself.
+    static let pam = DaemonNeed(
+        "PAM checking the test user's password", remedy: "scripts/setup/30-fprintd-polkit.sh",
+        problem: testPassword == nil
+            ? "BV_TEST_PASSWORD is not set"
+            : !isRoot && FingerprintAuthenticator.currentUserName() != testUser
+                ? "PAM can check only the caller's own password; running as \(FingerprintAuthenticator.currentUserName())" : nil)
+
+    /// The system bus (the real one, or `DBUS_SYSTEM_BUS_ADDRESS`).
+    static let systemBus = DaemonNeed(
+        "the system bus", remedy: "scripts/setup/30-fprintd-polkit.sh",
+        problem: access("/run/dbus/system_bus_socket", F_OK) == 0 || environment["DBUS_SYSTEM_BUS_ADDRESS"] != nil
+            ? nil : "no /run/dbus/system_bus_socket and no DBUS_SYSTEM_BUS_ADDRESS")
+
+    /// The reason a test that needs the non-root test user skips as root: CI runs it in that step.
+    static let asTestUserOnly: Comment = "as the non-root test user: scripts/extra-tests/30-linux-auth-as-user.sh runs it"
 
     /// Whether this process runs as the non-root test user (denial and polkit agent tests need it: uid 0
     /// is always authorized). As root these tests are covered by `scripts/extra-tests/30-linux-auth-as-user.sh`.
@@ -63,12 +63,7 @@ enum Harness {
         return url
     }
 
-    static let scratch: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bv-linuxauth-run-\(getpid())-\(UUID().uuidString.prefix(8))")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        atexit { try? FileManager.default.removeItem(at: Harness.scratch) }
-        return url
-    }()
+    static var scratch: URL { TestScratch.directory }
 }
 
 /// libfprint's virtual sensor (driver `virtual_device_storage`): one plain-text command per connection

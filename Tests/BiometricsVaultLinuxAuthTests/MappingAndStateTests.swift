@@ -2,6 +2,7 @@
 @testable import BiometricsVaultLinuxAuth
 import BiometricsVaultCore
 import BiometricsVaultDBus
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 #if os(Linux)
 @testable import BiometricsVaultLinuxAuth
 import BiometricsVaultCore
+import BiometricsVaultTestSupport
 import BiometricsVaultTesting
 import Foundation
 import Glibc
@@ -13,8 +14,9 @@ extension LinuxAuthIntegration {
             PAMOwnerAuthenticator(user: Harness.testUser, conversation: answer)
         }
 
-        @Test func rightPasswordAuthenticates() async throws {
-            guard Harness.pamReady(), let password = Harness.testPassword else { return }
+        @Test(.needs(Harness.pam))
+        func rightPasswordAuthenticates() async throws {
+            let password = try #require(Harness.testPassword)
             let prompts = LockedValue<[PAMMessage]>([])
             let owner = Self.owner { message in
                 prompts.withLock { $0.append(message) }
@@ -25,8 +27,8 @@ extension LinuxAuthIntegration {
             #expect(asked.contains { $0.style == .promptEchoOff }, "pam_unix asks for the password without echo")
         }
 
-        @Test func wrongPasswordIsAuthenticationFailed() async throws {
-            guard Harness.pamReady() else { return }
+        @Test(.needs(Harness.pam))
+        func wrongPasswordIsAuthenticationFailed() async throws {
             let owner = Self.owner { $0.isPrompt ? "definitely-not-the-password" : nil }
             let error = await #expect(throws: VaultError.authenticationFailed) {
                 try await owner.authenticateOwner(prompt: .default)
@@ -38,20 +40,20 @@ extension LinuxAuthIntegration {
             #expect(code != 0)
         }
 
-        @Test func decliningThePromptIsUserCancel() async throws {
-            guard Harness.pamReady() else { return }
+        @Test(.needs(Harness.pam))
+        func decliningThePromptIsUserCancel() async throws {
             let owner = Self.owner { _ in nil }
             await #expect(throws: VaultError.userCancel) { try await owner.authenticateOwner(prompt: .default) }
         }
 
-        @Test func aConversationErrorIsPassedThrough() async throws {
-            guard Harness.pamReady() else { return }
+        @Test(.needs(Harness.pam))
+        func aConversationErrorIsPassedThrough() async throws {
             let owner = Self.owner { _ in throw VaultError(.interactionNotAllowed, underlying: .message("no terminal")) }
             await #expect(throws: VaultError.interactionNotAllowed) { try await owner.authenticateOwner(prompt: .default) }
         }
 
-        @Test func cancellingTheTaskEndsAWaitingConversation() async throws {
-            guard Harness.pamReady() else { return }
+        @Test(.needs(Harness.pam))
+        func cancellingTheTaskEndsAWaitingConversation() async throws {
             let asked = LockedValue(false)
             let owner = Self.owner { message in
                 asked.withLock { $0 = true }
@@ -72,9 +74,9 @@ extension LinuxAuthIntegration {
             #expect(owner.biometryType == .none)
         }
 
-        @Test(arguments: AuthenticatorConformance.Check.allCases)
+        @Test(.needs(Harness.pam), arguments: AuthenticatorConformance.Check.allCases)
         func conformance(check: AuthenticatorConformance.Check) async throws {
-            guard Harness.pamReady(), let password = Harness.testPassword else { return }
+            let password = try #require(Harness.testPassword)
             let owner = Self.owner { $0.isPrompt ? password : nil }
             try await AuthenticatorConformance(authenticator: owner, policy: .devicePasscode) {}.run(check)
         }
@@ -84,8 +86,8 @@ extension LinuxAuthIntegration {
 extension LinuxAuthIntegration {
     /// polkit against the real polkitd, with the real text agent `pkttyagent` answering in a pseudo-terminal.
     @Suite struct PolkitOwnerAuthenticatorTests {
-        @Test func probeSeesOurPolicyAndAMissingOne() {
-            guard Harness.fingerprintStackReady() else { return }
+        @Test(.needs(Harness.fingerprint))
+        func probeSeesOurPolicyAndAMissingOne() {
             #expect(PolkitOwnerAuthenticator.probe() == .ready)
             #expect(PolkitOwnerAuthenticator.probe(actionID: "io.github.biometricsvault.not-installed") == .policyMissing)
             let missing = PolkitOwnerAuthenticator(actionID: "io.github.biometricsvault.not-installed")
@@ -93,17 +95,17 @@ extension LinuxAuthIntegration {
             #expect(PolkitOwnerAuthenticator().availability(for: .biometryCurrentSet) == .unavailable(.biometryNotAvailable))
         }
 
-        @Test func missingPolicyIsATypedError() async throws {
-            guard Harness.fingerprintStackReady() else { return }
+        @Test(.needs(Harness.fingerprint))
+        func missingPolicyIsATypedError() async throws {
             let missing = PolkitOwnerAuthenticator(actionID: "io.github.biometricsvault.not-installed")
             let error = await #expect(throws: VaultError.passcodeNotSet) { try await missing.authenticateOwner(prompt: .default) }
             #expect(error?.underlying?.description.contains("setup") == true)
         }
 
-        @Test func agentAnsweringWithThePasswordAuthorizes() async throws {
-            guard Harness.fingerprintStackReady(), Harness.runsAsTestUser, let password = Harness.testPassword else {
-                return  // uid 0 has no known password; scripts/extra-tests/30-linux-auth-as-user.sh runs this
-            }
+        /// uid 0 has no known password: the test user's run answers the agent.
+        @Test(.needs(Harness.fingerprint), .enabled(if: Harness.runsAsTestUser, Harness.asTestUserOnly))
+        func agentAnsweringWithThePasswordAuthorizes() async throws {
+            let password = try #require(Harness.testPassword)
             let agent = try await TextAgent.start(password: password)
             defer { agent.stop() }
             do {
@@ -115,8 +117,8 @@ extension LinuxAuthIntegration {
             #expect(agent.output.contains("AUTHENTICATING FOR io.github.biometricsvault.authenticate-owner"))
         }
 
-        @Test func noAgentIsInteractionNotAllowedWithoutHanging() async throws {
-            guard Harness.fingerprintStackReady(), Harness.runsAsTestUser else { return }
+        @Test(.needs(Harness.fingerprint), .enabled(if: Harness.runsAsTestUser, Harness.asTestUserOnly))
+        func noAgentIsInteractionNotAllowedWithoutHanging() async throws {
             // With a 30 s limit a hang would end as systemCancel, so the code proves polkit answered at once.
             let error = await #expect(throws: VaultError.interactionNotAllowed) {
                 try await PolkitOwnerAuthenticator(timeout: .seconds(30)).authenticateOwner(prompt: .default)
@@ -124,8 +126,8 @@ extension LinuxAuthIntegration {
             #expect(error?.underlying?.description.contains("agent") == true)
         }
 
-        @Test func cancellingTheTaskDismissesTheAgentsPrompt() async throws {
-            guard Harness.fingerprintStackReady(), Harness.runsAsTestUser else { return }
+        @Test(.needs(Harness.fingerprint), .enabled(if: Harness.runsAsTestUser, Harness.asTestUserOnly))
+        func cancellingTheTaskDismissesTheAgentsPrompt() async throws {
             let agent = try await TextAgent.start(password: nil)
             defer { agent.stop() }
             let task = Task { try await PolkitOwnerAuthenticator(timeout: .seconds(60)).authenticateOwner(prompt: .default) }
@@ -139,8 +141,9 @@ extension LinuxAuthIntegration {
             #expect(throws: VaultError.systemCancel) { try result.get() }
         }
 
-        @Test func fingerprintAuthenticatorClearsALockoutThroughPolkit() async throws {
-            guard Harness.fingerprintStackReady(), Harness.runsAsTestUser, let password = Harness.testPassword else { return }
+        @Test(.needs(Harness.fingerprint), .enabled(if: Harness.runsAsTestUser, Harness.asTestUserOnly))
+        func fingerprintAuthenticatorClearsALockoutThroughPolkit() async throws {
+            let password = try #require(Harness.testPassword)
             let directory = Harness.temporaryStateDirectory()
             let store = LockoutStore(directoryPath: directory.path, user: Harness.testUser)
             for _ in 0..<FailedAttemptCounter.limit { try store.record(.noMatch) }

@@ -1,11 +1,12 @@
 #if os(Linux)
 import BiometricsVaultCore
 import BiometricsVaultSecretService
+import BiometricsVaultTestSupport
 import BiometricsVaultTesting
 import Testing
 
 /// The `SecretStore` contract, against the real gnome-keyring on the session bus.
-@Suite(.enabled(if: Daemon.runSessionTests, "needs the Secret Service (scripts/setup/20-secret-service.sh)"))
+@Suite(.needs(Daemon.session))
 struct SecretServiceConformanceTests {
     @Test(arguments: SecretStoreConformance.Check.allCases)
     func conformance(_ check: SecretStoreConformance.Check) async throws {

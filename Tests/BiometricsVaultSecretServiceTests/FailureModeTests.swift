@@ -1,6 +1,7 @@
 #if os(Linux)
 import BiometricsVaultCore
 import BiometricsVaultSecretService
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// so the shared session keyring of the other (parallel) tests is never locked or restarted; the store
 /// runs in a `SecretServiceTestDriver` process on that bus (libsecret always uses the process's session
 /// bus), which keeps one store and one connection across the lock / restart.
-@Suite(.enabled(if: Daemon.runPrivateKeyringTests, "needs dbus-daemon and gnome-keyring-daemon"))
+@Suite(.needs(Daemon.privateKeyring))
 struct SecretServiceFailureModeTests {
     /// The answer without the trailing elapsed time (`init` and `probe` report one).
     func status(_ answer: String) -> String {

@@ -1,11 +1,12 @@
 #if os(Linux)
 import BiometricsVaultCore
 import BiometricsVaultSecretService
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
 /// Items are shared with `secret-tool` and python `keyring` on the same session bus.
-@Suite(.enabled(if: Daemon.runSessionTests, "needs the Secret Service (scripts/setup/20-secret-service.sh)"))
+@Suite(.needs(Daemon.session))
 struct SecretServiceInteropTests {
     let json = #"{"username":"alice","token":"pässwörd ✓"}"#
 

@@ -1,13 +1,14 @@
 #if os(Linux)
 import BiometricsVaultCore
 import BiometricsVaultSecretService
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
 /// `SecretServiceStore.prepareConnection()`: the connection started ahead is the one the store then uses.
 /// Each test has a private bus + gnome-keyring and a `SecretServiceTestDriver` process, so the process's one
 /// shared connection starts out closed and a `dbus-monitor` sees only that process's calls.
-@Suite(.enabled(if: Daemon.runPrivateKeyringTests, "needs dbus-daemon, dbus-monitor and gnome-keyring-daemon"))
+@Suite(.needs(Daemon.privateKeyring))
 struct PreparedConnectionTests {
     func status(_ answer: String) -> String {
         answer.split(separator: " ").dropLast().joined(separator: " ")

@@ -1,14 +1,15 @@
 #if os(Linux)
 import BiometricsVaultCore
 import BiometricsVaultSecretService
+import BiometricsVaultTestSupport
 import BiometricsVaultTesting
 import Foundation
 import Testing
 
 /// The `SecretStore` contract on KeePassXC and KWallet (gnome-keyring's run is SecretServiceConformanceTests).
 @Suite struct SecretServiceProviderConformanceTests {
-    @Test(arguments: Provider.others, SecretStoreConformance.Check.allCases)
-    func conformance(_ provider: Provider, _ check: SecretStoreConformance.Check) async throws {
+    @Test(arguments: SecretServiceProvider.others, SecretStoreConformance.Check.allCases)
+    func conformance(_ provider: SecretServiceProvider, _ check: SecretStoreConformance.Check) async throws {
         let store = try provider.store()
         try await SecretStoreConformance(store: store, servicePrefix: "bv-test.\(provider.rawValue).conformance").run(check)
     }
@@ -20,8 +21,8 @@ import Testing
 
     /// Every byte value, in a protected item (the binary envelope) and in a plain item that is not text:
     /// KeePassXC keeps a secret that is not `text/plain` as an attachment, and gives it back as it was.
-    @Test(arguments: Provider.runnable)
-    func binaryPayloadsRoundTripByteForByte(_ provider: Provider) throws {
+    @Test(arguments: SecretServiceProvider.runnable)
+    func binaryPayloadsRoundTripByteForByte(_ provider: SecretServiceProvider) throws {
         let store = try provider.store()
         let id = try SecretItemID(service: uniqueService("binary-\(provider.rawValue)"), key: "bytes")
         defer { try? store.delete(id) }
@@ -38,8 +39,8 @@ import Testing
         #expect(try store.keys(service: id.service) == ["bytes"])
     }
 
-    @Test(arguments: Provider.runnable)
-    func pythonKeyringReadsWhatWeWroteAndWeImportWhatItWrote(_ provider: Provider) throws {
+    @Test(arguments: SecretServiceProvider.runnable)
+    func pythonKeyringReadsWhatWeWroteAndWeImportWhatItWrote(_ provider: SecretServiceProvider) throws {
         let store = try provider.store()
         let environment = try provider.environment()
         let id = try SecretItemID(service: uniqueService("interop-\(provider.rawValue)"), key: "alice@example.com")
@@ -62,8 +63,8 @@ import Testing
     /// A store that must not prompt reports KWallet's open-but-unannounced collection (and every
     /// provider's answer otherwise) without ever calling `Prompt()`; a store that may prompt completes
     /// the prompts and works.
-    @Test(arguments: Provider.runnable)
-    func promptsAreCompletedUnlessTheCallerAskedForNone(_ provider: Provider) throws {
+    @Test(arguments: SecretServiceProvider.runnable)
+    func promptsAreCompletedUnlessTheCallerAskedForNone(_ provider: SecretServiceProvider) throws {
         let store = try provider.store()
         let id = try SecretItemID(service: uniqueService("prompts-\(provider.rawValue)"), key: "k")
         defer { try? store.delete(id) }
@@ -77,7 +78,7 @@ import Testing
 }
 
 /// A closed KWallet wallet: locked, never empty. Each test has its own kwalletd5 (the wallet is closed).
-@Suite(.enabled(if: Provider.runnable.contains(.kwallet), "needs KWallet (scripts/setup/22-kwallet.sh)"))
+@Suite(.needs(SecretServiceProvider.kwallet.need))
 struct KWalletClosedWalletTests {
     @Test func closedWalletReadsAsLockedNeverEmptyAndWritesNothing() throws {
         let wallet = try PrivateKWallet()
@@ -129,8 +130,8 @@ import Testing
     /// An item with the vault's plain schema, service and key but no `bv-header` (hand-made with
     /// secret-tool) was listed, read as "not stored", and then deleted by the next `store`. It is not
     /// the vault's: not listed, never deleted, and a write says so instead of replacing it.
-    @Test(arguments: Provider.runnable)
-    func anItemWithoutTheHeaderIsForeignNeverListedNorDeleted(_ provider: Provider) throws {
+    @Test(arguments: SecretServiceProvider.runnable)
+    func anItemWithoutTheHeaderIsForeignNeverListedNorDeleted(_ provider: SecretServiceProvider) throws {
         let store = try provider.store()
         let environment = try provider.environment()
         let id = try SecretItemID(service: uniqueService("foreign-\(provider.rawValue)"), key: "mallory")
@@ -152,7 +153,7 @@ import Testing
     /// `keys` made one Properties.Get round trip after another inside one deadline for the whole
     /// listing: a service with a few thousand items failed with storeUnavailable. Now the calls are sent
     /// together and each answer is bounded, not the listing: 2,000 items list with a 1 s store timeout.
-    @Test(.enabled(if: Daemon.runPrivateKeyringTests, "needs dbus-daemon and gnome-keyring-daemon"))
+    @Test(.needs(Daemon.privateKeyring))
     func twoThousandItemsListWithAOneSecondTimeout() throws {
         let keyring = try PrivateKeyring()
         let service = "bv-test.scale"

@@ -1,6 +1,7 @@
 #if os(Linux)
-import BiometricsVaultCore
 @testable import BiometricsVaultSecretService
+import BiometricsVaultCore
+import BiometricsVaultTestSupport
 import Testing
 
 /// The session algorithm's crypto against vectors computed independently, with python's `secretstorage`

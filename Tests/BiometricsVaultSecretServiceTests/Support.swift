@@ -1,13 +1,13 @@
 #if os(Linux)
 import BiometricsVaultCore
 import BiometricsVaultSecretService
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
-/// Whether the real Secret Service is there, and whether it must be (CI sets `BV_REQUIRE_DAEMONS=1`).
+/// Whether the real Secret Service is there (a test's need: skipped without it, failed under
+/// `BV_REQUIRE_DAEMONS=1`).
 enum Daemon {
-    static let required = ProcessInfo.processInfo.environment["BV_REQUIRE_DAEMONS"] == "1"
-
     /// The session bus of the test run has an unlocked gnome-keyring (scripts/setup/20-secret-service.sh).
     static let sessionAvailable: Bool = {
         guard ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil else { return false }
@@ -19,9 +19,14 @@ enum Daemon {
         Shell.which($0) != nil
     }
 
-    /// Tests run when the daemon is there, and also when it is required (then they fail without it).
-    static var runSessionTests: Bool { sessionAvailable || required }
-    static var runPrivateKeyringTests: Bool { privateKeyringPossible || required }
+    /// The Secret Service on the session bus, as a test's need.
+    static let session = DaemonNeed(
+        "the Secret Service on the session bus", remedy: "scripts/setup/20-secret-service.sh",
+        problem: sessionAvailable ? nil : "no unlocked provider answers on DBUS_SESSION_BUS_ADDRESS")
+    /// What a private bus with its own keyring needs, as a test's need.
+    static let privateKeyring = DaemonNeed(
+        "dbus-daemon, gnome-keyring-daemon and gdbus", remedy: "scripts/setup/20-secret-service.sh",
+        problem: privateKeyringPossible ? nil : "not installed")
 
     /// The store on the session bus; a clear failure when it is missing.
     static func sessionStore() throws -> SecretServiceStore {
@@ -43,160 +48,15 @@ enum Daemon {
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// A unique service name per test, so tests on the shared keyring never see each other's items.
 func uniqueService(_ name: String) -> String { "bv-test.\(name).\(UUID().uuidString.prefix(8))" }
-
-/// Runs programs (secret-tool, python, gdbus, the daemons) with secrets passed on stdin, never argv.
-enum Shell {
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static func which(_ program: String) -> String? {
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-            let path = "\(directory)/\(program)"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
-    }
-
-    /// posix_spawn + waitpid (not Foundation's `Process`, whose exit monitoring hung under parallel
-    /// tests): pipes are close-on-exec so no other child inherits them, and the child starts with an
-    /// empty signal mask (Dispatch worker threads block signals, and daemons we start must stay killable).
-    @discardableResult
-    static func run(_ program: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Output {
-        let child = try spawn(program, arguments, environment: environment)
-        let pid = child.pid
-        let input = [Int32(-1), child.stdin], output = [child.stdout, Int32(-1)], errors = [child.stderr, Int32(-1)]
-        let writer = input[1]
-        let stdinBytes = Array((stdin ?? "").utf8)
-        let errorText = LockedValue("")
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            stdinBytes.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let written = write(writer, raw.baseAddress! + offset, raw.count - offset)
-                    if written <= 0 { break }
-                    offset += written
-                }
-            }
-            close(writer)
-            group.leave()
-        }
-        group.enter()
-        let errorReader = errors[0]
-        DispatchQueue.global().async {
-            let text = readAll(errorReader)
-            errorText.withLock { $0 = text }
-            group.leave()
-        }
-        let outputText = readAll(output[0])
-        group.wait()
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Output(status: exitStatus, stdout: outputText, stderr: errorText.withLock { $0 })
-    }
-
-    struct Child {
-        var pid: pid_t
-        var stdin: Int32
-        var stdout: Int32
-        var stderr: Int32
-    }
-
-    /// Starts `program` with three pipes; the caller owns the returned descriptors.
-    static func spawn(_ program: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Child {
-        let executable = program.hasPrefix("/") ? program : (which(program) ?? program)
-        var input: [Int32] = [0, 0], output: [Int32] = [0, 0], errors: [Int32] = [0, 0]
-        // pipe() + FD_CLOEXEC under one lock with the spawn: no concurrently spawned child of ours can
-        // inherit another's pipe end (which would keep it from ever seeing end-of-file).
-        spawnLock.lock()
-        var locked = true
-        defer { if locked { spawnLock.unlock() } }
-        guard pipe(&input) == 0, pipe(&output) == 0, pipe(&errors) == 0 else {
-            throw TestFailure("pipe failed: errno \(errno)")
-        }
-        for fd in input + output + errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t(), allSignals = sigset_t()
-        sigemptyset(&noSignals)
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        close(input[0]); close(output[1]); close(errors[1])
-        spawnLock.unlock()
-        locked = false
-        guard spawned == 0 else {
-            close(input[1]); close(output[0]); close(errors[0])
-            throw TestFailure("could not start \(program): errno \(spawned)")
-        }
-        return Child(pid: pid, stdin: input[1], stdout: output[0], stderr: errors[0])
-    }
-
-    private static let spawnLock = NSLock()
-
-    /// One line from `fd`, without its newline; throws at end of file.
-    static func readLine(_ fd: Int32) throws -> String {
-        var line = [UInt8]()
-        var byte: UInt8 = 0
-        while true {
-            let count = read(fd, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            guard count == 1 else { throw TestFailure("end of output") }
-            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
-            line.append(byte)
-        }
-    }
-
-    private static func readAll(_ fd: Int32) -> String {
-        var data = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count > 0 { data += buffer[0..<count]; continue }
-            if count < 0 && errno == EINTR { continue }
-            break
-        }
-        close(fd)
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    static func bash(_ script: String, stdin: String? = nil, environment: [String: String] = [:]) throws -> Output {
-        try run("/bin/bash", ["-c", script], stdin: stdin, environment: environment)
-    }
-}
 
 /// A private session bus with its own gnome-keyring and keyring files in a temp directory, for tests
 /// that lock, restart or kill the daemon (the shared session keyring serves tests running in parallel).
 final class PrivateKeyring {
     let directory: String
-    let address: String
-    private let dbusPID: String
+    let bus: PrivateBus
+    var address: String { bus.address }
     static let password = "bv-private-keyring-password"
 
     /// - Parameters:
@@ -204,13 +64,14 @@ final class PrivateKeyring {
     ///   - activatable: whether the bus may start gnome-keyring (with this directory's data) when a
     ///     message is sent to `org.freedesktop.secrets`; else nothing is ever activated.
     init(withKeyring: Bool = true, activatable: Bool = false) throws {
-        directory = try Shell.bash("mktemp -d /tmp/bv-private-keyring.XXXXXX").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let root = try TestScratch.newDirectory("keyring")
+        directory = root.path
         try FileManager.default.createDirectory(atPath: "\(directory)/data", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: "\(directory)/run", withIntermediateDirectories: true)
         chmod("\(directory)/run", 0o700)
-        // A minimal session bus configuration. Its only service directory, when `activatable`, holds
-        // gnome-keyring; else nothing is auto-activated, so the daemon runs only when this class starts it.
-        var serviceDirectory = ""
+        // When `activatable`, the bus's only service directory holds gnome-keyring; else nothing is
+        // auto-activated, so the daemon runs only when this class starts it.
+        var serviceDirectory: String?
         if activatable {
             let daemon = try Shell.bash("command -v gnome-keyring-daemon").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             try FileManager.default.createDirectory(atPath: "\(directory)/services", withIntermediateDirectories: true)
@@ -219,30 +80,9 @@ final class PrivateKeyring {
                 Name=org.freedesktop.secrets
                 Exec=/usr/bin/env XDG_DATA_HOME=\(directory)/data XDG_RUNTIME_DIR=\(directory)/run \(daemon) --start --foreground --components=secrets
                 """.write(toFile: "\(directory)/services/org.freedesktop.secrets.service", atomically: true, encoding: .utf8)
-            serviceDirectory = "<servicedir>\(directory)/services</servicedir>"
+            serviceDirectory = "\(directory)/services"
         }
-        let config = """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:dir=\(directory)/run</listen>
-              <auth>EXTERNAL</auth>
-              \(serviceDirectory)
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """
-        try config.write(toFile: "\(directory)/bus.conf", atomically: true, encoding: .utf8)
-        let fields = try Shell.run(
-            "/bin/bash", ["-c", "dbus-daemon --config-file=\"$0/bus.conf\" --fork --nopidfile --print-address=1 --print-pid=1 2>/dev/null | paste -sd' '", directory]
-        ).stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-        guard fields.count == 2, !fields[0].isEmpty else { throw TestFailure("could not start a private dbus-daemon") }
-        address = fields[0]
-        dbusPID = fields[1]
+        bus = try PrivateBus(in: root, serviceDirectory: serviceDirectory)
         if withKeyring { try startKeyring(password: Self.password) }
     }
 
@@ -296,7 +136,7 @@ final class PrivateKeyring {
 
     deinit {
         if let pid = try? keyringPID() { _ = try? Shell.run("kill", ["-CONT", pid]); _ = try? Shell.run("kill", [pid]) }
-        _ = try? Shell.run("kill", [dbusPID])
+        bus.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -1,11 +1,12 @@
 #if os(Linux)
 import BiometricsVaultCore
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
 /// What an eavesdropper on the session bus sees: `dbus-monitor` on a private bus while a
 /// `SecretServiceTestDriver` process writes and reads an item through the real gnome-keyring.
-@Suite(.enabled(if: Daemon.runPrivateKeyringTests, "needs dbus-daemon, dbus-monitor and gnome-keyring-daemon"))
+@Suite(.needs(Daemon.privateKeyring))
 struct TransportEncryptionTests {
     @Test func secretsCrossTheBusOnlyEncrypted() throws {
         let keyring = try PrivateKeyring()

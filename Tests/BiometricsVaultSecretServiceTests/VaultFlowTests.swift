@@ -1,12 +1,13 @@
 #if os(Linux)
 import BiometricsVaultCore
 import BiometricsVaultSecretService
+import BiometricsVaultTestSupport
 import BiometricsVaultTesting
 import Foundation
 import Testing
 
 /// The whole public vault API over the real Secret Service (biometrics simulated).
-@Suite(.enabled(if: Daemon.runSessionTests, "needs the Secret Service (scripts/setup/20-secret-service.sh)"))
+@Suite(.needs(Daemon.session))
 struct SecretServiceVaultFlowTests {
     struct Credentials: Codable, Sendable, Equatable {
         var username: String

@@ -1,8 +1,6 @@
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
-
-/// Whether daemon-backed tests must run (CI sets `BV_REQUIRE_DAEMONS=1`): then a missing swtpm fails.
-var daemonsRequired: Bool { ProcessInfo.processInfo.environment["BV_REQUIRE_DAEMONS"] == "1" }
 
 /// A real software TPM (swtpm) of this test's own, on a Unix socket in its own state directory. Two
 /// instances are two different TPMs; restarting one on the same directory is the same TPM again.
@@ -21,9 +19,9 @@ final class SoftwareTPM {
         binary != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/tpm2_getcap")
     }
 
-    /// The tests that need them run where they are, and always where daemons are mandatory (CI), so
-    /// that their absence fails there; elsewhere they skip visibly instead of passing without a TPM.
-    static var testsRun: Bool { isAvailable || daemonsRequired }
+    /// The tests that need them run where they are, and fail where daemons are mandatory (CI); elsewhere
+    /// they skip visibly instead of passing without a TPM.
+    static let need = DaemonNeed("swtpm and tpm2-tools", remedy: "scripts/setup/40-swtpm.sh", problem: isAvailable ? nil : "not installed")
     static let missing: Comment = "swtpm / tpm2-tools missing (run scripts/setup/40-swtpm.sh)"
 
     init() throws {

@@ -1,12 +1,13 @@
 import BiometricsVaultCore
 import BiometricsVaultFileStore
 import BiometricsVaultTPM
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
 /// The file store's key sealed by a real TPM (swtpm), through the CLI's `key` verbs and the library,
 /// cross-checked with tpm2-tools. Every test checks that no transient object is left in the TPM.
-@Suite("TPM sealing", .serialized, .enabled(if: SoftwareTPM.testsRun, SoftwareTPM.missing))
+@Suite("TPM sealing", .serialized, .needs(SoftwareTPM.need))
 struct TPMSealingTests {
     static let credentials = #"{"token":"s3cr3t"}"#
 
@@ -187,26 +188,13 @@ struct TPMSealingTests {
     func withoutTPMLibrariesOnlyTheTPMVerbsFail() throws {
         try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"), "util-linux's unshare is missing")
-        // The loader's own answer for where the library is: its directory differs by architecture.
-        let library = "libtss2-esys.so.0"
         let sandbox = try CLISandbox(tcti: "swtpm:path=/nonexistent/bv-no-tpm.sock")
         defer { sandbox.remove() }
-        let script = """
-            lib=$(/sbin/ldconfig -p | sed -n "s/^[[:space:]]*$1 .*=> //p" | head -n 1)
-            [ -n "$lib" ] || { echo "$1 is not installed"; exit 89; }
-            mount --bind /dev/null "$(readlink -f "$lib")" || exit 90
-            bv="$2"
-            printf '{"token":"kept"}' | "$bv" store plain --store file || exit 91
-            "$bv" show plain --store file --field token || exit 92
-            "$bv" key seal --tpm
-            echo "seal-exit=$?"
-            """
-        let result = try run(
-            "/usr/bin/unshare", ["-m", "/bin/sh", "-c", script, "sh", library, CLISandbox.binary.path],
-            environment: sandbox.environment)
-        #expect(result.output.contains("kept"), "\(result.output)")
-        #expect(result.output.contains("seal-exit=6"), "\(result.output)")
-        #expect(result.output.contains("could not be loaded here (libtss2-esys.so.0)"), "\(result.output)")
+        let result = try sandbox.runHiding(library: "libtss2-esys.so.0", then: "\"$bv\" key seal --tpm\necho \"seal-exit=$?\"")
+        let output = result.stdout + result.stderr
+        #expect(output.contains("kept"), "\(output)")
+        #expect(output.contains("seal-exit=6"), "\(output)")
+        #expect(output.contains("could not be loaded here (libtss2-esys.so.0)"), "\(output)")
         #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .keyFile)
     }
 

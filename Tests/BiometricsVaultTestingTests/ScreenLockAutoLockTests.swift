@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVault
+import BiometricsVaultTestSupport
 import BiometricsVaultTesting
 import Foundation
 import Testing
@@ -11,49 +12,6 @@ import Testing
     static let gdbus = "/usr/bin/gdbus"
 
     struct Token: Codable, Sendable, Equatable { var value: String }
-
-    /// A `dbus-daemon --session` on a socket in a temporary directory; `stop()` kills it and removes it.
-    final class PrivateBus {
-        let process = Process()
-        let directory: URL
-        let address: String
-
-        init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("bv-screenlock-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let socket = directory.appendingPathComponent("bus").path
-            address = "unix:path=" + socket
-            process.executableURL = URL(fileURLWithPath: ScreenLockAutoLockTests.dbusDaemon)
-            process.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1", "--address=" + address]
-            let printed = Pipe()
-            process.standardOutput = printed
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // The daemon prints its address once it listens: the socket file alone exists from bind(), and a
-            // client connecting before listen() is refused (seen in CI under ASan).
-            _ = printed.fileHandleForReading.availableData
-        }
-
-        /// Sends one signal with `gdbus emit` (a separate process and connection, as a desktop would).
-        /// `--session` with the bus in its environment: `--address` would not register with the bus
-        /// (no `Hello`), and the daemon would route nothing from it.
-        func emit(path: String, signal: String, _ arguments: [String] = []) throws {
-            let emitter = Process()
-            emitter.executableURL = URL(fileURLWithPath: ScreenLockAutoLockTests.gdbus)
-            emitter.arguments = ["emit", "--session", "--object-path", path, "--signal", signal] + arguments
-            emitter.environment = ProcessInfo.processInfo.environment.merging(["DBUS_SESSION_BUS_ADDRESS": address]) { $1 }
-            try emitter.run()
-            emitter.waitUntilExit()
-            #expect(emitter.terminationStatus == 0, "gdbus emit \(signal) failed")
-        }
-
-        func stop() {
-            // SIGKILL: a child spawned from a test thread inherits its blocked signals, SIGTERM included.
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            try? FileManager.default.removeItem(at: directory)
-        }
-    }
 
     /// The lock signals seen so far, and a way to wait for the next one without a fixed sleep.
     final class Seen: Sendable {
@@ -68,14 +26,7 @@ import Testing
         }
     }
 
-    func toolsInstalled() -> Bool {
-        let missing = [Self.dbusDaemon, Self.gdbus].filter { !FileManager.default.isExecutableFile(atPath: $0) }
-        if missing.isEmpty { return true }
-        if ProcessInfo.processInfo.environment["BV_REQUIRE_DAEMONS"] == "1" {
-            Issue.record("BV_REQUIRE_DAEMONS=1 but \(missing) are not installed")
-        }
-        return false
-    }
+    static let tools = DaemonNeed.executables([dbusDaemon, gdbus], remedy: "scripts/setup/20-secret-service.sh")
 
     /// An unlocked vault inside a reusable session, on the simulated device.
     func unlockedVault() async throws -> (SimulatedDevice, VaultConfiguration, BiometricsSecureVault<Token>) {
@@ -107,9 +58,8 @@ import Testing
                    member: "org.freedesktop.login1.Session.Lock", arguments: []),
     ]
 
-    @Test(arguments: lockSignals)
+    @Test(.needs(tools), arguments: lockSignals)
     func aLockSignalEndsEverySession(_ lock: LockSignal) async throws {
-        guard toolsInstalled() else { return }
         let bus = try PrivateBus()
         defer { bus.stop() }
         let (device, configuration, unlocked) = try await unlockedVault()
@@ -137,8 +87,8 @@ import Testing
         #expect(device.promptCount == prompts + 1, "unlock after a screen lock prompts again")
     }
 
-    @Test func theScreenSaverGoingAwayDoesNotLock() async throws {
-        guard toolsInstalled() else { return }
+    @Test(.needs(tools))
+    func theScreenSaverGoingAwayDoesNotLock() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
         let (_, configuration, unlocked) = try await unlockedVault()
@@ -161,8 +111,8 @@ import Testing
         #expect(!unlocked.isUnlocked)
     }
 
-    @Test func stoppedMonitorNoLongerLocks() async throws {
-        guard toolsInstalled() else { return }
+    @Test(.needs(tools))
+    func stoppedMonitorNoLongerLocks() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
         let (_, configuration, unlocked) = try await unlockedVault()
@@ -182,12 +132,23 @@ import Testing
     }
 
     @Test func noBusAtAllIsAnError() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bv-nobus-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TestScratch.newDirectory("nobus")
         let nowhere = "unix:path=" + directory.appendingPathComponent("missing").path
         #expect(throws: VaultError.storeUnavailable) {
             _ = try ScreenLockMonitor(sessionBusAddress: nowhere, systemBusAddress: nowhere) { _ in }
         }
+    }
+}
+
+extension PrivateBus {
+    /// Sends one signal with `gdbus emit` (a separate process and connection, as a desktop would).
+    /// `--session` with the bus in its environment: `--address` would not register with the bus
+    /// (no `Hello`), and the daemon would route nothing from it.
+    func emit(path: String, signal: String, _ arguments: [String] = []) throws {
+        let emitted = try Shell.run(
+            ScreenLockAutoLockTests.gdbus, ["emit", "--session", "--object-path", path, "--signal", signal] + arguments,
+            environment: sessionEnvironment)
+        #expect(emitted.status == 0, "gdbus emit \(signal) failed: \(emitted.stderr)")
     }
 }
 #endif

@@ -1,20 +1,10 @@
 import BiometricsVault
+import BiometricsVaultTestSupport
 import BiometricsVaultTesting
 import Testing
 
 struct Token: Codable, Sendable, Equatable {
     var value: String
-}
-
-func code(of body: () async throws -> Void) async -> VaultError.Code? {
-    do {
-        try await body()
-        return nil
-    } catch let error as VaultError {
-        return error.code
-    } catch {
-        return nil
-    }
 }
 
 struct SimulatedKeychainConformanceTests {

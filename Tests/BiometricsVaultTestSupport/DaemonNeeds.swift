@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+/// Whether every daemon-backed test must run (CI sets `BV_REQUIRE_DAEMONS=1`): then a missing daemon
+/// fails the test that needs it instead of skipping it.
+package enum Daemons {
+    package static var required: Bool { ProcessInfo.processInfo.environment["BV_REQUIRE_DAEMONS"] == "1" }
+}
+
+/// Something a test needs from the machine (a daemon, a tool, a user), and why it is missing.
+package struct DaemonNeed: Sendable {
+    /// What the test needs, as the skip reason names it ("gnome-keyring on the session bus").
+    package let what: String
+    /// What brings it up ("scripts/setup/20-secret-service.sh"), or which extra CI step runs the test
+    /// instead (a reason naming `scripts/extra-tests/` is a skip CI expects).
+    package let remedy: String
+    /// Why it is missing here; `nil` when it is there. Evaluated once: keep needs in `static let`s.
+    package let problem: String?
+
+    package init(_ what: String, remedy: String, problem: @autoclosure () -> String?) {
+        self.what = what
+        self.remedy = remedy
+        self.problem = problem()
+    }
+
+    /// Executables that must be installed.
+    package static func executables(_ paths: [String], remedy: String) -> DaemonNeed {
+        let missing = paths.filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        return DaemonNeed(paths.joined(separator: ", "), remedy: remedy, problem: missing.isEmpty ? nil : "\(missing) are not installed")
+    }
+
+    /// An environment variable a setup script sets.
+    package static func variable(_ name: String, remedy: String) -> DaemonNeed {
+        let value = ProcessInfo.processInfo.environment[name]
+        return DaemonNeed(name, remedy: remedy, problem: value?.isEmpty == false ? nil : "\(name) is not set")
+    }
+}
+
+/// A need missing where `BV_REQUIRE_DAEMONS=1` says it must be there.
+package struct DaemonMissing: Error, CustomStringConvertible {
+    package let description: String
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs the test when every need is met. Otherwise it is skipped with the reason, except under
+    /// `BV_REQUIRE_DAEMONS=1`: then the condition throws and the test fails, naming what is missing.
+    package static func needs(_ needs: DaemonNeed..., sourceLocation: SourceLocation = #_sourceLocation) -> Self {
+        let reason = needs.map { "\($0.what) (\($0.remedy))" }.joined(separator: "; ")
+        return .enabled(Comment(rawValue: "needs \(reason)"), sourceLocation: sourceLocation) {
+            let missing = needs.compactMap { need in need.problem.map { "\(need.what): \($0) (\(need.remedy))" } }
+            if missing.isEmpty { return true }
+            if Daemons.required { throw DaemonMissing(description: "BV_REQUIRE_DAEMONS=1 but " + missing.joined(separator: "; ")) }
+            return false
+        }
+    }
+}
