@@ -1,3 +1,4 @@
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
