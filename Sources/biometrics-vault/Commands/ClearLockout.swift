@@ -1,5 +1,6 @@
 import ArgumentParser
 import BiometricsVault
+import BiometricsVaultJSON
 
 extension BiometricsVaultCommand {
     /// `clear-lockout`: ends a fingerprint lockout with the login password.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BiometricsVault
+import BiometricsVaultJSON
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BiometricsVault
+import BiometricsVaultJSON
 
 extension BiometricsVaultCommand {
     /// `list`: the keys stored under the service.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BiometricsVault
+import BiometricsVaultJSON
 
 extension BiometricsVaultCommand {
     /// Hidden test hook: asks for a password exactly as PAM owner authentication does (on /dev/tty,

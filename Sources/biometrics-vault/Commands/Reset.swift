@@ -1,5 +1,6 @@
 import ArgumentParser
 import BiometricsVault
+import BiometricsVaultJSON
 
 extension BiometricsVaultCommand {
     /// `reset KEY`: deletes the item, whatever its state. Never prompts.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BiometricsVault
+import BiometricsVaultJSON
 
 extension BiometricsVaultCommand {
     /// `show KEY [--field NAME]`: prints the credentials; unlocks a protected item (one prompt).

@@ -1,6 +1,4 @@
-// Every command reads, stores and prints credentials as the library's exact JSONValue (one decoder for
-// `show`, `exec`, the credential helpers and the reports); exported here so every file of the CLI sees it.
-@_exported import BiometricsVaultJSON
+import BiometricsVaultJSON
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import BiometricsVaultJSON
 import FoundationEssentials
 #else
 import Foundation

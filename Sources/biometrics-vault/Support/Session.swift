@@ -1,4 +1,5 @@
 import BiometricsVault
+import BiometricsVaultJSON
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
