@@ -47,6 +47,7 @@ var targets: [Target] = [
             "BiometricsVaultTPM",
             .target(name: "BiometricsVaultSecretService", condition: linux),
             .target(name: "BiometricsVaultLinuxAuth", condition: linux),
+            .target(name: "BiometricsVaultAgent", condition: linux),
             "BiometricsVaultApple",
         ],
         swiftSettings: strictSettings
@@ -202,6 +203,14 @@ var targets: [Target] = [
             // the whole vault flow runs on the real Secret Service too
             .target(name: "BiometricsVaultSecretService", condition: linux),
         ],
+        swiftSettings: strictSettings
+    ),
+
+    // MARK: unlock-window agent, Linux only (owner: agent)
+    // `biometrics-vault agent`'s server, its client, and the authenticator wrapper that asks it first.
+    .target(
+        name: "BiometricsVaultAgent",
+        dependencies: ["BiometricsVaultCore"],
         swiftSettings: strictSettings
     ),
 
