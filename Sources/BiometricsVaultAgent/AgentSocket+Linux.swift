@@ -251,6 +251,14 @@ enum AgentSocket {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
+    /// This process's executable (`/proc/self/exe`), to start the agent from.
+    static func currentExecutable() -> String? {
+        var bytes = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &bytes, bytes.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: bytes[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// One line on the agent's stderr.
     static func log(_ line: String) {
         let bytes = Array(("biometrics-vault agent: " + line + "\n").utf8)

@@ -16,6 +16,24 @@ public struct UnlockWindowAgentClient: Sendable {
         self.agentExecutable = agentExecutable
     }
 
+    /// The client of this user's agent (`nil` without `XDG_RUNTIME_DIR`), starting this process's own
+    /// executable as the agent when `startsItself` (the `biometrics-vault` CLI does).
+    public static func current(startsItself: Bool) -> UnlockWindowAgentClient? {
+        guard let paths = AgentPaths.current() else { return nil }
+        return UnlockWindowAgentClient(paths: paths, agentExecutable: startsItself ? AgentSocket.currentExecutable() : nil)
+    }
+
+    /// Whether an agent listens now (its socket accepts a connection); never starts one.
+    public var isListening: Bool {
+        guard (try? AgentSocket.prepareDirectory(paths.directory, create: false)) != nil else { return false }
+        switch AgentSocket.connect(to: paths.socket, timeout: Self.timeoutSeconds) {
+        case .success(let descriptor):
+            AgentSocket.closeDescriptor(descriptor)
+            return true
+        case .failure: return false
+        }
+    }
+
     /// Sends `request`; with `startingAgent`, starts the agent first when none listens.
     public func send(_ request: AgentRequest, startingAgent: Bool) throws(VaultError) -> AgentResponse {
         let descriptor = try connect(startingAgent: startingAgent)

@@ -1,0 +1,53 @@
+import ArgumentParser
+import BiometricsVault
+
+extension BiometricsVaultCommand {
+    /// `agent`: the unlock-window agent, in the foreground.
+    struct Agent: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "agent",
+            abstract: "Run the unlock-window agent in the foreground (commands with --unlock-window start it when needed).",
+            discussion: """
+                With --unlock-window DURATION (or $BIOMETRICS_VAULT_UNLOCK_WINDOW), a command that authenticated \
+                for a protected item asks this agent to keep the item's service open for DURATION, for the \
+                terminal it runs on (controlling terminal and login session). Until then, commands on that \
+                terminal read the service's protected items without a prompt; another terminal, or a process \
+                without a terminal, is asked as usual. Windows live only in the agent's memory. They end at \
+                their time, on `biometrics-vault lock`, when the screen locks, and when the agent exits (idle, \
+                SIGTERM, killed). The agent listens on $XDG_RUNTIME_DIR/biometrics-vault/agent.sock and \
+                answers this user's processes only.
+                """)
+
+        @Option(name: .customLong("idle-exit"), help: ArgumentHelp("Exit after this many seconds without a window or a client.", valueName: "seconds"))
+        var idleExit: Int = 60
+
+        func validate() throws {
+            guard (1...86_400).contains(idleExit) else { throw ValidationError("--idle-exit must be between 1 and 86400 seconds") }
+        }
+
+        func run() async throws {
+            try await Console.run(PlainGlobalOptions()) {
+                try UnlockWindowHook.runAgent(idleSeconds: idleExit)
+            }
+        }
+    }
+
+    /// `lock`: closes every unlock window.
+    struct Lock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "lock",
+            abstract: "Close every unlock window now (see `agent`): the next read of a protected item prompts again.")
+
+        @Flag(help: "Print the result as JSON.")
+        var json = false
+
+        func run() async throws {
+            var options = PlainGlobalOptions()
+            options.json = json
+            try await Console.run(options) {
+                let closed = try UnlockWindowHook.lockAll()
+                Console.emit(options, json: .object(["closed": .integer(Int64(closed))]), text: "closed \(closed) unlock window(s)")
+            }
+        }
+    }
+}
