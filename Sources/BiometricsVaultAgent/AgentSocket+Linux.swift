@@ -251,6 +251,20 @@ enum AgentSocket {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
+    /// Closes every descriptor above stderr that this process inherited: a long-lived agent must not keep
+    /// open the pipe or terminal of the command that started it (a `$(...)`, `script` or test harness
+    /// would wait for its end until the agent exits). Inherited ones are those without close-on-exec
+    /// (the exec closed the others); what this process opened itself (the runtime's eventfds and epoll)
+    /// has it.
+    static func closeInheritedDescriptors() {
+        let limit = min(Int32(sysconf(Int32(_SC_OPEN_MAX))), 65_536)
+        guard limit > 3 else { return }
+        for descriptor in 3..<limit {
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0 && flags & FD_CLOEXEC == 0 { close(descriptor) }
+        }
+    }
+
     /// This process's executable (`/proc/self/exe`), to start the agent from.
     static func currentExecutable() -> String? {
         var bytes = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

@@ -46,6 +46,7 @@ public final class UnlockWindowAgent {
     ///
     /// - Parameter idleSeconds: the agent exits once it has had no window and no client for this long.
     public static func start(paths: AgentPaths, idleSeconds: Int) throws(VaultError) -> UnlockWindowAgent? {
+        AgentSocket.closeInheritedDescriptors()
         try AgentSocket.prepareDirectory(paths.directory, create: true)
         // An agent that is exiting holds the lock a moment longer: wait for it rather than leave the
         // client that started us without an agent.
