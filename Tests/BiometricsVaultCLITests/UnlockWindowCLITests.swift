@@ -43,12 +43,12 @@ import Testing
         let password: String
         private var commands = 0
 
-        init(user: String, password: String, sandbox: CLISandbox, runtime: URL) throws {
+        init(user: String, password: String, sandbox: CLISandbox, runtime: URL, sessionBus: String = "unix:path=/nonexistent/bv-cli-test-bus") throws {
             self.password = password
             let command = [
                 "runuser", "-u", user, "--", "env", "HOME=\(sandbox.root.path)", "XDG_RUNTIME_DIR=\(runtime.path)",
                 "XDG_DATA_HOME=\(sandbox.root.path)/data", "XDG_STATE_HOME=\(sandbox.root.path)/state",
-                "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/bv-cli-test-bus", "PS1=", "sh",
+                "DBUS_SESSION_BUS_ADDRESS=\(sessionBus)", "PS1=", "sh",
             ]
             session = try PTYSession(command: shellQuoted(command), environment: sandbox.environment)
         }
@@ -218,6 +218,39 @@ import Testing
         let stat = CLISandbox.text(of: URL(fileURLWithPath: "/proc/\(pid)/stat"))
         let state = stat.split(separator: ")").last?.split(separator: " ").first
         #expect(state != nil && state != "Z", "the pty session ended only once the agent had exited: \(stat)")
+    }
+
+    /// The screen saver's `ActiveChanged(true)` on the user's session bus (a private one, run as the test
+    /// user) closes the window.
+    @Test func theScreenLockClosesTheWindow() throws {
+        guard let (user, password) = try testUser() else { return }
+        let address = "unix:path=\(sandbox.root.path)/session-bus"
+        let bus = Process()
+        bus.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        bus.arguments = ["-u", user, "--", "dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=\(address)"]
+        bus.standardOutput = FileHandle.nullDevice
+        bus.standardError = FileHandle.nullDevice
+        try bus.run()
+        // runuser passes SIGTERM on to the bus.
+        defer { bus.terminate(); bus.waitUntilExit() }
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: "\(sandbox.root.path)/session-bus") { usleep(50_000) }
+        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime, sessionBus: address)
+        defer { terminal.close() }
+        try storeProtected(terminal, user: user)
+        let opened = terminal.run(["show", "item", "--unlock-window", "60"])
+        let inside = terminal.run(["show", "item", "--unlock-window", "60"])
+        #expect(opened.prompted && !inside.prompted, "\(opened.text) \(inside.text)")
+        // The agent subscribes right after it listens: signal until it has seen one.
+        for _ in 0..<100 where !agentLog.contains("screen locked") {
+            _ = try sandbox.run(
+                executable: URL(fileURLWithPath: "/usr/sbin/runuser"),
+                ["-u", user, "--", "dbus-send", "--bus=\(address)", "--type=signal", "/org/freedesktop/ScreenSaver",
+                 "org.freedesktop.ScreenSaver.ActiveChanged", "boolean:true"])
+            usleep(100_000)
+        }
+        #expect(agentLog.contains("screen locked: closed 1 window(s)"), "\(agentLog)")
+        let after = terminal.run(["show", "item", "--unlock-window", "60"])
+        #expect(after.prompted && after.status == 0, "\(after.text)")
     }
 
     /// A peer of another uid (root, here) is refused and logged; the agent goes on serving its user.
