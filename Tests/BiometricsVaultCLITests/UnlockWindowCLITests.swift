@@ -167,6 +167,10 @@ import Testing
         let detached = first.run(["show", "item", "--field", "token", "--unlock-window", "60"], prefix: ["setsid", "-w"])
         #expect(detached.status != 0 && !detached.text.contains("inside-the-window"), "\(detached.text)")
 
+        let status = first.run(["agent", "--status"], storeOptions: false)
+        #expect(status.status == 0 && status.text.contains("open: service 'biometrics-vault' (devicePasscode)"), "\(status.text)")
+        let elsewhereStatus = second.run(["agent", "--status"], storeOptions: false)
+        #expect(elsewhereStatus.text.contains("open: service 'biometrics-vault'"), "the second terminal opened its own: \(elsewhereStatus.text)")
         let locked = first.run(["lock"], storeOptions: false)
         #expect(locked.status == 0 && locked.text.contains("closed 2 unlock window(s)"), "\(locked.text)")
         let afterLock = first.run(["show", "item", "--field", "token", "--unlock-window", "60"])

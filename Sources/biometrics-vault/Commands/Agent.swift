@@ -21,13 +21,33 @@ extension BiometricsVaultCommand {
         @Option(name: .customLong("idle-exit"), help: ArgumentHelp("Exit after this many seconds without a window or a client.", valueName: "seconds"))
         var idleExit: Int = 60
 
+        @Flag(help: "Instead of running the agent, print the windows open for this terminal and when they end.")
+        var status = false
+
+        @Flag(help: "With --status: print JSON.")
+        var json = false
+
         func validate() throws {
             guard (1...86_400).contains(idleExit) else { throw ValidationError("--idle-exit must be between 1 and 86400 seconds") }
         }
 
         func run() async throws {
-            try await Console.run(PlainGlobalOptions()) {
-                try UnlockWindowHook.runAgent(idleSeconds: idleExit)
+            var options = PlainGlobalOptions()
+            options.json = json
+            try await Console.run(options) {
+                guard status else { return try UnlockWindowHook.runAgent(idleSeconds: idleExit) }
+                guard let (scope, windows) = try UnlockWindowHook.status() else {
+                    return Console.emit(options, json: .object(["agent": .bool(false), "windows": .array([])]), text: "no agent runs: no unlock window is open")
+                }
+                let rows: [JSONValue] = windows.map {
+                    .object(["service": .string($0.service), "policy": .string($0.policy), "remainingSeconds": .integer(Int64($0.remainingSeconds))])
+                }
+                var lines = ["terminal: \(scope ?? "none (no controlling terminal: no window)")"]
+                lines += windows.map { "open: service '\($0.service)' (\($0.policy)), \($0.remainingSeconds) s left" }
+                if windows.isEmpty { lines.append("no unlock window is open for this terminal") }
+                Console.emit(
+                    options, json: .object(["agent": .bool(true), "terminal": scope.map { .string($0) } ?? .null, "windows": .array(rows)]),
+                    text: lines.joined(separator: "\n"))
             }
         }
     }
