@@ -129,7 +129,9 @@ public final class UnlockWindowAgent {
 
     private func serve(_ descriptor: Int32) {
         guard var client = clients[descriptor] else { return }
-        let wanted = client.buffer.count < 4 ? 4 - client.buffer.count : 4 + AgentFrame.length(of: client.buffer.prefix(4)) - client.buffer.count
+        // The header first, then at most the announced body (checked against the bound once the header is in).
+        let wanted = client.buffer.count < 4
+            ? 4 - client.buffer.count : min(4 + AgentFrame.length(of: client.buffer.prefix(4)) - client.buffer.count, AgentFrame.maximumBodySize)
         switch AgentSocket.readAvailable(descriptor, upTo: wanted) {
         case .wouldBlock: return
         case .closed:

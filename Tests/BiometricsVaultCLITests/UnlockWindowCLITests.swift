@@ -347,6 +347,18 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: paths.socket))
     }
 
+    /// SIGTERM ends the agent (its windows with it); the socket it leaves is replaced by the next agent.
+    @Test func sigtermEndsTheAgentAndTheNextOneStarts() throws {
+        let first = try startAgent()
+        first.terminate()
+        first.waitUntilExit()
+        #expect(first.terminationReason == .uncaughtSignal && first.terminationStatus == SIGTERM)
+        #expect(!client.isListening)
+        let second = try startAgent()
+        defer { second.terminate(); second.waitUntilExit() }
+        #expect(try client.send(.status, startingAgent: false) == .status(scope: nil, windows: []))
+    }
+
     /// The agent's directory must be the user's alone.
     @Test func aDirectoryOthersCanEnterIsRefused() throws {
         try FileManager.default.createDirectory(atPath: paths.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])

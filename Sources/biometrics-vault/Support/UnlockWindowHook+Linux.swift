@@ -71,14 +71,14 @@ enum UnlockWindowHook {
 private enum ScreenLockSubscription {
     private static let monitor = LockedValue<ScreenLockMonitor?>(nil)
 
+    /// Subscribes on this thread (the watcher's own threads then call back): a task would need a second
+    /// thread of the cooperative pool, which the agent's loop already occupies on a one-CPU machine.
     static func start(onLock: @escaping @Sendable () -> Void) {
-        Task.detached {
-            do {
-                let started = try ScreenLockMonitor { _ in onLock() }
-                monitor.withLock { $0 = started }
-            } catch {
-                Console.notice("the screen lock is not watched: \(error)")
-            }
+        do {
+            let started = try ScreenLockMonitor { _ in onLock() }
+            monitor.withLock { $0 = started }
+        } catch {
+            Console.notice("the screen lock is not watched: \(error)")
         }
     }
 }
