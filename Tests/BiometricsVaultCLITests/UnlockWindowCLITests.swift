@@ -16,7 +16,19 @@ import Testing
         runtime = sandbox.root.appendingPathComponent("run")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
-    deinit { sandbox.remove() }
+    deinit {
+        // The test's agent (found by its socket's peer credentials, never by name) would otherwise stay
+        // until its windows and idle time ran out.
+        if let descriptor = connectRaw() {
+            var credentials = [Int32](repeating: 0, count: 3)
+            var length = socklen_t(12)
+            if getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0, credentials[0] > 0 {
+                kill(credentials[0], SIGTERM)
+            }
+            close(descriptor)
+        }
+        sandbox.remove()
+    }
 
     var paths: AgentPaths { AgentPaths(directory: runtime.path + "/biometrics-vault") }
 
