@@ -66,13 +66,14 @@ import Testing
         }
 
         /// Runs the CLI with `words` (and `--store file --authenticator pam` when `storeOptions`), after
-        /// `prefix` (`env ...`, `setsid -w`), and answers PAM's prompt when it comes; whether it prompted, the
+        /// `prefix` (`env ...`, `setsid -w`), with `input` piped to its stdin, and answers PAM's prompt when it comes; whether it prompted, the
         /// exit status and what the terminal showed.
-        func run(_ words: [String], prefix: [String] = [], storeOptions: Bool = true) -> (prompted: Bool, status: Int32?, text: String) {
+        func run(_ words: [String], prefix: [String] = [], storeOptions: Bool = true, input: String? = nil) -> (prompted: Bool, status: Int32?, text: String) {
             commands += 1
             let start = session.text.count
             let marker = "BVDONE-\(commands)-"
             let line = shellQuoted(prefix + [CLISandbox.binary.path] + words + (storeOptions ? ["--store", "file", "--authenticator", "pam"] : []))
+                .prependingStandardInput(input)
             // printf's format keeps the marker out of the echoed command line.
             session.type("\(line); printf 'BV%s-\(commands)-%d\\n' DONE $?\n")
             var prompted = false
@@ -178,6 +179,14 @@ import Testing
         // setsid: no controlling terminal, so no window and no terminal for PAM: it fails as without one.
         let detached = first.run(["show", "item", "--field", "token", "--unlock-window", "60"], prefix: ["setsid", "-w"])
         #expect(detached.status != 0 && !detached.text.contains("inside-the-window"), "\(detached.text)")
+
+        // git's credential helper: its `store --biometrics` (without a window length) prompts; its `get`
+        // inside the window does not.
+        let helperStored = first.run(
+            ["git-credential", "--biometrics", "store"], input: "protocol=https\nhost=example.com\nusername=alice\npassword=p\n\n")
+        #expect(helperStored.status == 0 && helperStored.prompted, "\(helperStored.text)")
+        let helperGot = first.run(["git-credential", "get", "--unlock-window", "60"], input: "protocol=https\nhost=example.com\n\n")
+        #expect(helperGot.status == 0 && !helperGot.prompted && helperGot.text.contains("password=p"), "\(helperGot.text)")
 
         let status = first.run(["agent", "--status"], storeOptions: false)
         #expect(status.status == 0 && status.text.contains("open: service 'biometrics-vault' (devicePasscode)"), "\(status.text)")
@@ -397,6 +406,13 @@ import Testing
         #expect(error.text == text)
         let result = try sandbox.run(["show", "x", "--unlock-window", text, "--store", "file"])
         #expect(result.status == 64, "\(result.stderr)")
+    }
+}
+extension String {
+    /// This shell command line with `input` piped to its stdin (`printf`, so no trailing newline is added).
+    fileprivate func prependingStandardInput(_ input: String?) -> String {
+        guard let input else { return self }
+        return "printf '%s' " + shellQuoted([input]) + " | " + self
     }
 }
 #endif
