@@ -47,6 +47,7 @@ var targets: [Target] = [
             "BiometricsVaultTPM",
             .target(name: "BiometricsVaultSecretService", condition: linux),
             .target(name: "BiometricsVaultLinuxAuth", condition: linux),
+            "BiometricsVaultAgent",
             "BiometricsVaultApple",
         ],
         swiftSettings: strictSettings
@@ -210,6 +211,15 @@ var targets: [Target] = [
             // the whole vault flow runs on the real Secret Service too
             .target(name: "BiometricsVaultSecretService", condition: linux),
         ],
+        swiftSettings: strictSettings
+    ),
+
+    // MARK: unlock-window agent (owner: agent)
+    // `biometrics-vault agent`'s server, its client, and the authenticator wrapper that asks it first:
+    // Linux only; elsewhere only the message types and the duration parser compile.
+    .target(
+        name: "BiometricsVaultAgent",
+        dependencies: ["BiometricsVaultCore"],
         swiftSettings: strictSettings
     ),
 

@@ -58,6 +58,23 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(help: "Read the file store's passphrase from the first line of stdin instead of the terminal (`key` verbs: one line per passphrase, the current one first).")
     var passphraseStdin = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Keep protected items of this service open for this terminal for DURATION after one authentication (90, 90s, 15m, 1h; 0 or off: never). Default: $\(UnlockWindowOption.environmentVariable), else off. See `biometrics-vault agent --help`.",
+            valueName: "duration"))
+    var unlockWindow: UnlockWindowOption?
+}
+
+/// `--unlock-window DURATION`: the length of an unlock window (`nil` seconds: off).
+struct UnlockWindowOption: ExpressibleByArgument, Equatable, Sendable {
+    static let environmentVariable = "BIOMETRICS_VAULT_UNLOCK_WINDOW"
+    let seconds: Int?
+
+    init?(argument: String) {
+        guard case .success(let seconds) = UnlockWindowDuration.seconds(argument) else { return nil }
+        self.seconds = seconds
+    }
 }
 
 /// `KEY`: the name of one stored credential.

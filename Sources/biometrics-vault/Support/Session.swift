@@ -31,9 +31,11 @@ struct Session {
             Console.notice(notice)
         }
         var configuration = selection.configuration
-        let prompting = FingerprintPromptAuthenticator(
-            wrapping: configuration.authenticator, timeout: selection.fingerprintTimeout,
-            probesAvailability: probesAvailability)
+        let prompting = UnlockWindowHook.wrap(
+            FingerprintPromptAuthenticator(
+                wrapping: configuration.authenticator, timeout: selection.fingerprintTimeout,
+                probesAvailability: probesAvailability),
+            options: options)
         configuration.authenticator = SessionAwareAuthenticator(
             prompting: prompting, platform: configuration.authenticator,
             session: .current(ownerAuthenticationName: selection.ownerAuthenticationName), guidance: .commandLine,

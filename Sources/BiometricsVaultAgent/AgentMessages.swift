@@ -1,0 +1,108 @@
+import BiometricsVaultCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One request to the unlock-window agent. The agent reads the asking process's scope (controlling
+/// terminal and session) itself, from the kernel's peer credentials and `/proc`: a client never names a
+/// scope, so it cannot ask about another terminal's windows.
+public enum AgentRequest: Codable, Equatable, Sendable {
+    /// Opens (or renews) this scope's window for `service` and `policy`, for `seconds`, after the client
+    /// authenticated; `enrollment` is the enrolled set that matched, if any.
+    case open(service: String, policy: String, seconds: Int, enrollment: String?)
+    /// Whether this scope has an open window for `service` and `policy`.
+    case query(service: String, policy: String)
+    /// Closes every window of every scope.
+    case lock
+    /// This scope and its open windows.
+    case status
+}
+
+/// One open window, as the agent reports it.
+public struct UnlockWindowReport: Codable, Equatable, Sendable {
+    public var service: String
+    public var policy: String
+    /// Whole seconds left (rounded up).
+    public var remainingSeconds: Int
+    public var enrollment: String?
+
+    public init(service: String, policy: String, remainingSeconds: Int, enrollment: String?) {
+        self.service = service
+        self.policy = policy
+        self.remainingSeconds = remainingSeconds
+        self.enrollment = enrollment
+    }
+}
+
+/// The agent's answer to one ``AgentRequest``.
+public enum AgentResponse: Codable, Equatable, Sendable {
+    /// `open`: the window now open.
+    case opened(UnlockWindowReport)
+    /// `query`: the open window, or `nil`.
+    case window(UnlockWindowReport?)
+    /// `lock`: how many windows were closed.
+    case locked(count: Int)
+    /// `status`: the asking process's scope (`nil`: it has no terminal) and its open windows.
+    case status(scope: String?, windows: [UnlockWindowReport])
+    /// The request was refused (no terminal, a malformed request, a duration out of range).
+    case refused(reason: String)
+}
+
+/// The frame both sides write: a 4-byte big-endian length, then that many bytes of JSON.
+public enum AgentFrame {
+    /// The largest frame body either side accepts; a longer one is refused before it is read.
+    public static let maximumBodySize = 4096
+    /// The longest window the agent opens (a day).
+    public static let maximumWindowSeconds = 86_400
+
+    public static func encode(_ value: some Encodable) throws(VaultError) -> [UInt8] {
+        let body: [UInt8]
+        do { body = Array(try JSONEncoder().encode(value)) } catch { throw VaultError(.encodingFailed, underlying: .message("\(error)")) }
+        guard body.count <= maximumBodySize else {
+            throw VaultError(.credentialsTooLarge, underlying: .message("agent message of \(body.count) bytes exceeds \(maximumBodySize)"))
+        }
+        let length = UInt32(body.count)
+        return [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)] + body
+    }
+
+    /// The body length a 4-byte header announces.
+    public static func length(of header: some Collection<UInt8>) -> Int {
+        header.reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    public static func decode<Value: Decodable>(_ type: Value.Type, body: some Collection<UInt8>) throws -> Value {
+        try JSONDecoder().decode(type, from: Data(body))
+    }
+}
+
+/// `--unlock-window DURATION` / `BIOMETRICS_VAULT_UNLOCK_WINDOW`: `90`, `90s`, `15m`, `1h`; `0` or `off`
+/// turns windows off.
+public enum UnlockWindowDuration {
+    /// The window's length in seconds; `nil` when `text` turns windows off.
+    public static func seconds(_ text: String) -> Result<Int?, UnlockWindowDurationError> {
+        let trimmed = text.lowercased()
+        if trimmed == "off" || trimmed == "0" { return .success(nil) }
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600]
+        var digits = Substring(trimmed)
+        var unit = 1
+        if let last = trimmed.last, let multiplier = units[last] {
+            digits = digits.dropLast()
+            unit = multiplier
+        }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
+            let count = Int(digits), count <= AgentFrame.maximumWindowSeconds
+        else { return .failure(UnlockWindowDurationError(text: text)) }
+        let seconds = count * unit
+        guard seconds <= AgentFrame.maximumWindowSeconds else { return .failure(UnlockWindowDurationError(text: text)) }
+        return .success(seconds == 0 ? nil : seconds)
+    }
+}
+
+public struct UnlockWindowDurationError: Error, Equatable, CustomStringConvertible {
+    public let text: String
+    public var description: String {
+        "invalid unlock window '\(text)': a number of seconds, or with s, m or h (e.g. 90, 15m, 1h), at most 24h; 0 or off turns it off"
+    }
+}

@@ -1,0 +1,293 @@
+#if os(Linux)
+import BiometricsVaultCore
+import FoundationEssentials
+import Glibc
+
+/// Where the agent of this user listens: `$XDG_RUNTIME_DIR/biometrics-vault/` (0700), with the socket
+/// `agent.sock` (0600), the lock the running agent holds (`agent.lock`) and its log (`agent.log`).
+public struct AgentPaths: Sendable, Equatable {
+    public let directory: String
+
+    public init(directory: String) { self.directory = directory }
+
+    public var socket: String { directory + "/agent.sock" }
+    public var lock: String { directory + "/agent.lock" }
+    public var log: String { directory + "/agent.log" }
+
+    /// From `XDG_RUNTIME_DIR` (which must be an absolute path); `nil` without one: no agent then.
+    public static func current() -> AgentPaths? {
+        guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), runtime.hasPrefix("/") else { return nil }
+        return AgentPaths(directory: runtime + "/biometrics-vault")
+    }
+}
+
+/// The uid and pid the kernel recorded for the other end of a Unix socket (`SO_PEERCRED`).
+struct PeerCredentials: Equatable {
+    let pid: Int32
+    let uid: UInt32
+}
+
+/// `struct ucred` of `<sys/socket.h>`, which Glibc's module leaves out (it needs `_GNU_SOURCE`).
+private struct PeerCredentialsLayout {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+}
+
+/// Every socket, file and clock call of the agent and its client: the one file that talks to the kernel.
+enum AgentSocket {
+    /// Creates the directory (0700) when missing; refuses one that is not a directory, belongs to another
+    /// uid, or lets group or others in (another user could then replace the socket).
+    static func prepareDirectory(_ path: String, create: Bool) throws(VaultError) {
+        if create, mkdir(path, 0o700) != 0, errno != EEXIST {
+            throw VaultError(.storeUnavailable, underlying: .file(operation: "create", path: path, errno: errno))
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            throw VaultError(.storeUnavailable, underlying: .file(operation: "inspect", path: path, errno: errno))
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw VaultError(.storeUnavailable, underlying: .message("\(path) is not a directory; the unlock-window agent refuses it"))
+        }
+        guard info.st_uid == getuid() else {
+            throw VaultError(.storeUnavailable, underlying: .message(
+                "\(path) belongs to uid \(info.st_uid), not to this user (uid \(getuid())); the unlock-window agent refuses it"))
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw VaultError(.storeUnavailable, underlying: .message(
+                "\(path) has mode \(String(info.st_mode & 0o777, radix: 8)): group or others can enter it; the unlock-window agent wants 0700"))
+        }
+    }
+
+    /// Takes the agent's lock without waiting; the descriptor (held for the agent's life) or `nil` when
+    /// another agent holds it.
+    static func takeAgentLock(_ path: String) throws(VaultError) -> Int32? {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw VaultError(.storeUnavailable, underlying: .file(operation: "open", path: path, errno: errno)) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
+    /// A listening socket at `path` (0600), replacing a stale socket file; the caller holds the agent lock,
+    /// so no live agent listens there.
+    static func listen(at path: String) throws(VaultError) -> Int32 {
+        unlink(path)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard descriptor >= 0 else { throw VaultError(.storeUnavailable, underlying: .errno(errno)) }
+        var address = try Self.address(path)
+        // The umask makes the socket 0600 from its creation: there is no moment when it is more open.
+        let previous = umask(0o177)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        let bindError = errno
+        umask(previous)
+        guard bound == 0, Glibc.listen(descriptor, 64) == 0 else {
+            close(descriptor)
+            throw VaultError(.storeUnavailable, underlying: .file(operation: "listen on", path: path, errno: bound == 0 ? errno : bindError))
+        }
+        return descriptor
+    }
+
+    /// The next waiting connection (non-blocking) with its peer's credentials, or `nil` when none waits.
+    static func accept(_ listener: Int32) -> (descriptor: Int32, peer: PeerCredentials)? {
+        let descriptor = Glibc.accept(listener, nil, nil)
+        guard descriptor >= 0 else { return nil }
+        // accept4 is a GNU extension Glibc's module does not export: set the two flags afterwards (this
+        // process never runs a program while the agent serves, so the close-on-exec gap is harmless).
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        guard let peer = peerCredentials(descriptor) else {
+            close(descriptor)
+            return nil
+        }
+        return (descriptor, peer)
+    }
+
+    static func peerCredentials(_ descriptor: Int32) -> PeerCredentials? {
+        var credentials = PeerCredentialsLayout()
+        var length = socklen_t(MemoryLayout<PeerCredentialsLayout>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
+        return PeerCredentials(pid: credentials.pid, uid: credentials.uid)
+    }
+
+    /// A blocking connection to `path` whose reads and writes give up after `timeout` seconds; the errno
+    /// when it cannot connect.
+    static func connect(to path: String, timeout: Int) -> Result<Int32, VaultError> {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return .failure(VaultError(.storeUnavailable, underlying: .errno(errno))) }
+        var address: sockaddr_un
+        do { address = try Self.address(path) } catch { close(descriptor); return .failure(error) }
+        var limit = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            let failure = errno
+            close(descriptor)
+            return .failure(VaultError(.storeUnavailable, underlying: .file(operation: "connect to", path: path, errno: failure)))
+        }
+        return .success(descriptor)
+    }
+
+    /// Writes all of `bytes` (blocking, bounded by the socket's send timeout); false on any failure.
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
+    }
+
+    /// Reads exactly `count` bytes (blocking, bounded by the receive timeout); `nil` on end, error or timeout.
+    static func readExactly(_ descriptor: Int32, _ count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var offset = 0
+        while offset < count {
+            let got = bytes[offset...].withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { return nil }
+            offset += got
+        }
+        return bytes
+    }
+
+    /// What a non-blocking read gives now: bytes, `.wouldBlock`, or `.closed` (end or error).
+    enum ReadOutcome {
+        case bytes([UInt8])
+        case wouldBlock
+        case closed
+    }
+
+    static func readAvailable(_ descriptor: Int32, upTo count: Int) -> ReadOutcome {
+        var bytes = [UInt8](repeating: 0, count: max(count, 1))
+        let got = bytes.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        if got > 0 { return .bytes(Array(bytes[..<got])) }
+        if got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return .wouldBlock }
+        return .closed
+    }
+
+    /// Waits for any of `descriptors` to be readable, at most `milliseconds`; the readable ones.
+    static func waitReadable(_ descriptors: [Int32], milliseconds: Int32) -> Set<Int32> {
+        var entries = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        let ready = poll(&entries, nfds_t(entries.count), milliseconds)
+        guard ready > 0 else { return [] }
+        return Set(entries.filter { $0.revents != 0 }.map(\.fd))
+    }
+
+    static func closeDescriptor(_ descriptor: Int32) { close(descriptor) }
+
+    static func removeFile(_ path: String) { unlink(path) }
+
+    static func sleep(milliseconds: Int) { usleep(useconds_t(milliseconds * 1000)) }
+
+    static var userID: UInt32 { getuid() }
+
+    /// A non-blocking pipe: (read end, write end).
+    static func makePipe() throws(VaultError) -> (Int32, Int32) {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw VaultError(.storeUnavailable, underlying: .errno(errno)) }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
+        return (ends[0], ends[1])
+    }
+
+    static func writeByte(_ descriptor: Int32) {
+        var byte: UInt8 = 1
+        _ = write(descriptor, &byte, 1)
+    }
+
+    static func drain(_ descriptor: Int32) {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while read(descriptor, &bytes, bytes.count) > 0 {}
+    }
+
+    /// Starts `executable agent` outside this process's session and process tree: `sh` (in a new session,
+    /// so the agent has no controlling terminal and no terminal signal reaches it) starts it in the
+    /// background and exits at once, so the agent is nobody's child here (a program `exec` runs never
+    /// sees a stray child). Its stdin and stdout are /dev/null, its stderr `log`.
+    /// glibc's `POSIX_SPAWN_SETSID` (2.26 and later), which Glibc's module leaves out (`_GNU_SOURCE`).
+    private static let spawnSetSID: Int32 = 0x80
+
+    static func startDetached(executable: String, log: String) throws(VaultError) {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(Self.spawnSetSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let arguments = ["sh", "-c", #""$0" agent </dev/null >/dev/null 2>>"$1" &"#, executable, log]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/sh", nil, &attributes, &argv, environ)
+        guard spawned == 0 else {
+            throw VaultError(.storeUnavailable, underlying: .file(operation: "start the agent with", path: "/bin/sh", errno: spawned))
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
+
+    /// Seconds since boot, suspend included (`CLOCK_BOOTTIME`): a window does not outlive its length by
+    /// sleeping through it, and a change of the wall clock cannot lengthen it.
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Closes every descriptor above stderr that this process inherited: a long-lived agent must not keep
+    /// open the pipe or terminal of the command that started it (a `$(...)`, `script` or test harness
+    /// would wait for its end until the agent exits). Inherited ones are those without close-on-exec
+    /// (the exec closed the others); what this process opened itself (the runtime's eventfds and epoll)
+    /// has it.
+    static func closeInheritedDescriptors() {
+        let limit = min(Int32(sysconf(Int32(_SC_OPEN_MAX))), 65_536)
+        guard limit > 3 else { return }
+        for descriptor in 3..<limit {
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0 && flags & FD_CLOEXEC == 0 { close(descriptor) }
+        }
+    }
+
+    /// This process's executable (`/proc/self/exe`), to start the agent from.
+    static func currentExecutable() -> String? {
+        var bytes = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &bytes, bytes.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: bytes[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// One line on the agent's stderr.
+    static func log(_ line: String) {
+        let bytes = Array(("biometrics-vault agent: " + line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+
+    private static func address(_ path: String) throws(VaultError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw VaultError(.storeUnavailable, underlying: .message("the agent socket path \(path) is too long for a Unix socket"))
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes + [0]) }
+        return address
+    }
+}
+#endif

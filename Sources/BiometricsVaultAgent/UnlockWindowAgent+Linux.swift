@@ -1,0 +1,218 @@
+#if os(Linux)
+import BiometricsVaultCore
+import FoundationEssentials
+
+/// The per-user process that holds unlock windows (`biometrics-vault agent`). Single-threaded: one `poll`
+/// loop accepts connections, reads one framed request from each, answers and closes. Windows live only in
+/// this process's memory; nothing is written anywhere, and they end with the process.
+///
+/// Every connection's peer is checked with `SO_PEERCRED`: another uid is refused and logged on stderr. A
+/// request longer than ``AgentFrame/maximumBodySize``, a malformed one, or a client that sends no complete
+/// request within ``clientTimeout`` seconds is dropped (and logged) without affecting the others.
+public final class UnlockWindowAgent {
+    private struct WindowKey: Hashable {
+        let scope: PeerScope
+        let service: String
+        let policy: String
+    }
+
+    private struct Window {
+        let expires: Double
+        let enrollment: String?
+    }
+
+    private struct Client {
+        let peer: PeerCredentials
+        let deadline: Double
+        var buffer: [UInt8] = []
+    }
+
+    /// Seconds a client has to send its whole request.
+    public static let clientTimeout = 2.0
+    /// Connections served at once; more wait in the listen queue.
+    static let maximumClients = 256
+
+    public let paths: AgentPaths
+    private let idleSeconds: Double
+    private let lockDescriptor: Int32
+    private let listener: Int32
+    private let lockTrigger: UnlockWindowLockTrigger
+    private var windows: [WindowKey: Window] = [:]
+    private var clients: [Int32: Client] = [:]
+    private var lastActivity = AgentSocket.now()
+
+    /// Prepares the directory, takes the agent lock and listens; `nil` when another agent already holds
+    /// the lock (it serves this user; nothing to do).
+    ///
+    /// - Parameter idleSeconds: the agent exits once it has had no window and no client for this long.
+    public static func start(paths: AgentPaths, idleSeconds: Int) throws(VaultError) -> UnlockWindowAgent? {
+        AgentSocket.closeInheritedDescriptors()
+        try AgentSocket.prepareDirectory(paths.directory, create: true)
+        // An agent that is exiting holds the lock a moment longer: wait for it rather than leave the
+        // client that started us without an agent.
+        var lock: Int32?
+        for _ in 0..<20 {
+            lock = try AgentSocket.takeAgentLock(paths.lock)
+            if lock != nil { break }
+            AgentSocket.sleep(milliseconds: 50)
+        }
+        guard let lock else { return nil }
+        let listener: Int32
+        do {
+            listener = try AgentSocket.listen(at: paths.socket)
+        } catch {
+            AgentSocket.closeDescriptor(lock)
+            throw error
+        }
+        let trigger: UnlockWindowLockTrigger
+        do {
+            trigger = try UnlockWindowLockTrigger()
+        } catch {
+            AgentSocket.closeDescriptor(listener)
+            AgentSocket.closeDescriptor(lock)
+            throw error
+        }
+        return UnlockWindowAgent(paths: paths, idleSeconds: Double(idleSeconds), lock: lock, listener: listener, trigger: trigger)
+    }
+
+    private init(paths: AgentPaths, idleSeconds: Double, lock: Int32, listener: Int32, trigger: UnlockWindowLockTrigger) {
+        self.paths = paths
+        self.idleSeconds = idleSeconds
+        self.lockDescriptor = lock
+        self.listener = listener
+        self.lockTrigger = trigger
+    }
+
+    /// What another thread (the screen-lock watcher) uses to close every window.
+    public var trigger: UnlockWindowLockTrigger { lockTrigger }
+
+    /// Serves until idle; then removes the socket, releases the lock and returns.
+    public func run() {
+        AgentSocket.log("listening on \(paths.socket)")
+        while true {
+            let now = AgentSocket.now()
+            windows = windows.filter { $0.value.expires > now }
+            for (descriptor, client) in clients where client.deadline <= now {
+                AgentSocket.log("pid \(client.peer.pid) sent no complete request within \(Int(Self.clientTimeout)) s; dropped")
+                drop(descriptor)
+            }
+            if windows.isEmpty && clients.isEmpty && now - lastActivity >= idleSeconds { break }
+            let descriptors = [listener, lockTrigger.readDescriptor] + Array(clients.keys)
+            let ready = AgentSocket.waitReadable(descriptors, milliseconds: 250)
+            if ready.contains(lockTrigger.readDescriptor) {
+                lockTrigger.drain()
+                AgentSocket.log("screen locked: closed \(windows.count) window(s)")
+                windows.removeAll()
+            }
+            if ready.contains(listener) { acceptWaiting() }
+            for descriptor in ready where clients[descriptor] != nil {
+                serve(descriptor)
+            }
+        }
+        AgentSocket.log("idle for \(Int(idleSeconds)) s: exiting")
+        AgentSocket.removeFile(paths.socket)
+        AgentSocket.closeDescriptor(listener)
+        AgentSocket.closeDescriptor(lockDescriptor)
+    }
+
+    private func acceptWaiting() {
+        while clients.count < Self.maximumClients, let (descriptor, peer) = AgentSocket.accept(listener) {
+            lastActivity = AgentSocket.now()
+            guard peer.uid == AgentSocket.userID else {
+                AgentSocket.log("refused a connection from pid \(peer.pid) of uid \(peer.uid) (this agent serves uid \(AgentSocket.userID) only)")
+                AgentSocket.closeDescriptor(descriptor)
+                continue
+            }
+            clients[descriptor] = Client(peer: peer, deadline: lastActivity + Self.clientTimeout)
+        }
+    }
+
+    private func serve(_ descriptor: Int32) {
+        guard var client = clients[descriptor] else { return }
+        // The header first, then at most the announced body (checked against the bound once the header is in).
+        let wanted = client.buffer.count < 4
+            ? 4 - client.buffer.count : min(4 + AgentFrame.length(of: client.buffer.prefix(4)) - client.buffer.count, AgentFrame.maximumBodySize)
+        switch AgentSocket.readAvailable(descriptor, upTo: wanted) {
+        case .wouldBlock: return
+        case .closed:
+            drop(descriptor)
+            return
+        case .bytes(let bytes): client.buffer += bytes
+        }
+        clients[descriptor] = client
+        guard client.buffer.count >= 4 else { return }
+        let length = AgentFrame.length(of: client.buffer.prefix(4))
+        guard length > 0, length <= AgentFrame.maximumBodySize else {
+            AgentSocket.log("pid \(client.peer.pid) announced a request of \(length) bytes (at most \(AgentFrame.maximumBodySize)); dropped")
+            drop(descriptor)
+            return
+        }
+        guard client.buffer.count == 4 + length else { return }
+        let response: AgentResponse
+        do {
+            let request = try AgentFrame.decode(AgentRequest.self, body: client.buffer.dropFirst(4))
+            response = answer(request, peer: client.peer)
+        } catch {
+            AgentSocket.log("pid \(client.peer.pid) sent a malformed request; refused")
+            response = .refused(reason: "malformed request")
+        }
+        if let frame = try? AgentFrame.encode(response) { _ = AgentSocket.writeAll(descriptor, frame) }
+        lastActivity = AgentSocket.now()
+        drop(descriptor)
+    }
+
+    private func answer(_ request: AgentRequest, peer: PeerCredentials) -> AgentResponse {
+        let scope = PeerScope.of(pid: peer.pid)
+        let now = AgentSocket.now()
+        switch request {
+        case .open(let service, let policy, let seconds, let enrollment):
+            guard let scope else { return .refused(reason: "the process has no controlling terminal: no unlock window") }
+            guard (1...AgentFrame.maximumWindowSeconds).contains(seconds), !service.isEmpty, ProtectionPolicy(rawValue: policy) != nil else {
+                return .refused(reason: "invalid window")
+            }
+            windows[WindowKey(scope: scope, service: service, policy: policy)] = Window(expires: now + Double(seconds), enrollment: enrollment)
+            AgentSocket.log("opened a \(seconds) s window for service '\(service)' (\(policy)) on \(scope)")
+            return .opened(UnlockWindowReport(service: service, policy: policy, remainingSeconds: seconds, enrollment: enrollment))
+        case .query(let service, let policy):
+            guard let scope, let window = windows[WindowKey(scope: scope, service: service, policy: policy)] else { return .window(nil) }
+            return .window(report(service: service, policy: policy, window, now: now))
+        case .lock:
+            let count = windows.count
+            windows.removeAll()
+            AgentSocket.log("lock: closed \(count) window(s)")
+            return .locked(count: count)
+        case .status:
+            guard let scope else { return .status(scope: nil, windows: []) }
+            let mine = windows.filter { $0.key.scope == scope }
+                .map { report(service: $0.key.service, policy: $0.key.policy, $0.value, now: now) }
+                .sorted { ($0.service, $0.policy) < ($1.service, $1.policy) }
+            return .status(scope: scope.description, windows: mine)
+        }
+    }
+
+    private func report(service: String, policy: String, _ window: Window, now: Double) -> UnlockWindowReport {
+        UnlockWindowReport(
+            service: service, policy: policy, remainingSeconds: Int((window.expires - now).rounded(.up)), enrollment: window.enrollment)
+    }
+
+    private func drop(_ descriptor: Int32) {
+        clients[descriptor] = nil
+        AgentSocket.closeDescriptor(descriptor)
+    }
+}
+
+/// Closes every window of a running agent from any thread (a pipe the agent's loop watches).
+public struct UnlockWindowLockTrigger: Sendable {
+    let readDescriptor: Int32
+    let writeDescriptor: Int32
+
+    init() throws(VaultError) {
+        (readDescriptor, writeDescriptor) = try AgentSocket.makePipe()
+    }
+
+    /// Asks the agent to close every window (returns at once).
+    public func lockAll() { AgentSocket.writeByte(writeDescriptor) }
+
+    func drain() { AgentSocket.drain(readDescriptor) }
+}
+#endif

@@ -1,0 +1,81 @@
+#if os(Linux)
+import BiometricsVaultCore
+import FoundationEssentials
+
+/// Talks to this user's unlock-window agent: one connection per request, every read and write bounded
+/// by ``timeoutSeconds``. Refuses an agent directory that is not this user's alone, and an agent that
+/// does not run as this user (`SO_PEERCRED` on the client side too).
+public struct UnlockWindowAgentClient: Sendable {
+    public let paths: AgentPaths
+    /// The `biometrics-vault` executable that `agent` starts on demand; `nil`: never start one.
+    public let agentExecutable: String?
+    public static let timeoutSeconds = 2
+
+    public init(paths: AgentPaths, agentExecutable: String?) {
+        self.paths = paths
+        self.agentExecutable = agentExecutable
+    }
+
+    /// The client of this user's agent (`nil` without `XDG_RUNTIME_DIR`), starting this process's own
+    /// executable as the agent when `startsItself` (the `biometrics-vault` CLI does).
+    public static func current(startsItself: Bool) -> UnlockWindowAgentClient? {
+        guard let paths = AgentPaths.current() else { return nil }
+        return UnlockWindowAgentClient(paths: paths, agentExecutable: startsItself ? AgentSocket.currentExecutable() : nil)
+    }
+
+    /// Whether an agent listens now (its socket accepts a connection); never starts one.
+    public var isListening: Bool {
+        guard (try? AgentSocket.prepareDirectory(paths.directory, create: false)) != nil else { return false }
+        switch AgentSocket.connect(to: paths.socket, timeout: Self.timeoutSeconds) {
+        case .success(let descriptor):
+            AgentSocket.closeDescriptor(descriptor)
+            return true
+        case .failure: return false
+        }
+    }
+
+    /// Sends `request`; with `startingAgent`, starts the agent first when none listens.
+    public func send(_ request: AgentRequest, startingAgent: Bool) throws(VaultError) -> AgentResponse {
+        let descriptor = try connect(startingAgent: startingAgent)
+        defer { AgentSocket.closeDescriptor(descriptor) }
+        guard let peer = AgentSocket.peerCredentials(descriptor), peer.uid == AgentSocket.userID else {
+            throw VaultError(.storeUnavailable, underlying: .message("the process on \(paths.socket) is not this user's agent"))
+        }
+        guard AgentSocket.writeAll(descriptor, try AgentFrame.encode(request)) else {
+            throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent did not take the request"))
+        }
+        guard let header = AgentSocket.readExactly(descriptor, 4) else {
+            throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent did not answer within \(Self.timeoutSeconds) s"))
+        }
+        let length = AgentFrame.length(of: header)
+        guard length > 0, length <= AgentFrame.maximumBodySize, let body = AgentSocket.readExactly(descriptor, length) else {
+            throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent's answer was cut short or too long"))
+        }
+        do {
+            return try AgentFrame.decode(AgentResponse.self, body: body)
+        } catch {
+            throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent's answer is malformed"))
+        }
+    }
+
+    private func connect(startingAgent: Bool) throws(VaultError) -> Int32 {
+        try AgentSocket.prepareDirectory(paths.directory, create: startingAgent)
+        switch AgentSocket.connect(to: paths.socket, timeout: Self.timeoutSeconds) {
+        case .success(let descriptor): return descriptor
+        case .failure(let error):
+            guard startingAgent, let agentExecutable else { throw error }
+            try AgentSocket.startDetached(executable: agentExecutable, log: paths.log)
+            // The agent listens within milliseconds; allow a loaded machine 3 s.
+            var last = error
+            for _ in 0..<150 {
+                switch AgentSocket.connect(to: paths.socket, timeout: Self.timeoutSeconds) {
+                case .success(let descriptor): return descriptor
+                case .failure(let error): last = error
+                }
+                AgentSocket.sleep(milliseconds: 20)
+            }
+            throw last
+        }
+    }
+}
+#endif

@@ -1,0 +1,417 @@
+#if os(Linux)
+import BiometricsVault
+import BiometricsVaultTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// The unlock window (`--unlock-window`, `biometrics-vault agent`, `lock`) with real processes: the
+/// built CLI on real ptys as the test user (`scripts/setup/30-fprintd-polkit.sh`), whose protected item
+/// is gated by its login password through PAM, so every prompt is PAM's real `Password: ` on the pty.
+@Suite(.serialized) final class UnlockWindowCLITests {
+    let sandbox: CLISandbox
+    let runtime: URL
+
+    init() throws {
+        sandbox = try CLISandbox()
+        runtime = sandbox.root.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+    deinit {
+        // The test's agent (found by its socket's peer credentials, never by name) would otherwise stay
+        // until its windows and idle time ran out.
+        if let descriptor = connectRaw() {
+            var credentials = [Int32](repeating: 0, count: 3)
+            var length = socklen_t(12)
+            if getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0, credentials[0] > 0 {
+                kill(credentials[0], SIGTERM)
+            }
+            close(descriptor)
+        }
+        sandbox.remove()
+    }
+
+    var paths: AgentPaths { AgentPaths(directory: runtime.path + "/biometrics-vault") }
+
+    /// Root (to become the test user), the test user whose password PAM checks, and the PAM service.
+    static let terminalUser = DaemonNeed(
+        "root, BV_TEST_USER / BV_TEST_PASSWORD and /etc/pam.d/biometrics-vault", remedy: "scripts/setup/30-fprintd-polkit.sh",
+        problem: getuid() == 0 && CLINeeds.testUser.problem == nil && FileManager.default.fileExists(atPath: "/etc/pam.d/biometrics-vault")
+            ? nil : "missing")
+
+    /// The test user and password (``terminalUser``), with the sandbox handed to that user.
+    func testUser() throws -> (user: String, password: String) {
+        let environment = ProcessInfo.processInfo.environment
+        let user = try #require(environment["BV_TEST_USER"]), password = try #require(environment["BV_TEST_PASSWORD"])
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", user, sandbox.root.path])
+        return (user, password)
+    }
+
+    /// A login shell's terminal: `sh` as the test user on its own pty (its own session), running one
+    /// command at a time.
+    final class UserTerminal {
+        let session: PTYSession
+        let password: String
+        private var commands = 0
+
+        init(user: String, password: String, sandbox: CLISandbox, runtime: URL, sessionBus: String = "unix:path=/nonexistent/bv-cli-test-bus") throws {
+            self.password = password
+            let command = [
+                "runuser", "-u", user, "--", "env", "HOME=\(sandbox.root.path)", "XDG_RUNTIME_DIR=\(runtime.path)",
+                "XDG_DATA_HOME=\(sandbox.root.path)/data", "XDG_STATE_HOME=\(sandbox.root.path)/state",
+                "DBUS_SESSION_BUS_ADDRESS=\(sessionBus)", "PS1=", "sh",
+            ]
+            session = try PTYSession(command: shellQuoted(command), environment: sandbox.environment)
+        }
+
+        /// Runs the CLI with `words` (and `--store file --authenticator pam` when `storeOptions`), after
+        /// `prefix` (`env ...`, `setsid -w`), with `input` piped to its stdin, and answers PAM's prompt when it comes; whether it prompted, the
+        /// exit status and what the terminal showed.
+        func run(_ words: [String], prefix: [String] = [], storeOptions: Bool = true, input: String? = nil) -> (prompted: Bool, status: Int32?, text: String) {
+            commands += 1
+            let start = session.text.count
+            let marker = "BVDONE-\(commands)-"
+            let line = shellQuoted(prefix + [CLISandbox.binary.path] + words + (storeOptions ? ["--store", "file", "--authenticator", "pam"] : []))
+                .prependingStandardInput(input)
+            // printf's format keeps the marker out of the echoed command line.
+            session.type("\(line); printf 'BV%s-\(commands)-%d\\n' DONE $?\n")
+            var prompted = false
+            for _ in 0..<600 {
+                let text = String(session.text.dropFirst(start))
+                if let range = text.range(of: marker) {
+                    let status = Int32(text[range.upperBound...].prefix { $0.isNumber })
+                    return (prompted, status, text)
+                }
+                if !prompted, text.contains("Password: ") {
+                    prompted = true
+                    session.type(password + "\n")
+                }
+                usleep(50_000)
+            }
+            return (prompted, nil, String(session.text.dropFirst(start)))
+        }
+
+        func close() {
+            session.type("exit\n")
+            _ = session.finish()
+        }
+    }
+
+    /// Stores a protected item (one password prompt) on `terminal`.
+    func storeProtected(_ terminal: UserTerminal, user: String) throws {
+        let credentials = try sandbox.file("creds.json", #"{"token":"inside-the-window"}"#)
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
+        let stored = terminal.run(["store", "item", "--biometrics", "--from-file", credentials])
+        #expect(stored.status == 0 && stored.prompted, "\(stored.text)")
+    }
+
+    /// The agent's pid, from the kernel's peer credentials of its socket.
+    func agentPID() throws -> Int32 {
+        let descriptor = try #require(connectRaw())
+        defer { close(descriptor) }
+        var credentials = [Int32](repeating: 0, count: 3)
+        var length = socklen_t(12)
+        try #require(getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0)
+        return credentials[0]
+    }
+
+    func connectRaw() -> Int32? {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(paths.socket.utf8) + [0]) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            return nil
+        }
+        var limit = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        return descriptor
+    }
+
+    /// Everything the agent sends back before it closes (empty: it closed without answering).
+    func exchangeRaw(_ descriptor: Int32, _ bytes: [UInt8]) -> [UInt8] {
+        _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let got = recv(descriptor, &buffer, buffer.count, 0)
+            guard got > 0 else { break }
+            answer += buffer[..<got]
+        }
+        return answer
+    }
+
+    var agentLog: String { CLISandbox.text(of: URL(fileURLWithPath: paths.log)) }
+
+    // MARK: scope
+
+    /// One prompt for three reads on one terminal; another terminal (another session) prompts; a
+    /// process without a terminal gets no window; `lock` closes it.
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func oneTerminalPromptsOnceOthersPrompt() throws {
+        let (user, password) = try testUser()
+        let first = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        defer { first.close() }
+        try storeProtected(first, user: user)
+
+        let reads = (0..<3).map { _ in first.run(["show", "item", "--field", "token", "--unlock-window", "60"]) }
+        for read in reads {
+            #expect(read.status == 0 && read.text.contains("inside-the-window"), "\(read.text)")
+        }
+        #expect(reads.map(\.prompted) == [true, false, false], "\(reads.map(\.text))")
+        // The environment variable turns it on too.
+        let byVariable = first.run(["show", "item", "--field", "token"], prefix: ["env", "BIOMETRICS_VAULT_UNLOCK_WINDOW=1m"])
+        #expect(byVariable.status == 0 && !byVariable.prompted, "\(byVariable.text)")
+        // Without the option, nothing changes: it prompts.
+        let off = first.run(["show", "item", "--field", "token"])
+        #expect(off.status == 0 && off.prompted, "\(off.text)")
+
+        let second = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        defer { second.close() }
+        let elsewhere = second.run(["show", "item", "--field", "token", "--unlock-window", "60"])
+        #expect(elsewhere.prompted && elsewhere.status == 0, "\(elsewhere.text)")
+
+        // setsid: no controlling terminal, so no window and no terminal for PAM: it fails as without one.
+        let detached = first.run(["show", "item", "--field", "token", "--unlock-window", "60"], prefix: ["setsid", "-w"])
+        #expect(detached.status != 0 && !detached.text.contains("inside-the-window"), "\(detached.text)")
+
+        // git's credential helper: its `store --biometrics` (without a window length) prompts; its `get`
+        // inside the window does not.
+        let helperStored = first.run(
+            ["git-credential", "--biometrics", "store"], input: "protocol=https\nhost=example.com\nusername=alice\npassword=p\n\n")
+        #expect(helperStored.status == 0 && helperStored.prompted, "\(helperStored.text)")
+        let helperGot = first.run(["git-credential", "get", "--unlock-window", "60"], input: "protocol=https\nhost=example.com\n\n")
+        #expect(helperGot.status == 0 && !helperGot.prompted && helperGot.text.contains("password=p"), "\(helperGot.text)")
+
+        let status = first.run(["agent", "--status"], storeOptions: false)
+        #expect(status.status == 0 && status.text.contains("open: service 'biometrics-vault' (devicePasscode)"), "\(status.text)")
+        let elsewhereStatus = second.run(["agent", "--status"], storeOptions: false)
+        #expect(elsewhereStatus.text.contains("open: service 'biometrics-vault'"), "the second terminal opened its own: \(elsewhereStatus.text)")
+        let locked = first.run(["lock"], storeOptions: false)
+        #expect(locked.status == 0 && locked.text.contains("closed 2 unlock window(s)"), "\(locked.text)")
+        let afterLock = first.run(["show", "item", "--field", "token", "--unlock-window", "60"])
+        #expect(afterLock.prompted && afterLock.status == 0, "\(afterLock.text)")
+    }
+
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func aShortWindowExpires() throws {
+        let (user, password) = try testUser()
+        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        defer { terminal.close() }
+        try storeProtected(terminal, user: user)
+        let opened = terminal.run(["show", "item", "--unlock-window", "2s"])
+        let inside = terminal.run(["show", "item", "--unlock-window", "2s"])
+        #expect(opened.prompted && !inside.prompted, "\(opened.text) \(inside.text)")
+        sleep(3)
+        let expired = terminal.run(["show", "item", "--unlock-window", "2s"])
+        #expect(expired.prompted && expired.status == 0, "\(expired.text)")
+    }
+
+    /// `kill -9` of the agent loses its windows only: the next read prompts and the item is intact.
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func aKilledAgentLosesOnlyItsWindows() throws {
+        let (user, password) = try testUser()
+        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        defer { terminal.close() }
+        try storeProtected(terminal, user: user)
+        let opened = terminal.run(["show", "item", "--unlock-window", "60"])
+        #expect(opened.prompted && opened.status == 0)
+        let pid = try agentPID()
+        try #require(kill(pid, SIGKILL) == 0)
+        for _ in 0..<100 where kill(pid, 0) == 0 { usleep(20_000) }
+        let again = terminal.run(["show", "item", "--field", "token", "--unlock-window", "60"])
+        #expect(again.prompted && again.status == 0 && again.text.contains("inside-the-window"), "\(again.text)")
+        let inside = terminal.run(["show", "item", "--field", "token", "--unlock-window", "60"])
+        #expect(!inside.prompted && inside.status == 0, "a new agent was started and holds the new window: \(inside.text)")
+    }
+
+    /// The agent started on demand keeps none of its starter's descriptors: before, it kept one the
+    /// test harness's `script` session had passed down (through the shell and the CLI), so the session
+    /// ended only when the agent exited idle; a `$(...)` waiting for its pipe's end would wait as long.
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func theTerminalSessionEndsWhileTheAgentRuns() throws {
+        let (user, password) = try testUser()
+        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        try storeProtected(terminal, user: user)
+        #expect(terminal.run(["show", "item", "--unlock-window", "60"]).status == 0)
+        let pid = try agentPID()
+        defer { kill(pid, SIGTERM) }
+        terminal.close()
+        // Not `kill(pid, 0)`: an exited agent may stay a zombie where nothing reaps orphans.
+        let stat = CLISandbox.text(of: URL(fileURLWithPath: "/proc/\(pid)/stat"))
+        let state = stat.split(separator: ")").last?.split(separator: " ").first
+        #expect(state != nil && state != "Z", "the pty session ended only once the agent had exited: \(stat)")
+    }
+
+    /// The screen saver's `ActiveChanged(true)` on the user's session bus (a private one, run as the test
+    /// user) closes the window.
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func theScreenLockClosesTheWindow() throws {
+        let (user, password) = try testUser()
+        let address = "unix:path=\(sandbox.root.path)/session-bus"
+        let bus = Process()
+        bus.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        bus.arguments = ["-u", user, "--", "dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=\(address)"]
+        bus.standardOutput = FileHandle.nullDevice
+        bus.standardError = FileHandle.nullDevice
+        try bus.run()
+        // runuser passes SIGTERM on to the bus.
+        defer { bus.terminate(); bus.waitUntilExit() }
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: "\(sandbox.root.path)/session-bus") { usleep(50_000) }
+        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime, sessionBus: address)
+        defer { terminal.close() }
+        try storeProtected(terminal, user: user)
+        let opened = terminal.run(["show", "item", "--unlock-window", "60"])
+        let inside = terminal.run(["show", "item", "--unlock-window", "60"])
+        #expect(opened.prompted && !inside.prompted, "\(opened.text) \(inside.text)")
+        // The agent subscribes right after it listens: signal until it has seen one.
+        for _ in 0..<100 where !agentLog.contains("screen locked") {
+            _ = try sandbox.run(
+                executable: URL(fileURLWithPath: "/usr/sbin/runuser"),
+                ["-u", user, "--", "dbus-send", "--bus=\(address)", "--type=signal", "/org/freedesktop/ScreenSaver",
+                 "org.freedesktop.ScreenSaver.ActiveChanged", "boolean:true"])
+            usleep(100_000)
+        }
+        #expect(agentLog.contains("screen locked: closed 1 window(s)"), "\(agentLog)")
+        let after = terminal.run(["show", "item", "--unlock-window", "60"])
+        #expect(after.prompted && after.status == 0, "\(after.text)")
+    }
+
+    /// A peer of another uid (root, here) is refused and logged; the agent goes on serving its user.
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func anotherUIDIsRefused() throws {
+        let (user, password) = try testUser()
+        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        defer { terminal.close() }
+        try storeProtected(terminal, user: user)
+        #expect(terminal.run(["show", "item", "--unlock-window", "60"]).prompted)
+        let descriptor = try #require(connectRaw())
+        let answer = exchangeRaw(descriptor, try AgentFrame.encode(AgentRequest.status))
+        close(descriptor)
+        #expect(answer.isEmpty, "the agent answered another uid")
+        #expect(agentLog.contains("of uid 0 (this agent serves uid"), "\(agentLog)")
+        let inside = terminal.run(["show", "item", "--unlock-window", "60"])
+        #expect(!inside.prompted && inside.status == 0, "\(inside.text)")
+    }
+
+    // MARK: the agent's protocol (an agent of the calling user; no terminal needed)
+
+    /// Starts `biometrics-vault agent` as the calling user; waits until it listens.
+    func startAgent(idleExit: Int = 30) throws -> Process {
+        let process = Process()
+        process.executableURL = CLISandbox.binary
+        process.arguments = ["agent", "--idle-exit", "\(idleExit)"]
+        var environment = sandbox.environment
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        process.environment = environment
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<200 {
+            if let descriptor = connectRaw() {
+                close(descriptor)
+                return process
+            }
+            usleep(20_000)
+        }
+        Issue.record("the agent never listened")
+        return process
+    }
+
+    var client: UnlockWindowAgentClient { UnlockWindowAgentClient(paths: paths, agentExecutable: nil) }
+
+    /// An oversized request, a malformed one and a client that never writes do not stop the agent
+    /// answering others; 50 clients at once are all answered.
+    @Test func badClientsDoNotStopTheAgent() throws {
+        let agent = try startAgent()
+        defer { agent.terminate(); agent.waitUntilExit() }
+        let silent = try #require(connectRaw())
+        defer { close(silent) }
+
+        let oversized = try #require(connectRaw())
+        #expect(exchangeRaw(oversized, [0, 0, 0x10, 0x01] + [UInt8](repeating: 0x20, count: 64)).isEmpty)
+        close(oversized)
+        let malformed = try #require(connectRaw())
+        let refused = exchangeRaw(malformed, [0, 0, 0, 5] + Array("{nope".utf8))
+        close(malformed)
+        #expect(try AgentFrame.decode(AgentResponse.self, body: refused.dropFirst(4)) == .refused(reason: "malformed request"))
+
+        // The silent client is still connected: others are answered meanwhile.
+        #expect(try client.send(.status, startingAgent: false) == .status(scope: nil, windows: []))
+
+        let answers = LockedText()
+        let client = client
+        DispatchQueue.concurrentPerform(iterations: 50) { _ in
+            if (try? client.send(.lock, startingAgent: false)) == .locked(count: 0) { answers.append(Data("+".utf8)) }
+        }
+        #expect(answers.text.count == 50)
+        // The silent one was dropped after the client timeout.
+        var byte: UInt8 = 0
+        #expect(recv(silent, &byte, 1, 0) == 0)
+        #expect(agent.isRunning)
+    }
+
+    /// Without a controlling terminal nothing opens, and an idle agent exits by itself.
+    @Test func noTerminalNoWindowAndIdleExit() throws {
+        let agent = try startAgent(idleExit: 1)
+        let opened = try client.send(.open(service: "s", policy: "devicePasscode", seconds: 60, enrollment: nil), startingAgent: false)
+        // `swift test` may itself run on a terminal: then the window opens for that terminal.
+        let tty = open("/dev/tty", O_RDWR)
+        let hasTerminal = tty >= 0
+        if hasTerminal { close(tty) }
+        if !hasTerminal {
+            #expect(opened == .refused(reason: "the process has no controlling terminal: no unlock window"))
+        } else {
+            _ = try client.send(.lock, startingAgent: false)
+        }
+        for _ in 0..<100 where agent.isRunning { usleep(50_000) }
+        #expect(!agent.isRunning, "the idle agent did not exit")
+        #expect(!FileManager.default.fileExists(atPath: paths.socket))
+    }
+
+    /// SIGTERM ends the agent (its windows with it); the socket it leaves is replaced by the next agent.
+    @Test func sigtermEndsTheAgentAndTheNextOneStarts() throws {
+        let first = try startAgent()
+        first.terminate()
+        first.waitUntilExit()
+        #expect(first.terminationReason == .uncaughtSignal && first.terminationStatus == SIGTERM)
+        #expect(!client.isListening)
+        let second = try startAgent()
+        defer { second.terminate(); second.waitUntilExit() }
+        #expect(try client.send(.status, startingAgent: false) == .status(scope: nil, windows: []))
+    }
+
+    /// The agent's directory must be the user's alone.
+    @Test func aDirectoryOthersCanEnterIsRefused() throws {
+        try FileManager.default.createDirectory(atPath: paths.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let result = try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/env"), ["XDG_RUNTIME_DIR=\(runtime.path)", CLISandbox.binary.path, "agent"])
+        #expect(result.status == 6, "\(result.stderr)")
+        #expect(result.stderr.contains("wants 0700"), "\(result.stderr)")
+        let client = client
+        #expect(throws: VaultError.self) { try client.send(.status, startingAgent: false) }
+    }
+
+    @Test("durations", arguments: [
+        ("90", 90), ("90s", 90), ("15m", 900), ("1h", 3600), ("24h", 86_400), ("0", nil), ("off", nil),
+    ] as [(String, Int?)])
+    func durations(text: String, seconds: Int?) {
+        #expect(UnlockWindowDuration.seconds(text) == .success(seconds))
+    }
+
+    @Test("invalid durations", arguments: ["", "-5", "25h", "1d", "1.5m", "m", "99999999999999999999"])
+    func invalidDurations(text: String) throws {
+        guard case .failure(let error) = UnlockWindowDuration.seconds(text) else {
+            Issue.record("'\(text)' was accepted")
+            return
+        }
+        #expect(error.text == text)
+        let result = try sandbox.run(["show", "x", "--unlock-window", text, "--store", "file"])
+        #expect(result.status == 64, "\(result.stderr)")
+    }
+}
+extension String {
+    /// This shell command line with `input` piped to its stdin (`printf`, so no trailing newline is added).
+    fileprivate func prependingStandardInput(_ input: String?) -> String {
+        guard let input else { return self }
+        return "printf '%s' " + shellQuoted([input]) + " | " + self
+    }
+}
+#endif
