@@ -266,6 +266,26 @@ var targets: [Target] = [
         swiftSettings: strictSettings
     ),
 
+    // MARK: credential helpers (owner: cli)
+    // git's (gitcredentials(7)) and docker's (docker-credential-helpers) credential-helper protocols over
+    // the vault: request parsing, vault keys, the operations. In no product: only the CLI speaks them (an
+    // app that wanted to answer git or docker itself would need it in one).
+    .target(
+        name: "BiometricsVaultCredentialHelpers",
+        dependencies: [
+            "BiometricsVaultCore",
+            "BiometricsVaultJSON",
+            // SHA-256 for the digest form of credential-helper keys (already linked through the file store).
+            .product(name: "Crypto", package: "swift-crypto"),
+        ],
+        swiftSettings: strictSettings
+    ),
+    .testTarget(
+        name: "BiometricsVaultCredentialHelpersTests",
+        dependencies: ["BiometricsVaultCredentialHelpers", "BiometricsVaultCore", "BiometricsVaultJSON"],
+        swiftSettings: strictSettings
+    ),
+
     // MARK: CLI (owner: cli)
     // prctl(PR_SET_DUMPABLE) for the CLI (prctl is variadic, which Swift cannot call), and glibc's
     // per-process malloc and thread-stack defaults (CProcessControl.h).
@@ -275,10 +295,9 @@ var targets: [Target] = [
         dependencies: [
             "BiometricsVault",
             "BiometricsVaultJSON",
+            "BiometricsVaultCredentialHelpers",
             "CProcessControl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            // SHA-256 for the digest form of credential-helper keys (already linked through the file store).
-            .product(name: "Crypto", package: "swift-crypto"),
         ],
         swiftSettings: strictSettings,
         linkerSettings: fastStartLinkerSettings
@@ -291,7 +310,7 @@ var targets: [Target] = [
         // ArgumentParser: to list the CLI's commands from their definitions.
         dependencies: [
             "BiometricsVaultCore", "BiometricsVault", "BiometricsVaultTesting", "BiometricsVaultTestSupport", "BiometricsVaultFileStore",
-            "biometrics-vault",
+            "BiometricsVaultCredentialHelpers", "biometrics-vault",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         exclude: ["Golden"],  // expected --help texts, read from the source tree by the tests

@@ -2,6 +2,7 @@ import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
+import BiometricsVaultCredentialHelpers
 @testable import biometrics_vault
 
 /// The credential helpers read a stored item's fields as `show --field` and `exec --env` do: a number is the

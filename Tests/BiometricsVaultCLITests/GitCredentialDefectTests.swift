@@ -132,36 +132,6 @@ import Testing
         #expect(try sandbox.run(["list"] + Self.plain).stdout.isEmpty)
     }
 
-    /// Keys valid before the encoding was extended are built exactly as before (their items stay readable).
-    @Test("keys valid before are unchanged", arguments: [
-        ("https", "alice", "github.com", nil as String?, "git:https:alice@github.com"),
-        ("https", "bob", "git.example.com:8443", nil, "git:https:bob@git.example.com%3A8443"),
-        ("https", "carol", "git.example.com:8443", "org/repo.git", "git:https:carol@git.example.com%3A8443:org%2Frepo.git"),
-        ("https", "a%b@c", "x.example", "a\\b", "git:https:a%25b%40c@x.example:a%5Cb"),
-        ("https", "zoë", "bücher.example", nil, "git:https:zoë@bücher.example"),
-        ("https", nil, "example.com", nil, "git:https:example.com"),
-    ])
-    func legacyKeysAreUnchanged(scheme: String, username: String?, host: String, path: String?, key: String) {
-        defer { sandbox.remove() }
-        #expect(GitCredentialKey.key(scheme: scheme, host: host, path: path, username: username) == key)
-    }
-
-    /// Every key the helper builds is one the vault accepts, and different requests never share one.
-    @Test func keysAreValidAndDistinct() throws {
-        defer { sandbox.remove() }
-        let parts = ["", "a", "e\u{301}", "\u{E9}", "\u{85}", "\u{202E}", "%", "%25", ":", "@", String(repeating: "l", count: 700), String(repeating: "l", count: 701)]
-        var seen: [String: [Unicode.Scalar]] = [:]
-        for username in parts + [nil as String?] {
-            for host in parts {
-                let key = GitCredentialKey.key(scheme: "https", host: host, path: nil, username: username)
-                #expect(throws: Never.self) { try SecretItemID(service: "bv", key: key) }
-                let request = Array("\(username ?? "<none>")|\(host)".unicodeScalars)
-                #expect(seen[key] == nil || seen[key] == request, "\(key)")
-                seen[key] = request
-            }
-        }
-    }
-
     /// A hand-made item under a git key (not the helper's JSON) made `get` fail before it tried other
     /// usernames, and blocked `store` of that key.
     @Test func handMadeItemBlocksNothing() throws {

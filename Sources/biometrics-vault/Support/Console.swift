@@ -1,5 +1,6 @@
 import ArgumentParser
 import BiometricsVault
+import BiometricsVaultCredentialHelpers
 import BiometricsVaultJSON
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -104,6 +105,9 @@ enum Console {
     static func describe(_ error: any Error, verbose: Bool = false) -> (ExitStatus, String, String) {
         switch error {
         case let failure as CLIFailure:
+            return (failure.status, failure.code, failure.message)
+        case let refusal as CredentialHelperInputError:
+            let failure = CLIFailure.badInput(refusal.message)
             return (failure.status, failure.code, failure.message)
         case let error as VaultError:
             let status = ExitStatus(error)

@@ -1,5 +1,6 @@
-#if canImport(FoundationEssentials)
 import BiometricsVaultJSON
+
+#if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
@@ -13,68 +14,69 @@ import Darwin
 /// docker's credential-helpers protocol (github.com/docker/docker-credential-helpers): what the helper
 /// reads on stdin and prints on stdout, and the texts its clients (docker, containers/image as in podman,
 /// skopeo, buildah) recognise.
-enum DockerCredentialProtocol {
+public enum DockerCredentialProtocol {
     /// The answer of `get` (and `erase`) for a server with nothing stored; clients compare it verbatim.
-    static let notFoundMessage = "credentials not found in native keychain"
-    static let missingServerURLMessage = "no credentials server URL"
-    static let missingUsernameMessage = "no credentials username"
+    public static let notFoundMessage = "credentials not found in native keychain"
+    public static let missingServerURLMessage = "no credentials server URL"
+    public static let missingUsernameMessage = "no credentials username"
 
     /// The most bytes of one request (a server URL, or the JSON of `store`).
-    static let readLimit = 64 * 1024
+    public static let readLimit = 64 * 1024
 
-    /// The text on stdin, strictly UTF-8 and at most ``readLimit`` bytes.
-    static func readStandardInput() throws(CLIFailure) -> String {
+    /// The text on `descriptor` (the helper's stdin) up to EOF, strictly UTF-8 and at most ``readLimit``
+    /// bytes. The bytes read are zeroed before it returns.
+    public static func readRequest(from descriptor: Int32) throws(CredentialHelperInputError) -> String {
         var reader = RequestReader(limit: readLimit)
         defer { reader.erase() }
-        guard var bytes = reader.readAll(from: STDIN_FILENO) else {
-            throw .badInput("the request on stdin is longer than \(readLimit / 1024) KiB; nothing was read or stored")
+        guard var bytes = reader.readAll(from: descriptor) else {
+            throw CredentialHelperInputError("the request on stdin is longer than \(readLimit / 1024) KiB; nothing was read or stored")
         }
         defer { for index in bytes.indices { bytes[index] = 0 } }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw .badInput("the request on stdin is not valid UTF-8 text; nothing was read or stored")
+            throw CredentialHelperInputError("the request on stdin is not valid UTF-8 text; nothing was read or stored")
         }
         return text
     }
 
     /// The server URL of `get`/`erase`: stdin without surrounding white space, as the reference helpers
     /// read it.
-    static func serverURL(in text: String) throws(CLIFailure) -> String {
+    public static func serverURL(in text: String) throws(CredentialHelperInputError) -> String {
         let scalars = text.unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
             let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
-        else { throw .badInput(missingServerURLMessage) }
+        else { throw CredentialHelperInputError(missingServerURLMessage) }
         return String(scalars[first...last])
     }
 }
 
 /// One docker credential as `store` receives it and `get` answers it; also the stored JSON object, so
 /// `biometrics-vault show docker:... --field Secret` reads it.
-struct DockerCredentialItem: Sendable, Equatable {
-    var serverURL: String
-    var username: String
-    var secret: String
+public struct DockerCredentialItem: Sendable, Equatable {
+    public var serverURL: String
+    public var username: String
+    public var secret: String
 
     /// The object of `store`: `ServerURL`, `Username` and `Secret` strings (a missing `Secret` is empty,
     /// as the reference helpers take it); other members are ignored.
-    init(request json: JSONValue) throws(CLIFailure) {
-        guard case .object = json else { throw .badInput("the credentials on stdin are not a JSON object") }
-        func string(_ name: String) throws(CLIFailure) -> String? {
+    public init(request json: JSONValue) throws(CredentialHelperInputError) {
+        guard case .object = json else { throw CredentialHelperInputError("the credentials on stdin are not a JSON object") }
+        func string(_ name: String) throws(CredentialHelperInputError) -> String? {
             switch json.member(named: name) {
             case nil, .null?: return nil
             case .string(let value)?: return value.value
-            case .bool?, .number?, .array?, .object?: throw .badInput("'\(name)' is not a JSON string")
+            case .bool?, .number?, .array?, .object?: throw CredentialHelperInputError("'\(name)' is not a JSON string")
             }
         }
         guard let serverURL = try string("ServerURL"), !serverURL.isEmpty else {
-            throw .badInput(DockerCredentialProtocol.missingServerURLMessage)
+            throw CredentialHelperInputError(DockerCredentialProtocol.missingServerURLMessage)
         }
         guard let username = try string("Username"), !username.isEmpty else {
-            throw .badInput(DockerCredentialProtocol.missingUsernameMessage)
+            throw CredentialHelperInputError(DockerCredentialProtocol.missingUsernameMessage)
         }
         self.init(serverURL: serverURL, username: username, secret: try string("Secret") ?? "")
     }
 
-    init(serverURL: String, username: String, secret: String) {
+    public init(serverURL: String, username: String, secret: String) {
         self.serverURL = serverURL
         self.username = username
         self.secret = secret
@@ -82,14 +84,14 @@ struct DockerCredentialItem: Sendable, Equatable {
 
     /// A stored value that is this helper's object, each member read as `show --field` and `exec --env`
     /// read a field (a number as its literal); `nil` for anything else (a foreign item).
-    init?(stored json: JSONValue) {
+    public init?(stored json: JSONValue) {
         guard let serverURL = json.member(named: "ServerURL")?.scalarText,
             let username = json.member(named: "Username")?.scalarText, let secret = json.member(named: "Secret")?.scalarText
         else { return nil }
         self.init(serverURL: serverURL, username: username, secret: secret)
     }
 
-    var json: JSONValue {
+    public var json: JSONValue {
         .object(["ServerURL": .string(serverURL), "Username": .string(username), "Secret": .string(secret)])
     }
 }
@@ -97,10 +99,10 @@ struct DockerCredentialItem: Sendable, Equatable {
 /// The vault keys of docker credentials: `docker:` and the server URL exactly as the client names it,
 /// encoded by ``CredentialHelperKey`` (e.g. `docker:https%3A%2F%2Findex.docker.io%2Fv1%2F`,
 /// `docker:127.0.0.1%3A5000`).
-enum DockerCredentialKey {
-    static let prefix = "docker:"
+public enum DockerCredentialKey {
+    public static let prefix = "docker:"
 
-    static func key(serverURL: String) -> String {
+    public static func key(serverURL: String) -> String {
         CredentialHelperKey.key(prefix: prefix, parts: [("", serverURL)])
     }
 }

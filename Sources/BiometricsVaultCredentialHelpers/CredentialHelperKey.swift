@@ -1,4 +1,4 @@
-import BiometricsVault
+import BiometricsVaultCore
 import Crypto
 
 /// How the credential helpers (git, docker) turn what a client names (protocol, host, user, path, server
@@ -15,12 +15,12 @@ import Crypto
 /// form*: up to 40 bytes of the part (every non-ASCII scalar encoded), `%~`, and the SHA-256 of the part
 /// in hex. `%~` never occurs in a percent-encoding (`%` is always followed by two hex digits there), so a
 /// digest form never equals an encoded part.
-enum CredentialHelperKey {
-    static let digestMarker = "%~"
-    static let digestPrefixLimit = 40
+public enum CredentialHelperKey {
+    public static let digestMarker = "%~"
+    public static let digestPrefixLimit = 40
 
     /// `part` percent-encoded (see the type's documentation).
-    static func encode(_ part: String) -> String {
+    public static func encode(_ part: String) -> String {
         let encoded = encode(part, everyNonASCII: false)
         // The vault's own rules decide (NFC included); "p" makes an empty part or "." a valid probe.
         if encoded.utf8.count < VaultLimits.maximumKeyLength, (try? SecretItemID(service: "p", key: "p" + encoded)) == nil {
@@ -30,7 +30,7 @@ enum CredentialHelperKey {
     }
 
     /// The digest form of `part`: a readable ASCII prefix, the marker and the part's SHA-256.
-    static func digestForm(_ part: String) -> String {
+    public static func digestForm(_ part: String) -> String {
         var prefix = ""
         for scalar in part.unicodeScalars {
             let piece = encode(String(scalar), everyNonASCII: true)
@@ -38,18 +38,18 @@ enum CredentialHelperKey {
             prefix += piece
         }
         let digest = SHA256.hash(data: Array(part.utf8))
-        return prefix + digestMarker + digest.map { Text.hex($0, digits: 2) }.joined()
+        return prefix + digestMarker + digest.map { hex($0, uppercase: false) }.joined()
     }
 
     /// Whether a key part (as found in a stored key) names `value`, in either form.
-    static func part(_ keyPart: Substring, names value: String) -> Bool {
+    public static func part(_ keyPart: Substring, names value: String) -> Bool {
         if keyPart.utf8.elementsEqual(encode(value).utf8) { return true }
-        return Text.suffix(of: String(keyPart), after: digestMarker) != nil && keyPart.utf8.elementsEqual(digestForm(value).utf8)
+        return containsDigestMarker(keyPart) && keyPart.utf8.elementsEqual(digestForm(value).utf8)
     }
 
     /// `prefix` followed by `parts` (encoded) joined by their separators (each part's separator comes
     /// before it); the longest parts replaced by their digest form until the key fits.
-    static func key(prefix: String, parts: [(separator: String, value: String)]) -> String {
+    public static func key(prefix: String, parts: [(separator: String, value: String)]) -> String {
         var encoded = parts.map { encode($0.value) }
         func assembled() -> String {
             zip(parts, encoded).reduce(prefix) { $0 + $1.0.separator + $1.1 }
@@ -70,7 +70,7 @@ enum CredentialHelperKey {
     }
 
     /// The part an encoded key part spells; `nil` for a digest form or an invalid encoding.
-    static func decode(_ keyPart: Substring) -> String? {
+    public static func decode(_ keyPart: Substring) -> String? {
         var bytes: [UInt8] = []
         var utf8 = keyPart.utf8[...]
         while let byte = utf8.popFirst() {
@@ -89,12 +89,29 @@ enum CredentialHelperKey {
         var encoded = ""
         for scalar in part.unicodeScalars {
             if needsEncoding(scalar) || (everyNonASCII && !scalar.isASCII) {
-                for byte in String(scalar).utf8 { encoded += "%" + Text.hex(byte, digits: 2, uppercase: true) }
+                for byte in String(scalar).utf8 { encoded += "%" + hex(byte, uppercase: true) }
             } else {
                 encoded.unicodeScalars.append(scalar)
             }
         }
         return encoded
+    }
+
+    /// `byte` as two hexadecimal digits.
+    private static func hex(_ byte: UInt8, uppercase: Bool) -> String {
+        let text = String(byte, radix: 16, uppercase: uppercase)
+        return byte < 0x10 ? "0" + text : text
+    }
+
+    /// Whether `keyPart` holds ``digestMarker`` (compared byte by byte).
+    private static func containsDigestMarker(_ keyPart: Substring) -> Bool {
+        let marker = digestMarker.utf8
+        var rest = keyPart.utf8[...]
+        while !rest.isEmpty {
+            if rest.starts(with: marker) { return true }
+            rest = rest.dropFirst()
+        }
+        return false
     }
 
     private static func needsEncoding(_ scalar: Unicode.Scalar) -> Bool {

@@ -11,19 +11,19 @@ import Darwin
 
 /// What the git credential helper stores: the attributes of one credential (gitcredentials(7)), stored
 /// as a plain JSON object named as git names them, which `show KEY --field password` also reads.
-struct GitCredentialItem: Sendable, Equatable {
-    var scheme: String
-    var host: String
-    var path: String?
-    var username: String?
-    var password: String?
-    var passwordExpiryUTC: String?
-    var oauthRefreshToken: String?
+public struct GitCredentialItem: Sendable, Equatable {
+    public var scheme: String
+    public var host: String
+    public var path: String?
+    public var username: String?
+    public var password: String?
+    public var passwordExpiryUTC: String?
+    public var oauthRefreshToken: String?
 
     /// The item as the attribute lines `get` answers with; `nil` when a value could not be written as
     /// one protocol line (a line feed, carriage return or NUL, possible only in an item changed by hand).
     /// Checked scalar by scalar: `"\r\n"` is one Character, which a Character comparison with `"\n"` misses.
-    var protocolText: String? {
+    public var protocolText: String? {
         let attributes: [(String, String?)] = [
             ("protocol", scheme), ("host", host), ("username", username), ("password", password),
             ("password_expiry_utc", passwordExpiryUTC), ("oauth_refresh_token", oauthRefreshToken),
@@ -38,14 +38,14 @@ struct GitCredentialItem: Sendable, Equatable {
 
     /// Whether `password_expiry_utc` (seconds since the epoch) is before `now`. As git reads it: a value
     /// that is not a positive number never expires.
-    func isExpired(now: Int64) -> Bool {
+    public func isExpired(now: Int64) -> Bool {
         guard let text = passwordExpiryUTC, let expiry = Int64(text), expiry > 0 else { return false }
         return expiry <= now
     }
 
     /// Whether the item is the credential `request` names: protocol, host and path equal, and the username
     /// when the request has one (an empty username is a username, as git compares them).
-    func answers(_ request: GitCredentialRequest) -> Bool {
+    public func answers(_ request: GitCredentialRequest) -> Bool {
         guard scheme == request.scheme, host == request.host, (path ?? "") == (request.path ?? "") else { return false }
         if let wanted = request.username { return username == wanted }
         return true
@@ -56,110 +56,62 @@ struct GitCredentialItem: Sendable, Equatable {
 /// Unknown attributes and array attributes (`name[]=`) are ignored; a repeated name keeps the last value.
 /// An attribute given with an empty value is present (`username=` is an empty username, as in git), except
 /// `path`, which git sends empty when it has none.
-struct GitCredentialRequest: Sendable, Equatable {
-    var attributes: [String: String] = [:]
+public struct GitCredentialRequest: Sendable, Equatable {
+    public var attributes: [String: String] = [:]
 
     /// The most bytes of one request: git's attribute lines are short, so more is refused as a whole
     /// rather than cut (a cut password would be stored without a word).
-    static let readLimit = 64 * 1024
+    public static let readLimit = 64 * 1024
 
-    init(attributes: [String: String]) {
+    public init(attributes: [String: String]) {
         self.attributes = attributes
     }
 
     /// Parses the request's bytes (up to, not including, the blank line that ends it). Strict: the bytes
     /// must be UTF-8 (a lenient decoding would turn two different usernames into one key and alter
     /// passwords), and no value may hold a NUL or a carriage return (only a line's last CR is dropped).
-    init(parsing bytes: [UInt8]) throws(CLIFailure) {
+    public init(parsing bytes: [UInt8]) throws(CredentialHelperInputError) {
         for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
             let line = line.last == 0x0D ? line.dropLast() : line
             if line.isEmpty { break }
             guard let text = String(validating: line, as: UTF8.self) else {
-                throw .badInput("git's request is not valid UTF-8 text; nothing was read or stored")
+                throw CredentialHelperInputError("git's request is not valid UTF-8 text; nothing was read or stored")
             }
             guard let equals = text.unicodeScalars.firstIndex(of: "=") else { continue }
             let name = String(text.unicodeScalars[..<equals])
             if name.hasSuffix("[]") { continue }
             let value = String(text.unicodeScalars[text.unicodeScalars.index(after: equals)...])
             if value.unicodeScalars.contains(where: { $0 == "\0" || $0 == "\r" }) {
-                throw .badInput("git's request has a NUL or carriage return inside the value of '\(name)'; nothing was read or stored")
+                throw CredentialHelperInputError("git's request has a NUL or carriage return inside the value of '\(name)'; nothing was read or stored")
             }
             attributes[name] = value
         }
     }
 
-    var scheme: String? { attributes["protocol"] }
-    var host: String { attributes["host"] ?? "" }
-    var path: String? { attributes["path"].flatMap { $0.isEmpty ? nil : $0 } }
-    var username: String? { attributes["username"] }
-    var password: String? { attributes["password"] }
+    public var scheme: String? { attributes["protocol"] }
+    public var host: String { attributes["host"] ?? "" }
+    public var path: String? { attributes["path"].flatMap { $0.isEmpty ? nil : $0 } }
+    public var username: String? { attributes["username"] }
+    public var password: String? { attributes["password"] }
 
     /// The item `store` keeps, with the newer attributes git may send.
-    var item: GitCredentialItem? {
+    public var item: GitCredentialItem? {
         guard let scheme else { return nil }
         return GitCredentialItem(
             scheme: scheme, host: host, path: path, username: username, password: password,
             passwordExpiryUTC: attributes["password_expiry_utc"], oauthRefreshToken: attributes["oauth_refresh_token"])
     }
 
-    /// Reads one request from stdin: up to its blank line (`\n\n` or `\r\n\r\n`: a client that keeps the
-    /// pipe open after it is answered too) or EOF, at most ``readLimit`` bytes.
-    static func readStandardInput() throws(CLIFailure) -> GitCredentialRequest {
+    /// Reads one request from `descriptor` (the helper's stdin): up to its blank line (`\n\n` or
+    /// `\r\n\r\n`: a client that keeps the pipe open after it is answered too) or EOF, at most
+    /// ``readLimit`` bytes, and parses it. The bytes read are zeroed before it returns.
+    public static func read(from descriptor: Int32) throws(CredentialHelperInputError) -> GitCredentialRequest {
         var reader = RequestReader(limit: readLimit)
         defer { reader.erase() }
-        guard let request = reader.readUntilBlankLine(from: STDIN_FILENO) else {
-            throw .badInput("git's request is longer than \(readLimit / 1024) KiB; nothing was stored")
+        guard let request = reader.readUntilBlankLine(from: descriptor) else {
+            throw CredentialHelperInputError("git's request is longer than \(readLimit / 1024) KiB; nothing was stored")
         }
         return try GitCredentialRequest(parsing: request)
-    }
-}
-
-/// Reads a line-based request from a descriptor with a read(2) loop, bounded, and zeroes what it read.
-struct RequestReader {
-    let limit: Int
-    private var bytes: [UInt8] = []
-    private var chunk = [UInt8](repeating: 0, count: 4096)
-
-    init(limit: Int) { self.limit = limit }
-
-    /// The bytes before the first blank line (or all of them at EOF); `nil` when there are more than
-    /// `limit` before it. A read error ends the input like EOF.
-    mutating func readUntilBlankLine(from descriptor: Int32) -> [UInt8]? {
-        var lineStart = 0
-        var scanned = 0
-        while true {
-            // Scan the complete lines read so far for the blank one.
-            while let newline = bytes[scanned...].firstIndex(of: 0x0A) {
-                let lineLength = newline - lineStart
-                if lineLength == 0 || (lineLength == 1 && bytes[lineStart] == 0x0D) {
-                    return lineStart <= limit ? Array(bytes[..<lineStart]) : nil
-                }
-                lineStart = newline + 1
-                scanned = lineStart
-            }
-            scanned = bytes.count
-            if bytes.count > limit { return nil }
-            let count = read(descriptor, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return Array(bytes) }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-    }
-
-    /// Reads everything up to EOF; `nil` when there are more than `limit` bytes.
-    mutating func readAll(from descriptor: Int32) -> [UInt8]? {
-        while bytes.count <= limit {
-            let count = read(descriptor, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return Array(bytes) }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-        return nil
-    }
-
-    mutating func erase() {
-        for index in bytes.indices { bytes[index] = 0 }
-        for index in chunk.indices { chunk[index] = 0 }
     }
 }
 
@@ -169,10 +121,10 @@ struct RequestReader {
 /// is encoded by ``CredentialHelperKey`` (`%`, `:`, `@`, `/`, `\` and what the vault refuses in a key
 /// percent-encoded; a key too long for the vault gets digests), so the separators are unambiguous and two
 /// requests share a key only when they are the same request.
-enum GitCredentialKey {
-    static let prefix = "git:"
+public enum GitCredentialKey {
+    public static let prefix = "git:"
 
-    static func key(scheme: String, host: String, path: String?, username: String?) -> String {
+    public static func key(scheme: String, host: String, path: String?, username: String?) -> String {
         var parts: [(separator: String, value: String)] = [("", scheme)]
         if let username {
             parts += [(":", username), ("@", host)]
@@ -183,7 +135,7 @@ enum GitCredentialKey {
         return CredentialHelperKey.key(prefix: prefix, parts: parts)
     }
 
-    static func key(for request: GitCredentialRequest) -> String? {
+    public static func key(for request: GitCredentialRequest) -> String? {
         guard let scheme = request.scheme else { return nil }
         return key(scheme: scheme, host: request.host, path: request.path, username: request.username)
     }
@@ -191,7 +143,7 @@ enum GitCredentialKey {
     /// The stored keys `request` matches, best first: its exact key when it names a username; else the
     /// item stored without a username, then those of any username, the empty one included (sorted). The
     /// path must match exactly.
-    static func matches(_ request: GitCredentialRequest, among keys: [String]) -> [String] {
+    public static func matches(_ request: GitCredentialRequest, among keys: [String]) -> [String] {
         guard let scheme = request.scheme else { return [] }
         if request.username != nil {
             return key(for: request).map { keys.contains($0) ? [$0] : [] } ?? []
@@ -233,23 +185,5 @@ enum GitCredentialKey {
             }
             if fields.count == 3 { path = fields[2] }
         }
-    }
-}
-
-/// Writes to a file descriptor with a write(2) loop (FileHandle.write traps on EPIPE when git has
-/// closed the pipe; here that is an error the caller ignores).
-enum RawOutput {
-    @discardableResult
-    static func put(_ text: String, to descriptor: Int32) -> Bool {
-        var bytes = Array(text.utf8)
-        defer { for index in bytes.indices { bytes[index] = 0 } }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return false }
-            written += count
-        }
-        return true
     }
 }
