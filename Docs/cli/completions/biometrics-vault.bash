@@ -173,13 +173,13 @@ _biometrics-vault() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|git-credential|docker-credential|exec|clear-lockout|key|help)
+    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|git-credential|docker-credential|exec|clear-lockout|key|agent|lock|help)
         # Offer subcommand argument completions
         "_biometrics-vault_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup git-credential docker-credential exec clear-lockout key help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup git-credential docker-credential exec clear-lockout key agent lock help' -- "${cur}"))
         ;;
     esac
 }
@@ -188,7 +188,7 @@ _biometrics-vault_status() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator)
+    non_repeating_options=(--service --store --authenticator --unlock-window)
     __biometrics-vault_offer_flags_options 1
 
     # Offer option value completions
@@ -202,6 +202,9 @@ _biometrics-vault_status() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     esac
@@ -211,7 +214,7 @@ _biometrics-vault_store() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --biometrics --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator --from-file)
+    non_repeating_options=(--service --store --authenticator --unlock-window --from-file)
     __biometrics-vault_offer_flags_options 1
 
     # Offer option value completions
@@ -225,6 +228,9 @@ _biometrics-vault_store() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     '--from-file')
@@ -237,7 +243,7 @@ _biometrics-vault_show() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator --field)
+    non_repeating_options=(--service --store --authenticator --unlock-window --field)
     __biometrics-vault_offer_flags_options 1
 
     # Offer option value completions
@@ -251,6 +257,9 @@ _biometrics-vault_show() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     '--field')
@@ -263,7 +272,7 @@ _biometrics-vault_update() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator --from-file)
+    non_repeating_options=(--service --store --authenticator --unlock-window --from-file)
     __biometrics-vault_offer_flags_options 1
 
     # Offer option value completions
@@ -277,6 +286,9 @@ _biometrics-vault_update() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     '--from-file')
@@ -289,7 +301,7 @@ _biometrics-vault_upgrade() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator)
+    non_repeating_options=(--service --store --authenticator --unlock-window)
     __biometrics-vault_offer_flags_options 1
 
     # Offer option value completions
@@ -303,6 +315,9 @@ _biometrics-vault_upgrade() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     esac
@@ -312,7 +327,7 @@ _biometrics-vault_downgrade() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator)
+    non_repeating_options=(--service --store --authenticator --unlock-window)
     __biometrics-vault_offer_flags_options 1
 
     # Offer option value completions
@@ -326,6 +341,9 @@ _biometrics-vault_downgrade() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     esac
@@ -335,7 +353,7 @@ _biometrics-vault_reset() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator)
+    non_repeating_options=(--service --store --authenticator --unlock-window)
     __biometrics-vault_offer_flags_options 1
 
     # Offer option value completions
@@ -351,6 +369,9 @@ _biometrics-vault_reset() {
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
         return
         ;;
+    '--unlock-window')
+        return
+        ;;
     esac
 }
 
@@ -358,7 +379,7 @@ _biometrics-vault_list() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator)
+    non_repeating_options=(--service --store --authenticator --unlock-window)
     __biometrics-vault_offer_flags_options 0
 
     # Offer option value completions
@@ -372,6 +393,9 @@ _biometrics-vault_list() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     esac
@@ -381,7 +405,7 @@ _biometrics-vault_import() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --as-string --remove-source --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator --from-service --username --key)
+    non_repeating_options=(--service --store --authenticator --unlock-window --from-service --username --key)
     __biometrics-vault_offer_flags_options 0
 
     # Offer option value completions
@@ -395,6 +419,9 @@ _biometrics-vault_import() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     '--from-service')
@@ -413,7 +440,7 @@ _biometrics-vault_doctor() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator)
+    non_repeating_options=(--service --store --authenticator --unlock-window)
     __biometrics-vault_offer_flags_options 0
 
     # Offer option value completions
@@ -427,6 +454,9 @@ _biometrics-vault_doctor() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     esac
@@ -436,7 +466,7 @@ _biometrics-vault_setup() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --uninstall --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator --resources --root)
+    non_repeating_options=(--service --store --authenticator --unlock-window --resources --root)
     __biometrics-vault_offer_flags_options 0
 
     # Offer option value completions
@@ -450,6 +480,9 @@ _biometrics-vault_setup() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     '--resources')
@@ -465,7 +498,7 @@ _biometrics-vault_git-credential() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --biometrics --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator)
+    non_repeating_options=(--service --store --authenticator --unlock-window)
     __biometrics-vault_offer_flags_options 1
 
     # Offer option value completions
@@ -479,6 +512,9 @@ _biometrics-vault_git-credential() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     esac
@@ -488,7 +524,7 @@ _biometrics-vault_docker-credential() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator)
+    non_repeating_options=(--service --store --authenticator --unlock-window)
     __biometrics-vault_offer_flags_options 1
 
     # Offer option value completions
@@ -504,6 +540,9 @@ _biometrics-vault_docker-credential() {
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
         return
         ;;
+    '--unlock-window')
+        return
+        ;;
     esac
 }
 
@@ -511,7 +550,7 @@ _biometrics-vault_exec() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=(--env)
-    non_repeating_options=(--service --store --authenticator)
+    non_repeating_options=(--service --store --authenticator --unlock-window)
     __biometrics-vault_offer_flags_options -1
 
     # Offer option value completions
@@ -527,6 +566,9 @@ _biometrics-vault_exec() {
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
         return
         ;;
+    '--unlock-window')
+        return
+        ;;
     '--env')
         return
         ;;
@@ -537,7 +579,7 @@ _biometrics-vault_clear-lockout() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator)
+    non_repeating_options=(--service --store --authenticator --unlock-window)
     __biometrics-vault_offer_flags_options 0
 
     # Offer option value completions
@@ -551,6 +593,9 @@ _biometrics-vault_clear-lockout() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     esac
@@ -583,7 +628,7 @@ _biometrics-vault_key_status() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator)
+    non_repeating_options=(--service --store --authenticator --unlock-window)
     __biometrics-vault_offer_flags_options 0
 
     # Offer option value completions
@@ -597,6 +642,9 @@ _biometrics-vault_key_status() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     esac
@@ -606,7 +654,7 @@ _biometrics-vault_key_seal() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --tpm --pin --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator)
+    non_repeating_options=(--service --store --authenticator --unlock-window)
     __biometrics-vault_offer_flags_options 0
 
     # Offer option value completions
@@ -620,6 +668,9 @@ _biometrics-vault_key_seal() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     esac
@@ -629,7 +680,7 @@ _biometrics-vault_key_unseal() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator)
+    non_repeating_options=(--service --store --authenticator --unlock-window)
     __biometrics-vault_offer_flags_options 0
 
     # Offer option value completions
@@ -643,6 +694,9 @@ _biometrics-vault_key_unseal() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     esac
@@ -652,7 +706,7 @@ _biometrics-vault_key_passphrase() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator)
+    non_repeating_options=(--service --store --authenticator --unlock-window)
     __biometrics-vault_offer_flags_options 0
 
     # Offer option value completions
@@ -666,6 +720,64 @@ _biometrics-vault_key_passphrase() {
         ;;
     '--authenticator')
         __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_agent() {
+    repeating_flags=()
+    non_repeating_flags=(--status --json --verbose --pin-stdin --passphrase-stdin --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--idle-exit --service --store --authenticator --unlock-window)
+    __biometrics-vault_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--idle-exit')
+        return
+        ;;
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_lock() {
+    repeating_flags=()
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--service --store --authenticator --unlock-window)
+    __biometrics-vault_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     esac
