@@ -91,7 +91,7 @@ struct RootView: View {
             if phase == .background {
                 configuration.lockAllSessions()  // every session of this configuration (and its copies) ends
             } else if phase == .active {
-                model.refresh()  // shows the locked screen if the session ended; never prompts
+                model.refresh()  // shows the locked screen if the session ended; never asks for a fingerprint
             }
         }
     }

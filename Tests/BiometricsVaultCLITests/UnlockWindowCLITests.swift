@@ -14,8 +14,11 @@ import Testing
 
     init() throws {
         sandbox = try CLISandbox()
-        runtime = sandbox.root.appendingPathComponent("run")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // A short directory of its own, as /run/user/UID is: under the sandbox (itself under CI's run
+        // directory) the socket's path would pass the 107 bytes a Unix socket address holds.
+        var template = Array("/tmp/bv-uw.XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress) }
+        runtime = URL(fileURLWithPath: String(cString: try #require(made)))
     }
     deinit {
         // The test's agent (found by its socket's peer credentials, never by name) would otherwise stay
@@ -29,6 +32,7 @@ import Testing
             close(descriptor)
         }
         sandbox.remove()
+        try? FileManager.default.removeItem(at: runtime)
     }
 
     var paths: AgentPaths { AgentPaths(directory: runtime.path + "/biometrics-vault") }
@@ -43,7 +47,7 @@ import Testing
     func testUser() throws -> (user: String, password: String) {
         let environment = ProcessInfo.processInfo.environment
         let user = try #require(environment["BV_TEST_USER"]), password = try #require(environment["BV_TEST_PASSWORD"])
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", user, sandbox.root.path])
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", user, sandbox.root.path, runtime.path])
         return (user, password)
     }
 
@@ -120,7 +124,12 @@ import Testing
         guard descriptor >= 0 else { return nil }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(paths.socket.utf8) + [0]) }
+        let path = Array(paths.socket.utf8) + [0]
+        guard path.count <= MemoryLayout.size(ofValue: address.sun_path) else {
+            close(descriptor)
+            return nil
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
