@@ -17,7 +17,7 @@ import Testing
         // A short directory of its own, as /run/user/UID is: under the sandbox (itself under CI's run
         // directory) the socket's path would pass the 107 bytes a Unix socket address holds.
         var template = Array("/tmp/bv-uw.XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress) }
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         runtime = URL(fileURLWithPath: String(cString: try #require(made)))
     }
     deinit {
@@ -257,7 +257,7 @@ import Testing
     /// user) closes the window.
     @Test(.needs(UnlockWindowCLITests.terminalUser)) func theScreenLockClosesTheWindow() throws {
         let (user, password) = try testUser()
-        let address = "unix:path=\(sandbox.root.path)/session-bus"
+        let address = "unix:path=\(runtime.path)/session-bus"
         let bus = Process()
         bus.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
         bus.arguments = ["-u", user, "--", "dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=\(address)"]
@@ -266,7 +266,7 @@ import Testing
         try bus.run()
         // runuser passes SIGTERM on to the bus.
         defer { bus.terminate(); bus.waitUntilExit() }
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: "\(sandbox.root.path)/session-bus") { usleep(50_000) }
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: "\(runtime.path)/session-bus") { usleep(50_000) }
         let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime, sessionBus: address)
         defer { terminal.close() }
         try storeProtected(terminal, user: user)
