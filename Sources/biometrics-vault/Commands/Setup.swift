@@ -34,7 +34,7 @@ extension BiometricsVaultCommand {
         @Flag(help: "Remove the installed files instead.")
         var uninstall = false
 
-        @Option(help: ArgumentHelp("Directory holding the packaged files (default: Resources/linux beside the build, or <prefix>/share/biometrics-vault).", valueName: "dir"))
+        @Option(help: ArgumentHelp("Directory holding the packaged files (default: <prefix>/share/biometrics-vault of an installed binary, else Resources/linux above the build).", valueName: "dir"))
         var resources: String?
 
         @Option(help: ArgumentHelp("Install below this directory instead of / (for packaging; no root needed).", valueName: "dir"))
@@ -78,8 +78,8 @@ extension BiometricsVaultCommand {
             }
         }
 
-        /// The packaged files: --resources, else Resources/linux found upward from the executable (a
-        /// build in the source tree), else <prefix>/share/biometrics-vault (an installed binary).
+        /// The packaged files: --resources, else <prefix>/share/biometrics-vault (an installed binary),
+        /// else Resources/linux found upward from the executable (a build in the source tree).
         private func resourceDirectory() throws -> URL {
             if let resources { return URL(fileURLWithPath: resources) }
             let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()

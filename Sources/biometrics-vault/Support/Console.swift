@@ -101,7 +101,7 @@ enum Console {
     /// cause only (never secret bytes, by VaultError's contract).
     ///
     /// The first sentence is in words: a GLib or D-Bus cause keeps only its message there, and its domain,
-    /// quark number or error name is added with `--verbose` (issue: scripts read the first sentence).
+    /// quark number or error name is added with `--verbose` (scripts read the first sentence).
     static func describe(_ error: any Error, verbose: Bool = false) -> (ExitStatus, String, String) {
         switch error {
         case let failure as CLIFailure:
