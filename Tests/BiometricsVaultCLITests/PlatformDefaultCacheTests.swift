@@ -57,6 +57,9 @@ import Testing
                 notices.withLock { $0.append("\(notice) (\(storeName))") }
             })
         cacheForHandler.withLock { $0 = cache }
+        // The handler holds the cache and the cache the handler: released at the end, or LeakSanitizer
+        // (CI's ASan run) reports the pair.
+        defer { cacheForHandler.withLock { $0 = nil } }
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             _ = cache.configuration
