@@ -99,7 +99,7 @@ public enum FileStoreKey {
         ///
         /// Atomic: the new key file is built and checked first (a sealed key is unsealed again and
         /// compared), then written beside the old one, made durable and renamed over it. On any error, or
-        /// a process killed at any point, the store opens as before (or with the new protection, once the
+        /// a process killed at any point, the store opens with its old protection (or with the new one, once the
         /// rename happened); its items are never touched.
         ///
         /// - Throws: `authenticationFailed` for a wrong current passphrase or PIN; `biometryLockout` when

@@ -6,7 +6,7 @@ import Testing
 /// The vault keys the credential helpers build (in process; the helpers' behaviour through the built
 /// binary is in BiometricsVaultCLITests).
 @Suite struct CredentialHelperKeyTests {
-    /// Keys valid before the encoding was extended are built exactly as before (their items stay readable).
+    /// Keys in the plain form keep their exact spelling, so the items stored under them stay readable.
     @Test("keys valid before are unchanged", arguments: [
         ("https", "alice", "github.com", nil as String?, "git:https:alice@github.com"),
         ("https", "bob", "git.example.com:8443", nil, "git:https:bob@git.example.com%3A8443"),
