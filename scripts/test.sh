@@ -27,7 +27,14 @@ export BV_APT_UPDATED=$RUN_TMP/apt-updated
 # scripts start for this run are stopped at the end, and their directories in /tmp (a keyring holding
 # test credentials) removed.
 background=()
-trap 'for pid in "${background[@]}"; do kill -- "-$pid" 2>/dev/null; done; bash scripts/stop-daemons.sh; rm -rf "$RUN_TMP"' EXIT
+stop_run() {
+    for pid in "${background[@]}"; do kill -- "-$pid" 2>/dev/null; done
+    bash scripts/stop-daemons.sh
+    rm -rf "$RUN_TMP"
+}
+# shellcheck source=lib/at-exit.sh
+source scripts/lib/at-exit.sh
+run_at_exit stop_run
 
 step=$SECONDS
 bash scripts/install-deps.sh
