@@ -439,7 +439,9 @@ extension FingerprintCLITests {
 
         /// The CLI's command line (store options included) for `words`.
         static func cli(_ words: [String], window: String? = "60") -> String {
-            shellQuoted([CLISandbox.binary.path] + words + ["--store", "file", "--authenticator", "fprintd"] + (window.map { ["--unlock-window", $0] } ?? []))
+            shellQuoted(
+                [CLISandbox.binary.path] + words + ["--store", "file", "--authenticator", "fprintd"]
+                    + (window.map { ["--unlock-window", $0] } ?? []))
         }
 
         /// Ends the shell and the agent it started (found by its socket's peer credentials, never by name).
