@@ -16,6 +16,9 @@ public enum AgentRequest: Codable, Equatable, Sendable {
     case query(service: String, policy: String)
     /// Closes every window of every scope.
     case lock
+    /// Closes this scope's window for `service` and `policy`, if one is open (a client that saw the
+    /// enrolled set differ from the window's). Answered with `locked(count:)`.
+    case close(service: String, policy: String)
     /// This scope and its open windows.
     case status
 }
@@ -42,7 +45,7 @@ public enum AgentResponse: Codable, Equatable, Sendable {
     case opened(UnlockWindowReport)
     /// `query`: the open window, or `nil`.
     case window(UnlockWindowReport?)
-    /// `lock`: how many windows were closed.
+    /// `lock`, `close`: how many windows were closed.
     case locked(count: Int)
     /// `status`: the asking process's scope (`nil`: it has no terminal) and its open windows.
     case status(scope: String?, windows: [UnlockWindowReport])

@@ -176,6 +176,13 @@ public final class UnlockWindowAgent {
         case .query(let service, let policy):
             guard let scope, let window = windows[WindowKey(scope: scope, service: service, policy: policy)] else { return .window(nil) }
             return .window(report(service: service, policy: policy, window, now: now))
+        case .close(let service, let policy):
+            // This scope's only: the scope comes from the kernel, so no terminal closes another's window.
+            guard let scope, windows.removeValue(forKey: WindowKey(scope: scope, service: service, policy: policy)) != nil else {
+                return .locked(count: 0)
+            }
+            AgentSocket.log("closed the window for service '\(service)' (\(policy)) on \(scope): the enrolled fingers changed")
+            return .locked(count: 1)
         case .lock:
             let count = windows.count
             windows.removeAll()

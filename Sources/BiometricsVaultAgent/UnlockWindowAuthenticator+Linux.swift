@@ -8,9 +8,14 @@ import BiometricsVaultCore
 ///
 /// A window is kept per scope (controlling terminal and session, decided by the agent), per service and
 /// per policy: a window opened by the password (`userPresence`) never opens a fingerprint-only item. For
-/// `biometryCurrentSet` the window remembers the enrolled set that matched and is ignored once
-/// ``Authenticator/currentEnrollment()`` differs. Any failure to reach the agent means "no window": the
-/// user is asked as without windows.
+/// `biometryCurrentSet` the window remembers the enrolled set that matched; once
+/// ``Authenticator/currentEnrollment()`` differs, it is closed at the agent (and not used). Any failure
+/// to reach the agent means "no window": the user is asked as without windows.
+///
+/// The client compares, not the agent: the agent would otherwise need its own fprintd connection (and
+/// polkit's consent) to read the enrolled set, while the client reads it anyway for the item. Trusting
+/// the client's word is harmless, since closing only ever takes a window away, and the agent closes the
+/// asking terminal's window only (the scope comes from the kernel, as for every request).
 public struct UnlockWindowAuthenticator: Authenticator {
     public let wrapped: any Authenticator
     public let client: UnlockWindowAgentClient
@@ -30,8 +35,17 @@ public struct UnlockWindowAuthenticator: Authenticator {
         wrapped.availability(for: policy)
     }
 
+    /// The wrapped authenticator's enrolled set; also closes this terminal's windows for ``service`` that
+    /// remember another set (a read of a `biometryCurrentSet` item asks this before it would prompt, and
+    /// an invalidated item never prompts).
     public func currentEnrollment() throws -> EnrollmentFingerprint? {
-        try wrapped.currentEnrollment()
+        let current = try wrapped.currentEnrollment()
+        if case .status(_, let windows)? = try? client.send(.status, startingAgent: false) {
+            for window in windows where window.service == service {
+                closeIfEnrolledOtherwise(window, current: current)
+            }
+        }
+        return current
     }
 
     public func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
@@ -51,14 +65,27 @@ public struct UnlockWindowAuthenticator: Authenticator {
     }
 
     /// The open window of this scope for `policy`, if the agent runs and has one that still fits the
-    /// enrolled set.
+    /// enrolled set (one that does not is closed).
     private func openWindow(for policy: ProtectionPolicy) -> UnlockWindowReport? {
         guard case .window(let window?)? = try? client.send(.query(service: service, policy: policy.rawValue), startingAgent: false)
         else { return nil }
         if policy.bindsEnrollment {
-            guard let current = try? wrapped.currentEnrollment(), current.value == window.enrollment else { return nil }
+            // An unreadable set is no window, but not a reason to close it; no set enrolled is.
+            let current: EnrollmentFingerprint?
+            do { current = try wrapped.currentEnrollment() } catch { return nil }
+            guard !closeIfEnrolledOtherwise(window, current: current) else { return nil }
         }
         return window
+    }
+
+    /// Closes `window` at the agent when its policy binds the enrolled set and `current` is another one
+    /// (or none); whether it did.
+    @discardableResult
+    private func closeIfEnrolledOtherwise(_ window: UnlockWindowReport, current: EnrollmentFingerprint?) -> Bool {
+        guard ProtectionPolicy(rawValue: window.policy)?.bindsEnrollment == true, current?.value != window.enrollment else { return false }
+        // Best effort: if the agent cannot be reached, the window is still never used (checked on each use).
+        _ = try? client.send(.close(service: service, policy: window.policy), startingAgent: false)
+        return true
     }
 }
 #endif

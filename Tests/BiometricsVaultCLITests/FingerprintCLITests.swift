@@ -69,8 +69,13 @@ final class FingerprintCLITests {
     /// (fprintd refuses to enroll a print another user already enrolled: give each user its own `finger`.)
     func enrollOneFinger(user: String? = nil, finger: String = FingerprintCLITests.finger) throws {
         _ = try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user ?? NSUserName()])
+        try enrollFinger(user: user, finger: finger, as: "right-index-finger")
+    }
+
+    /// Enrolls one more finger of `user` (keeping the others) as `name`, with sensor id `finger`.
+    func enrollFinger(user: String? = nil, finger: String, as name: String) throws {
         let enroll = try PTYSession(
-            command: shellQuoted(["/usr/bin/fprintd-enroll", "-f", "right-index-finger"] + (user.map { [$0] } ?? [])),
+            command: shellQuoted(["/usr/bin/fprintd-enroll", "-f", name] + (user.map { [$0] } ?? [])),
             environment: sandbox.environment)
         var stages = 0
         while !enroll.text.contains("enroll-completed") && enroll.process.isRunning && stages < 12 {
@@ -375,6 +380,224 @@ final class FingerprintCLITests {
         #expect(recovering.finish() == 0, "\(recovering.text)")
         #expect(recovering.text.contains("kept-through-the-lockout"))
         #expect(!recovering.text.contains(password), "the password was echoed")
+    }
+}
+// MARK: unlock windows on the real reader
+
+extension FingerprintCLITests {
+    /// A window test's terminal: `sh` on its own pty (one controlling terminal, one session), running
+    /// one command line at a time, and the agent's private runtime directory.
+    final class WindowTerminal {
+        let session: PTYSession
+        let runtime: URL
+        let environment: [String: String]
+        private var commands = 0
+
+        init(sandbox: CLISandbox) throws {
+            // Short, as /run/user/UID is: a socket path under the sandbox would pass the 107 bytes allowed.
+            var template = Array("/tmp/bv-fw.XXXXXX".utf8CString)
+            let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+            runtime = URL(fileURLWithPath: String(cString: try #require(made)))
+            var environment = sandbox.environment
+            environment["XDG_RUNTIME_DIR"] = runtime.path
+            environment["PS1"] = ""
+            environment["BIOMETRICS_VAULT_UNLOCK_WINDOW"] = nil
+            self.environment = environment
+            session = try PTYSession(command: "sh", environment: environment)
+        }
+
+        var socket: String { runtime.path + "/biometrics-vault/agent.sock" }
+
+        /// Runs `line` on this terminal; whenever the CLI shows the fingerprint prompt, puts `finger` on the
+        /// reader once fprintd asks. `scans`: how many verifies fprintd ran for it (each one prompted and
+        /// waited for a finger); the exit status; what the terminal showed.
+        func run(_ line: String, finger: String = FingerprintCLITests.finger, tests: FingerprintCLITests) throws
+            -> (scans: Int, status: Int32?, text: String)
+        {
+            commands += 1
+            let start = session.text.count
+            let marker = "BVDONE-\(commands)-"
+            // printf's format keeps the marker out of the echoed command line.
+            session.type("\(line); printf 'BV%s-\(commands)-%d\\n' DONE $?\n")
+            var scans = 0
+            for _ in 0..<2400 {
+                let text = String(session.text.dropFirst(start))
+                if let range = text.range(of: marker) {
+                    return (scans, Int32(text[range.upperBound...].prefix { $0.isNumber }), text)
+                }
+                // The prompt line is redrawn each second, so verifies are counted at fprintd: each time it
+                // asks for a finger while the command runs (and has shown its prompt) is one.
+                if text.contains("Touch the fingerprint reader"), try tests.fingerNeeded() {
+                    try tests.scan(finger)
+                    scans += 1
+                    for _ in 0..<100 where try tests.fingerNeeded() { usleep(50_000) }
+                }
+                usleep(50_000)
+            }
+            return (scans, nil, String(session.text.dropFirst(start)))
+        }
+
+        /// The CLI's command line (store options included) for `words`.
+        static func cli(_ words: [String], window: String? = "60") -> String {
+            shellQuoted(
+                [CLISandbox.binary.path] + words + ["--store", "file", "--authenticator", "fprintd"]
+                    + (window.map { ["--unlock-window", $0] } ?? []))
+        }
+
+        /// Ends the shell and the agent it started (found by its socket's peer credentials, never by name).
+        func close() {
+            session.type("exit\n")
+            _ = session.finish()
+            if let pid = agentPID() { kill(pid, SIGTERM) }
+            try? FileManager.default.removeItem(at: runtime)
+        }
+
+        /// The agent's pid, from the kernel's credentials of the process listening on the socket.
+        func agentPID() -> Int32? {
+            let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            guard descriptor >= 0 else { return nil }
+            defer { Glibc.close(descriptor) }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socket.utf8) + [0]) }
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            var credentials = [Int32](repeating: 0, count: 3)
+            var length = socklen_t(12)
+            guard connected == 0, getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0, credentials[0] > 0
+            else { return nil }
+            return credentials[0]
+        }
+    }
+
+    /// Whether fprintd asks for a finger now.
+    func fingerNeeded() throws -> Bool {
+        let property = try sandbox.run(
+            executable: URL(fileURLWithPath: "/usr/bin/busctl"),
+            ["--system", "get-property", "net.reactivated.Fprint", "/net/reactivated/Fprint/Device/0",
+             "net.reactivated.Fprint.Device", "finger-needed"])
+        return property.stdout.hasPrefix("b true")
+    }
+
+    /// Stores `item` behind the finger (`store --biometrics`, no window) on `terminal`: one scan.
+    func storeBehindTheFinger(_ item: String, token: String, on terminal: WindowTerminal) throws {
+        let credentials = try sandbox.file("creds-\(item).json", #"{"token":"\#(token)"}"#)
+        let stored = try terminal.run(WindowTerminal.cli(["store", item, "--biometrics", "--from-file", credentials], window: nil), tests: self)
+        #expect(stored.status == 0 && stored.scans == 1, "\(stored.text)")
+    }
+
+    /// Inside a window, one terminal reads with one finger: three `show`s and git's `credential fill`
+    /// through the helper take one verify between them. Another terminal, and a process of this terminal
+    /// without a controlling terminal (`setsid`), are asked for a finger again.
+    @Test(.needs(CLINeeds.fingerprint))
+    func oneFingerOpensTheWindowForThisTerminalOnly() throws {
+        try enrollOneFinger()
+        let terminal = try WindowTerminal(sandbox: sandbox)
+        defer { terminal.close() }
+        let bin = sandbox.root.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: bin.appendingPathComponent("git-credential-biometrics-vault").path, withDestinationPath: CLISandbox.binary.path)
+        let gitEnvironment = [
+            "PATH=\(bin.path):/usr/bin:/bin", "HOME=\(sandbox.root.path)", "GIT_CONFIG_NOSYSTEM=1",
+            "GIT_CONFIG_GLOBAL=\(sandbox.root.path)/gitconfig", "GIT_TERMINAL_PROMPT=0",
+        ]
+        func git(_ action: String, _ attributes: String, window: String?) -> String {
+            "printf '%s' " + shellQuoted([attributes]) + " | " + shellQuoted(
+                ["env"] + gitEnvironment + (window.map { ["BIOMETRICS_VAULT_UNLOCK_WINDOW=\($0)"] } ?? [])
+                    + ["/usr/bin/git", "-c", "credential.helper=", "-c",
+                       "credential.helper=biometrics-vault --biometrics --store file --authenticator fprintd", "credential", action])
+        }
+
+        try storeBehindTheFinger("fp", token: "one-finger-window", on: terminal)
+        let approved = try terminal.run(
+            git("approve", "protocol=https\nhost=git.example.com\nusername=alice\npassword=behind-the-window\n\n", window: nil), tests: self)
+        #expect(approved.status == 0 && approved.scans == 1, "\(approved.text)")
+
+        let shows = try (0..<3).map { _ in try terminal.run(WindowTerminal.cli(["show", "fp", "--field", "token"]), tests: self) }
+        for shown in shows {
+            #expect(shown.status == 0 && shown.text.contains("one-finger-window"), "\(shown.text)")
+        }
+        let filled = try terminal.run(git("fill", "protocol=https\nhost=git.example.com\n\n", window: "60"), tests: self)
+        #expect(filled.status == 0 && filled.text.contains("password=behind-the-window"), "\(filled.text)")
+        #expect(shows.map(\.scans) + [filled.scans] == [1, 0, 0, 0], "one verify for three shows and a fill: \(shows.map(\.text)) \(filled.text)")
+        #expect(!filled.text.contains("Touch the fingerprint reader"), "\(filled.text)")
+
+        // Another pty: its own terminal and session, so no window.
+        let elsewhere = try PTYSession(command: WindowTerminal.cli(["show", "fp", "--field", "token"]), environment: terminal.environment)
+        #expect(elsewhere.waitFor("Touch the fingerprint reader"), "another terminal was not asked: \(elsewhere.text)")
+        try waitForFingerNeeded()
+        try scan(Self.finger)
+        #expect(elsewhere.finish() == 0 && elsewhere.text.contains("one-finger-window"), "\(elsewhere.text)")
+
+        // A process of this terminal without a controlling terminal: no scope, so no window.
+        let detached = try terminal.run("setsid -w " + WindowTerminal.cli(["show", "fp", "--field", "token"]), tests: self)
+        #expect(detached.status == 0 && detached.scans == 1 && detached.text.contains("one-finger-window"), "\(detached.text)")
+
+        // The window of this terminal is still open.
+        let again = try terminal.run(WindowTerminal.cli(["show", "fp", "--field", "token"]), tests: self)
+        #expect(again.status == 0 && again.scans == 0 && again.text.contains("one-finger-window"), "\(again.text)")
+    }
+
+    /// 50 reads started at once from one terminal inside its window: all succeed, none asks for a
+    /// finger, and the agent goes on serving.
+    @Test(.needs(CLINeeds.fingerprint))
+    func fiftyParallelReadsInsideAWindowTakeNoFinger() throws {
+        try enrollOneFinger()
+        let terminal = try WindowTerminal(sandbox: sandbox)
+        defer { terminal.close() }
+        try storeBehindTheFinger("fp", token: "fifty-at-once", on: terminal)
+        let opened = try terminal.run(WindowTerminal.cli(["show", "fp", "--field", "token"]), tests: self)
+        #expect(opened.status == 0 && opened.scans == 1, "\(opened.text)")
+        let agent = try #require(terminal.agentPID())
+
+        // A non-interactive shell: its background children keep the terminal's session and process group.
+        let outputs = sandbox.root.appendingPathComponent("parallel")
+        try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
+        let read = "timeout 120 " + WindowTerminal.cli(["show", "fp", "--field", "token"])
+        let script = "for i in $(seq 1 50); do ( \(read); echo \"exit=$?\" ) > \(outputs.path)/$i 2>&1 & done; wait"
+        let parallel = try terminal.run(shellQuoted(["sh", "-c", script]), tests: self)
+        #expect(parallel.status == 0 && parallel.scans == 0, "\(parallel.text)")
+        let results = (1...50).map { CLISandbox.text(of: outputs.appendingPathComponent("\($0)")) }
+        let succeeded = results.filter { $0.contains("fifty-at-once") && $0.contains("exit=0") }
+        #expect(succeeded.count == 50, "\(results.filter { !$0.contains("exit=0") }.prefix(3))")
+        #expect(results.allSatisfy { !$0.contains("Touch the fingerprint reader") }, "a read inside the window asked for a finger")
+
+        #expect(terminal.agentPID() == agent, "the agent kept serving")
+        let after = try terminal.run(WindowTerminal.cli(["show", "fp", "--field", "token"]), tests: self)
+        #expect(after.status == 0 && after.scans == 0 && after.text.contains("fifty-at-once"), "\(after.text)")
+    }
+
+    /// Enrolling another finger closes the window of a `biometryCurrentSet` item at the agent: the next
+    /// `show` reads the item as invalidated (exit 12, without a finger: the library's rule for a new
+    /// enrolled set), `agent --status` lists no window, and storing again asks for a finger.
+    @Test(.needs(CLINeeds.fingerprint))
+    func anEnrollmentChangeClosesTheWindow() throws {
+        try enrollOneFinger()
+        defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [NSUserName()]) }
+        let terminal = try WindowTerminal(sandbox: sandbox)
+        defer { terminal.close() }
+        try storeBehindTheFinger("fp", token: "until-a-new-finger", on: terminal)
+        let opened = try terminal.run(WindowTerminal.cli(["show", "fp", "--field", "token"]), tests: self)
+        let inside = try terminal.run(WindowTerminal.cli(["show", "fp", "--field", "token"]), tests: self)
+        #expect(opened.scans == 1 && inside.scans == 0 && inside.status == 0, "\(opened.text) \(inside.text)")
+        let status = shellQuoted([CLISandbox.binary.path, "agent", "--status"])
+        let before = try terminal.run(status, tests: self)
+        #expect(before.text.contains("open: service 'biometrics-vault' (biometryCurrentSet)"), "\(before.text)")
+
+        try enrollFinger(finger: "\(Self.finger)-second", as: "left-index-finger")
+
+        let changed = try terminal.run(WindowTerminal.cli(["show", "fp", "--field", "token"]), tests: self)
+        #expect(changed.status == 12 && changed.scans == 0, "invalidated by the new finger: \(changed.text)")
+        #expect(!changed.text.contains("until-a-new-finger"), "\(changed.text)")
+        let after = try terminal.run(status, tests: self)
+        #expect(after.status == 0 && after.text.contains("no unlock window is open for this terminal"), "the window stayed open: \(after.text)")
+        #expect(CLISandbox.text(of: URL(fileURLWithPath: terminal.runtime.path + "/biometrics-vault/agent.log"))
+            .contains("the enrolled fingers changed"))
+
+        // Stored again under the new set: asked for a finger (no window), then readable.
+        try storeBehindTheFinger("fp", token: "under-the-new-set", on: terminal)
     }
 }
 #endif

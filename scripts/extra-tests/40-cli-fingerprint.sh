@@ -4,7 +4,8 @@
 # `store --biometrics` / `show` succeed on a matching scan, exit 4 on a non-matching one, 3 on Ctrl-C;
 # `git credential approve|fill` with the helper store and answer a protected item by a finger; a lockout
 # (as the test user, whose password is known) is recovered by the login password through PAM on a pty,
-# also under the default authenticator (no --authenticator).
+# also under the default authenticator (no --authenticator); unlock windows: one finger per terminal
+# (three shows and a git fill), 50 parallel reads, a new enrolled finger closes the window.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LOG=$(mktemp)
@@ -15,6 +16,7 @@ tail -n 30 "$LOG"
 # The suite is enabled only by BV_CLI_FINGERPRINT: make sure it ran rather than skipped.
 for name in protectedShowMatchesAndFailsOnTheRealReader gitCredentialFillIsAnsweredByAFinger \
     lockoutIsRecoveredByTheLoginPasswordOnATerminal execUnlocksAProtectedItemWithOneFinger \
-    lockoutUnderTheDefaultAuthenticatorIsNotInvalidation; do
+    lockoutUnderTheDefaultAuthenticatorIsNotInvalidation oneFingerOpensTheWindowForThisTerminalOnly \
+    fiftyParallelReadsInsideAWindowTakeNoFinger anEnrollmentChangeClosesTheWindow; do
     grep -q "$name() passed" "$LOG" || { echo "the fingerprint CLI test $name did not run"; exit 1; }
 done
