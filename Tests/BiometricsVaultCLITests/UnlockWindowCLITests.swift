@@ -58,13 +58,17 @@ import Testing
         let password: String
         private var commands = 0
 
-        init(user: String, password: String, sandbox: CLISandbox, runtime: URL, sessionBus: String = "unix:path=/nonexistent/bv-cli-test-bus") throws {
+        /// - Parameter systemBus: `DBUS_SYSTEM_BUS_ADDRESS` of the shell (and of the agent it starts); `nil`: the real one.
+        init(
+            user: String, password: String, sandbox: CLISandbox, runtime: URL, sessionBus: String = "unix:path=/nonexistent/bv-cli-test-bus",
+            systemBus: String? = nil
+        ) throws {
             self.password = password
             let command = [
                 "runuser", "-u", user, "--", "env", "HOME=\(sandbox.root.path)", "XDG_RUNTIME_DIR=\(runtime.path)",
                 "XDG_DATA_HOME=\(sandbox.root.path)/data", "XDG_STATE_HOME=\(sandbox.root.path)/state",
-                "DBUS_SESSION_BUS_ADDRESS=\(sessionBus)", "PS1=", "sh",
-            ]
+                "DBUS_SESSION_BUS_ADDRESS=\(sessionBus)",
+            ] + (systemBus.map { ["DBUS_SYSTEM_BUS_ADDRESS=\($0)"] } ?? []) + ["PS1=", "sh"]
             session = try PTYSession(command: shellQuoted(command), environment: sandbox.environment)
         }
 
@@ -253,10 +257,9 @@ import Testing
         #expect(state != nil && state != "Z", "the pty session ended only once the agent had exited: \(stat)")
     }
 
-    /// The screen saver's `ActiveChanged(true)` on the user's session bus (a private one, run as the test
-    /// user) closes the window.
-    @Test(.needs(UnlockWindowCLITests.terminalUser)) func theScreenLockClosesTheWindow() throws {
-        let (user, password) = try testUser()
+    /// A private `dbus-daemon` run as the test user (so the agent may connect to it); its address. Stop
+    /// the process with `terminate()` (runuser passes SIGTERM on to the bus).
+    func startUserBus(user: String) throws -> (process: Process, address: String) {
         let address = "unix:path=\(runtime.path)/session-bus"
         let bus = Process()
         bus.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
@@ -264,9 +267,24 @@ import Testing
         bus.standardOutput = FileHandle.nullDevice
         bus.standardError = FileHandle.nullDevice
         try bus.run()
-        // runuser passes SIGTERM on to the bus.
-        defer { bus.terminate(); bus.waitUntilExit() }
         for _ in 0..<100 where !FileManager.default.fileExists(atPath: "\(runtime.path)/session-bus") { usleep(50_000) }
+        return (bus, address)
+    }
+
+    /// Sends one signal on `address` as the test user.
+    func sendSignal(user: String, address: String, path: String, member: String, _ arguments: [String]) throws {
+        let sent = try sandbox.run(
+            executable: URL(fileURLWithPath: "/usr/sbin/runuser"),
+            ["-u", user, "--", "dbus-send", "--bus=\(address)", "--type=signal", path, member] + arguments)
+        #expect(sent.status == 0, "\(sent.stderr)")
+    }
+
+    /// The screen saver's `ActiveChanged(true)` on the user's session bus (a private one, run as the test
+    /// user) closes the window.
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func theScreenLockClosesTheWindow() throws {
+        let (user, password) = try testUser()
+        let (bus, address) = try startUserBus(user: user)
+        defer { bus.terminate(); bus.waitUntilExit() }
         let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime, sessionBus: address)
         defer { terminal.close() }
         try storeProtected(terminal, user: user)
@@ -274,14 +292,40 @@ import Testing
         let inside = terminal.run(["show", "item", "--unlock-window", "60"])
         #expect(opened.prompted && !inside.prompted, "\(opened.text) \(inside.text)")
         // The agent subscribes right after it listens: signal until it has seen one.
-        for _ in 0..<100 where !agentLog.contains("screen locked") {
-            _ = try sandbox.run(
-                executable: URL(fileURLWithPath: "/usr/sbin/runuser"),
-                ["-u", user, "--", "dbus-send", "--bus=\(address)", "--type=signal", "/org/freedesktop/ScreenSaver",
-                 "org.freedesktop.ScreenSaver.ActiveChanged", "boolean:true"])
+        for _ in 0..<100 where !agentLog.contains("closed 1 window(s)") {
+            try sendSignal(user: user, address: address, path: "/org/freedesktop/ScreenSaver", member: "org.freedesktop.ScreenSaver.ActiveChanged", ["boolean:true"])
             usleep(100_000)
         }
-        #expect(agentLog.contains("screen locked: closed 1 window(s)"), "\(agentLog)")
+        #expect(agentLog.contains("the screen saver started (org.freedesktop.ScreenSaver.ActiveChanged(true)): closing every window"), "\(agentLog)")
+        #expect(agentLog.contains("closed 1 window(s)"), "\(agentLog)")
+        let after = terminal.run(["show", "item", "--unlock-window", "60"])
+        #expect(after.prompted && after.status == 0, "\(after.text)")
+    }
+
+    /// logind's `PrepareForSleep(true)` on the system bus (the private bus, given to the agent as
+    /// `DBUS_SYSTEM_BUS_ADDRESS`) closes the window; `PrepareForSleep(false)` (resume), sent just before
+    /// it on the same bus and so delivered first, closes nothing.
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func sleepClosesTheWindowAndResumeDoesNot() throws {
+        let (user, password) = try testUser()
+        let (bus, address) = try startUserBus(user: user)
+        defer { bus.terminate(); bus.waitUntilExit() }
+        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime, sessionBus: address, systemBus: address)
+        defer { terminal.close() }
+        try storeProtected(terminal, user: user)
+        let opened = terminal.run(["show", "item", "--unlock-window", "60"])
+        #expect(opened.prompted && opened.status == 0, "\(opened.text)")
+        // The agent says what it watches once the bus has its match rules: no signal after that is missed.
+        for _ in 0..<100 where !agentLog.contains("watching for a screen lock or sleep") { usleep(50_000) }
+        #expect(agentLog.contains("org.freedesktop.login1.Manager"), "\(agentLog)")
+
+        try sendSignal(user: user, address: address, path: "/org/freedesktop/login1", member: "org.freedesktop.login1.Manager.PrepareForSleep", ["boolean:false"])
+        let inside = terminal.run(["show", "item", "--unlock-window", "60"])
+        #expect(!inside.prompted && inside.status == 0, "\(inside.text)")
+        try sendSignal(user: user, address: address, path: "/org/freedesktop/login1", member: "org.freedesktop.login1.Manager.PrepareForSleep", ["boolean:true"])
+        for _ in 0..<100 where !agentLog.contains("closed 1 window(s)") { usleep(50_000) }
+        let closings = agentLog.split(separator: "\n").filter { $0.contains("closing every window") }
+        #expect(closings.count == 1 && closings.first?.contains("PrepareForSleep(true)") == true, "\(agentLog)")
+        #expect(agentLog.contains("closed 1 window(s)"), "\(agentLog)")
         let after = terminal.run(["show", "item", "--unlock-window", "60"])
         #expect(after.prompted && after.status == 0, "\(after.text)")
     }

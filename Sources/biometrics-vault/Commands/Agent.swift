@@ -14,7 +14,7 @@ extension BiometricsVaultCommand {
                 terminal it runs on (controlling terminal and login session). Until then, commands on that \
                 terminal read the service's protected items without a prompt; another terminal, or a process \
                 without a terminal, is asked as usual. Windows live only in the agent's memory. They end at \
-                their time, on `biometrics-vault lock`, when the screen locks, and when the agent exits (idle, \
+                their time, on `biometrics-vault lock`, when the screen locks or the system is about to sleep, and when the agent exits (idle, \
                 SIGTERM, killed). The agent listens on $XDG_RUNTIME_DIR/biometrics-vault/agent.sock and \
                 answers this user's processes only.
                 """)

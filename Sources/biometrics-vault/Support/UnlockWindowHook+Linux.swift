@@ -25,7 +25,8 @@ enum UnlockWindowHook {
         }
     }
 
-    /// `agent`: serves until idle. Also closes every window when the desktop's screen locks.
+    /// `agent`: serves until idle. Also closes every window when the desktop's screen locks or the
+    /// machine is about to sleep.
     static func runAgent(idleSeconds: Int) throws {
         guard let paths = AgentPaths.current() else {
             throw VaultError(.storeUnavailable, underlying: .message("XDG_RUNTIME_DIR is not set: the agent has nowhere private to listen"))
@@ -37,7 +38,7 @@ enum UnlockWindowHook {
         let trigger = agent.trigger
         // After listening, so a client never waits for the buses; a bus that cannot be reached only
         // means that lock is not noticed.
-        ScreenLockSubscription.start { trigger.lockAll() }
+        ScreenLockSubscription.start(trigger)
         agent.run()
     }
 
@@ -73,12 +74,23 @@ private enum ScreenLockSubscription {
 
     /// Subscribes on this thread (the watcher's own threads then call back): a task would need a second
     /// thread of the cooperative pool, which the agent's loop already occupies on a one-CPU machine.
-    static func start(onLock: @escaping @Sendable () -> Void) {
+    static func start(_ trigger: UnlockWindowLockTrigger) {
         do {
-            let started = try ScreenLockMonitor { _ in onLock() }
+            let started = try ScreenLockMonitor { trigger.lockAll(because: reason($0)) }
             monitor.withLock { $0 = started }
+            let watched = started.watchedSignals.map(\.rawValue).sorted().joined(separator: ", ")
+            trigger.log("watching for a screen lock or sleep: \(watched)")
         } catch {
             Console.notice("the screen lock is not watched: \(error)")
+        }
+    }
+
+    /// The agent log's words for `signal`.
+    static func reason(_ signal: ScreenLockMonitor.Signal) -> String {
+        switch signal {
+        case .freedesktopScreenSaver, .gnomeScreenSaver: "the screen saver started (\(signal.rawValue).ActiveChanged(true))"
+        case .logindLock: "logind locked the session (org.freedesktop.login1.Session.Lock)"
+        case .logindPrepareForSleep: "the system is about to sleep (org.freedesktop.login1.Manager.PrepareForSleep(true))"
         }
     }
 }
