@@ -10,6 +10,8 @@
 #                                              git-credential-biometrics-vault.1.gz links to it
 #   /etc/pam.d/biometrics-vault                PAM service (a conffile)
 #   /usr/share/polkit-1/actions/io.github.biometricsvault.policy
+#   /usr/lib/systemd/user/biometrics-vault-agent.service   the unlock-window agent as a user unit (not enabled:
+#                                              `systemctl --user enable --now biometrics-vault-agent.service`)
 #   /usr/share/biometrics-vault/               the same two files, for `biometrics-vault setup`
 #   /usr/share/doc/biometrics-vault/copyright  machine-readable (DEP-5): MIT (LICENSE), and the statically
 #                                              linked Swift runtime and packages under Apache-2.0
@@ -48,7 +50,8 @@ PKG=$STAGE/$PACKAGE
 install -d -m 755 "$PKG/DEBIAN" "$PKG/usr/bin" "$PKG/usr/share/man/man1" \
     "$PKG/usr/share/bash-completion/completions" "$PKG/usr/share/zsh/vendor-completions" \
     "$PKG/usr/share/fish/vendor_completions.d" "$PKG/etc/pam.d" "$PKG/usr/share/polkit-1/actions" \
-    "$PKG/usr/share/$PACKAGE" "$PKG/usr/share/doc/$PACKAGE" "$PKG/usr/share/lintian/overrides"
+    "$PKG/usr/share/$PACKAGE" "$PKG/usr/share/doc/$PACKAGE" "$PKG/usr/share/lintian/overrides" \
+    "$PKG/usr/lib/systemd/user"
 
 install -m 755 -s "$BIN" "$PKG/usr/bin/$PACKAGE"
 strip --remove-section=.comment "$PKG/usr/bin/$PACKAGE"  # compiler version strings: nothing runs them
@@ -65,6 +68,7 @@ install -m 644 Docs/cli/completions/biometrics-vault.fish "$PKG/usr/share/fish/v
 install -m 644 Resources/linux/biometrics-vault "$PKG/etc/pam.d/$PACKAGE"
 install -m 644 Resources/linux/io.github.biometricsvault.policy "$PKG/usr/share/polkit-1/actions/"
 install -m 644 Resources/linux/biometrics-vault Resources/linux/io.github.biometricsvault.policy "$PKG/usr/share/$PACKAGE/"
+install -m 644 Resources/linux/$PACKAGE-agent.service "$PKG/usr/lib/systemd/user/"
 # Machine-readable (DEP-5). The MIT text comes from LICENSE; the Apache-2.0 text is in common-licenses
 # on every Debian system.
 {

@@ -5,9 +5,10 @@ import BiometricsVaultLinuxAuth
 /// ``VaultConfiguration/lockAllSessionsWhenScreenLocks(sessionBusAddress:systemBusAddress:onLock:)``.
 ///
 /// Listens, until ``stop()`` or release, to `ActiveChanged(true)` of `org.freedesktop.ScreenSaver` and
-/// `org.gnome.ScreenSaver` on the session bus, and to logind's `org.freedesktop.login1.Session.Lock` on
-/// the system bus where logind runs. Signals are accepted from any sender: one can only make the app
-/// lock, never unlock. `ActiveChanged(false)` is ignored.
+/// `org.gnome.ScreenSaver` on the session bus, and to logind's `org.freedesktop.login1.Session.Lock` and
+/// `org.freedesktop.login1.Manager.PrepareForSleep(true)` (suspend or hibernate) on the system bus where
+/// logind runs. Signals are accepted from any sender: one can only make the app lock, never unlock.
+/// `ActiveChanged(false)` and `PrepareForSleep(false)` (resume) are ignored.
 public final class ScreenLockMonitor: Sendable {
     /// Which signal reported the lock.
     public enum Signal: String, Hashable, Sendable, CaseIterable {
@@ -17,12 +18,16 @@ public final class ScreenLockMonitor: Sendable {
         case gnomeScreenSaver = "org.gnome.ScreenSaver"
         /// `org.freedesktop.login1.Session.Lock` on the system bus.
         case logindLock = "org.freedesktop.login1.Session"
+        /// `org.freedesktop.login1.Manager.PrepareForSleep(true)` on the system bus: the machine is about
+        /// to suspend or hibernate.
+        case logindPrepareForSleep = "org.freedesktop.login1.Manager"
 
         init(_ signal: ScreenLockWatcher.Signal) {
             switch signal {
             case .freedesktopScreenSaver: self = .freedesktopScreenSaver
             case .gnomeScreenSaver: self = .gnomeScreenSaver
             case .logindLock: self = .logindLock
+            case .logindPrepareForSleep: self = .logindPrepareForSleep
             }
         }
     }
@@ -54,7 +59,8 @@ public final class ScreenLockMonitor: Sendable {
 
 extension VaultConfiguration {
     /// Opt-in auto-lock for Linux desktops: calls ``lockAllSessions()`` whenever the desktop session
-    /// locks, until the returned monitor is stopped or released (keep it for as long as the app runs).
+    /// locks or the machine is about to sleep (the signals of ``ScreenLockMonitor``), until the returned
+    /// monitor is stopped or released (keep it for as long as the app runs).
     ///
     /// - Parameters:
     ///   - sessionBusAddress: `nil` (the user's session bus) except in tests.

@@ -13,6 +13,8 @@ public struct AgentPaths: Sendable, Equatable {
     public var socket: String { directory + "/agent.sock" }
     public var lock: String { directory + "/agent.lock" }
     public var log: String { directory + "/agent.log" }
+    /// The agent starts its log anew (truncates it) once a line leaves it longer than this.
+    public static let maximumLogSize = 1 << 20
 
     /// From `XDG_RUNTIME_DIR` (which must be an absolute path); `nil` without one: no agent then.
     public static func current() -> AgentPaths? {
@@ -273,18 +275,68 @@ enum AgentSocket {
         return String(decoding: bytes[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// One line on the agent's stderr.
+    /// One line on the agent's stderr. When stderr is a regular file (the log `agent.log`, opened for
+    /// appending) that this line leaves longer than ``AgentPaths/maximumLogSize``, the file is emptied and
+    /// starts with a line saying so: a peer that makes the agent log in a loop cannot fill the disk.
     static func log(_ line: String) {
         let bytes = Array(("biometrics-vault agent: " + line + "\n").utf8)
         _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        var info = stat()
+        guard fstat(2, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) > AgentPaths.maximumLogSize,
+            ftruncate(2, 0) == 0
+        else { return }
+        // Without O_APPEND (a `2>` redirection) the next write would land at the old offset, after a hole.
+        lseek(2, 0, SEEK_SET)
+        let notice = Array("biometrics-vault agent: the log passed \(AgentPaths.maximumLogSize) bytes: started anew\n".utf8)
+        _ = notice.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// Throws when `path` does not fit a Unix socket address (`sun_path`, with its terminating NUL).
+    static func checkAddress(_ path: String) throws(VaultError) {
+        _ = try address(path)
+    }
+
+    /// The text of the file at `path`: `nil` when it does not exist; a failure when it cannot be read or is
+    /// longer than `limit` bytes.
+    static func readSmallFile(_ path: String, limit: Int) -> Result<String?, VaultError> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let failure = errno
+            if failure == ENOENT { return .success(nil) }
+            return .failure(VaultError(.storeUnavailable, underlying: .file(operation: "open", path: path, errno: failure)))
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let got = read(descriptor, &chunk, chunk.count)
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { return .failure(VaultError(.storeUnavailable, underlying: .file(operation: "read", path: path, errno: errno))) }
+            if got == 0 { break }
+            bytes += chunk[..<got]
+            guard bytes.count <= limit else {
+                return .failure(VaultError(.storeUnavailable, underlying: .message("\(path) is longer than \(limit) bytes")))
+            }
+        }
+        return .success(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The local wall-clock time (`HH:MM:SS`) `seconds` from now.
+    static func localTimeOfDay(secondsFromNow seconds: Int) -> String {
+        var moment = time(nil) + seconds
+        var parts = tm()
+        guard localtime_r(&moment, &parts) != nil else { return "?" }
+        return [parts.tm_hour, parts.tm_min, parts.tm_sec].map { $0 < 10 ? "0\($0)" : "\($0)" }.joined(separator: ":")
     }
 
     private static func address(_ path: String) throws(VaultError) -> sockaddr_un {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw VaultError(.storeUnavailable, underlying: .message("the agent socket path \(path) is too long for a Unix socket"))
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count < capacity else {
+            throw VaultError(.storeUnavailable, underlying: .message(
+                "the agent socket path \(path) is \(bytes.count) bytes, more than a Unix socket address holds (\(capacity - 1)); set a shorter XDG_RUNTIME_DIR"))
         }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes + [0]) }
         return address

@@ -101,7 +101,7 @@ public final class UnlockWindowAgent {
             let ready = AgentSocket.waitReadable(descriptors, milliseconds: 250)
             if ready.contains(lockTrigger.readDescriptor) {
                 lockTrigger.drain()
-                AgentSocket.log("screen locked: closed \(windows.count) window(s)")
+                AgentSocket.log("closed \(windows.count) window(s)")
                 windows.removeAll()
             }
             if ready.contains(listener) { acceptWaiting() }
@@ -217,8 +217,14 @@ public struct UnlockWindowLockTrigger: Sendable {
         (readDescriptor, writeDescriptor) = try AgentSocket.makePipe()
     }
 
-    /// Asks the agent to close every window (returns at once).
-    public func lockAll() { AgentSocket.writeByte(writeDescriptor) }
+    /// Asks the agent to close every window (returns at once); `reason` goes to the agent's log first.
+    public func lockAll(because reason: String) {
+        AgentSocket.log("\(reason): closing every window")
+        AgentSocket.writeByte(writeDescriptor)
+    }
+
+    /// One line on the agent's log (its stderr).
+    public func log(_ line: String) { AgentSocket.log(line) }
 
     func drain() { AgentSocket.drain(readDescriptor) }
 }

@@ -58,13 +58,17 @@ import Testing
         let password: String
         private var commands = 0
 
-        init(user: String, password: String, sandbox: CLISandbox, runtime: URL, sessionBus: String = "unix:path=/nonexistent/bv-cli-test-bus") throws {
+        /// - Parameter systemBus: `DBUS_SYSTEM_BUS_ADDRESS` of the shell (and of the agent it starts); `nil`: the real one.
+        init(
+            user: String, password: String, sandbox: CLISandbox, runtime: URL, sessionBus: String = "unix:path=/nonexistent/bv-cli-test-bus",
+            systemBus: String? = nil
+        ) throws {
             self.password = password
             let command = [
                 "runuser", "-u", user, "--", "env", "HOME=\(sandbox.root.path)", "XDG_RUNTIME_DIR=\(runtime.path)",
                 "XDG_DATA_HOME=\(sandbox.root.path)/data", "XDG_STATE_HOME=\(sandbox.root.path)/state",
-                "DBUS_SESSION_BUS_ADDRESS=\(sessionBus)", "PS1=", "sh",
-            ]
+                "XDG_CONFIG_HOME=\(sandbox.root.path)/config", "DBUS_SESSION_BUS_ADDRESS=\(sessionBus)",
+            ] + (systemBus.map { ["DBUS_SYSTEM_BUS_ADDRESS=\($0)"] } ?? []) + ["PS1=", "sh"]
             session = try PTYSession(command: shellQuoted(command), environment: sandbox.environment)
         }
 
@@ -253,10 +257,9 @@ import Testing
         #expect(state != nil && state != "Z", "the pty session ended only once the agent had exited: \(stat)")
     }
 
-    /// The screen saver's `ActiveChanged(true)` on the user's session bus (a private one, run as the test
-    /// user) closes the window.
-    @Test(.needs(UnlockWindowCLITests.terminalUser)) func theScreenLockClosesTheWindow() throws {
-        let (user, password) = try testUser()
+    /// A private `dbus-daemon` run as the test user (so the agent may connect to it); its address. Stop
+    /// the process with `terminate()` (runuser passes SIGTERM on to the bus).
+    func startUserBus(user: String) throws -> (process: Process, address: String) {
         let address = "unix:path=\(runtime.path)/session-bus"
         let bus = Process()
         bus.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
@@ -264,9 +267,24 @@ import Testing
         bus.standardOutput = FileHandle.nullDevice
         bus.standardError = FileHandle.nullDevice
         try bus.run()
-        // runuser passes SIGTERM on to the bus.
-        defer { bus.terminate(); bus.waitUntilExit() }
         for _ in 0..<100 where !FileManager.default.fileExists(atPath: "\(runtime.path)/session-bus") { usleep(50_000) }
+        return (bus, address)
+    }
+
+    /// Sends one signal on `address` as the test user.
+    func sendSignal(user: String, address: String, path: String, member: String, _ arguments: [String]) throws {
+        let sent = try sandbox.run(
+            executable: URL(fileURLWithPath: "/usr/sbin/runuser"),
+            ["-u", user, "--", "dbus-send", "--bus=\(address)", "--type=signal", path, member] + arguments)
+        #expect(sent.status == 0, "\(sent.stderr)")
+    }
+
+    /// The screen saver's `ActiveChanged(true)` on the user's session bus (a private one, run as the test
+    /// user) closes the window.
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func theScreenLockClosesTheWindow() throws {
+        let (user, password) = try testUser()
+        let (bus, address) = try startUserBus(user: user)
+        defer { bus.terminate(); bus.waitUntilExit() }
         let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime, sessionBus: address)
         defer { terminal.close() }
         try storeProtected(terminal, user: user)
@@ -274,14 +292,40 @@ import Testing
         let inside = terminal.run(["show", "item", "--unlock-window", "60"])
         #expect(opened.prompted && !inside.prompted, "\(opened.text) \(inside.text)")
         // The agent subscribes right after it listens: signal until it has seen one.
-        for _ in 0..<100 where !agentLog.contains("screen locked") {
-            _ = try sandbox.run(
-                executable: URL(fileURLWithPath: "/usr/sbin/runuser"),
-                ["-u", user, "--", "dbus-send", "--bus=\(address)", "--type=signal", "/org/freedesktop/ScreenSaver",
-                 "org.freedesktop.ScreenSaver.ActiveChanged", "boolean:true"])
+        for _ in 0..<100 where !agentLog.contains("closed 1 window(s)") {
+            try sendSignal(user: user, address: address, path: "/org/freedesktop/ScreenSaver", member: "org.freedesktop.ScreenSaver.ActiveChanged", ["boolean:true"])
             usleep(100_000)
         }
-        #expect(agentLog.contains("screen locked: closed 1 window(s)"), "\(agentLog)")
+        #expect(agentLog.contains("the screen saver started (org.freedesktop.ScreenSaver.ActiveChanged(true)): closing every window"), "\(agentLog)")
+        #expect(agentLog.contains("closed 1 window(s)"), "\(agentLog)")
+        let after = terminal.run(["show", "item", "--unlock-window", "60"])
+        #expect(after.prompted && after.status == 0, "\(after.text)")
+    }
+
+    /// logind's `PrepareForSleep(true)` on the system bus (the private bus, given to the agent as
+    /// `DBUS_SYSTEM_BUS_ADDRESS`) closes the window; `PrepareForSleep(false)` (resume), sent just before
+    /// it on the same bus and so delivered first, closes nothing.
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func sleepClosesTheWindowAndResumeDoesNot() throws {
+        let (user, password) = try testUser()
+        let (bus, address) = try startUserBus(user: user)
+        defer { bus.terminate(); bus.waitUntilExit() }
+        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime, sessionBus: address, systemBus: address)
+        defer { terminal.close() }
+        try storeProtected(terminal, user: user)
+        let opened = terminal.run(["show", "item", "--unlock-window", "60"])
+        #expect(opened.prompted && opened.status == 0, "\(opened.text)")
+        // The agent says what it watches once the bus has its match rules: no signal after that is missed.
+        for _ in 0..<100 where !agentLog.contains("watching for a screen lock or sleep") { usleep(50_000) }
+        #expect(agentLog.contains("org.freedesktop.login1.Manager"), "\(agentLog)")
+
+        try sendSignal(user: user, address: address, path: "/org/freedesktop/login1", member: "org.freedesktop.login1.Manager.PrepareForSleep", ["boolean:false"])
+        let inside = terminal.run(["show", "item", "--unlock-window", "60"])
+        #expect(!inside.prompted && inside.status == 0, "\(inside.text)")
+        try sendSignal(user: user, address: address, path: "/org/freedesktop/login1", member: "org.freedesktop.login1.Manager.PrepareForSleep", ["boolean:true"])
+        for _ in 0..<100 where !agentLog.contains("closed 1 window(s)") { usleep(50_000) }
+        let closings = agentLog.split(separator: "\n").filter { $0.contains("closing every window") }
+        #expect(closings.count == 1 && closings.first?.contains("PrepareForSleep(true)") == true, "\(agentLog)")
+        #expect(agentLog.contains("closed 1 window(s)"), "\(agentLog)")
         let after = terminal.run(["show", "item", "--unlock-window", "60"])
         #expect(after.prompted && after.status == 0, "\(after.text)")
     }
@@ -302,17 +346,88 @@ import Testing
         #expect(!inside.prompted && inside.status == 0, "\(inside.text)")
     }
 
+    /// `status` and `doctor` show the window open for this terminal (and end time and seconds left);
+    /// another terminal's `status` shows none.
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func statusAndDoctorShowThisTerminalsWindow() throws {
+        let (user, password) = try testUser()
+        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        defer { terminal.close() }
+        try storeProtected(terminal, user: user)
+        #expect(terminal.run(["show", "item", "--unlock-window", "60"]).prompted)
+        let line = #/unlock window: open for biometrics-vault \(devicePasscode\) until \d\d:\d\d:\d\d \((59|60) s left\)/#
+        let status = terminal.run(["status", "item", "--unlock-window", "60"])
+        #expect(status.status == 0 && !status.prompted && status.text.contains(line), "\(status.text)")
+        let doctor = terminal.run(["doctor", "--unlock-window", "60"], storeOptions: false)
+        #expect(doctor.status == 0 && doctor.text.contains(line), "\(doctor.text)")
+        // Without a window length this command would not use the window: off.
+        let off = terminal.run(["status", "item"])
+        #expect(off.text.contains("unlock window: off"), "\(off.text)")
+
+        let second = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        defer { second.close() }
+        let elsewhere = second.run(["status", "item", "--unlock-window", "60"])
+        #expect(elsewhere.status == 0 && elsewhere.text.contains("unlock window: none\r\n"), "\(elsewhere.text)")
+    }
+
+    /// A socket path longer than a Unix socket address holds: said once on stderr, and the command prompts
+    /// as without windows (every time).
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func aSocketPathTooLongIsSaidOnceAndPromptsAsBefore() throws {
+        let deep = runtime.appendingPathComponent(String(repeating: "d", count: 100))
+        try FileManager.default.createDirectory(at: deep, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let (user, password) = try testUser()
+        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: deep)
+        defer { terminal.close() }
+        try storeProtected(terminal, user: user)
+        for _ in 0..<2 {
+            let read = terminal.run(["show", "item", "--field", "token", "--unlock-window", "60"])
+            #expect(read.prompted && read.status == 0 && read.text.contains("inside-the-window"), "\(read.text)")
+            #expect(read.text.components(separatedBy: "unlock window unavailable: the agent socket path").count == 2, "\(read.text)")
+            #expect(read.text.contains("set a shorter XDG_RUNTIME_DIR"), "\(read.text)")
+        }
+        let status = terminal.run(["status", "item", "--unlock-window", "60"])
+        #expect(status.text.contains("unlock window: unavailable: the agent socket path"), "\(status.text)")
+        #expect(!FileManager.default.fileExists(atPath: deep.path + "/biometrics-vault"), "nothing was created for an agent")
+    }
+
+    /// `unlock-window = 1m` in the config file turns windows on without the option or the variable; the
+    /// variable overrides it (`off`), and the option overrides both.
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func theConfigFileTurnsTheWindowOn() throws {
+        let (user, password) = try testUser()
+        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        defer { terminal.close() }
+        try storeProtected(terminal, user: user)
+        // After the store, whose authentication would otherwise open the window already.
+        let directory = sandbox.root.appendingPathComponent("config/biometrics-vault")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("# unlock windows\nunlock-window = 1m\n".utf8).write(to: directory.appendingPathComponent("config"))
+        let opened = terminal.run(["show", "item"])
+        let inside = terminal.run(["show", "item"])
+        #expect(opened.prompted && !inside.prompted && inside.status == 0, "\(opened.text) \(inside.text)")
+        let byVariable = terminal.run(["show", "item"], prefix: ["env", "BIOMETRICS_VAULT_UNLOCK_WINDOW=off"])
+        #expect(byVariable.prompted, "the variable's off comes before the file: \(byVariable.text)")
+        let byOption = terminal.run(["show", "item", "--unlock-window", "60"], prefix: ["env", "BIOMETRICS_VAULT_UNLOCK_WINDOW=off"])
+        #expect(!byOption.prompted && byOption.status == 0, "the option comes before the variable: \(byOption.text)")
+    }
+
     // MARK: the agent's protocol (an agent of the calling user; no terminal needed)
 
-    /// Starts `biometrics-vault agent` as the calling user; waits until it listens.
-    func startAgent(idleExit: Int = 30) throws -> Process {
+    /// Starts `biometrics-vault agent` as the calling user (its stderr appended to its log when
+    /// `logToFile`, as a command starts it); waits until it listens.
+    func startAgent(idleExit: Int = 30, logToFile: Bool = false) throws -> Process {
         let process = Process()
         process.executableURL = CLISandbox.binary
         process.arguments = ["agent", "--idle-exit", "\(idleExit)"]
         var environment = sandbox.environment
         environment["XDG_RUNTIME_DIR"] = runtime.path
         process.environment = environment
-        process.standardError = FileHandle.nullDevice
+        if logToFile {
+            // O_APPEND, as the shell's `2>>` that starts it on demand.
+            let log = open(paths.log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+            try #require(log >= 0)
+            process.standardError = FileHandle(fileDescriptor: log, closeOnDealloc: true)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         for _ in 0..<200 {
             if let descriptor = connectRaw() {
@@ -396,6 +511,108 @@ import Testing
         #expect(result.stderr.contains("wants 0700"), "\(result.stderr)")
         let client = client
         #expect(throws: VaultError.self) { try client.send(.status, startingAgent: false) }
+    }
+
+    /// `status` and `doctor` ask a running agent only: with no agent they say so and start none; without a
+    /// window length they say off; without XDG_RUNTIME_DIR, unavailable.
+    @Test func statusAndDoctorNeverStartTheAgent() throws {
+        var sandbox = sandbox
+        sandbox.environment["XDG_RUNTIME_DIR"] = runtime.path
+        _ = try sandbox.run(["store", "item", "--store", "file", "--authenticator", "none"], stdin: #"{"token":"t"}"#)
+        let off = try sandbox.run(["status", "item", "--store", "file", "--authenticator", "none", "--json"])
+        #expect(window(off.stdout)?["state"] as? String == "off", "\(off.stdout)")
+        let status = try sandbox.run(["status", "item", "--store", "file", "--authenticator", "none", "--unlock-window", "60"])
+        #expect(status.status == 0 && status.stdout.hasSuffix("unlock window: none (no agent runs)\n"), "\(status.stdout)")
+        let json = try sandbox.run(["status", "item", "--store", "file", "--authenticator", "none", "--unlock-window", "60", "--json"])
+        #expect(window(json.stdout)?["state"] as? String == "noAgent", "\(json.stdout)")
+        #expect((window(json.stdout)?["windows"] as? [Any])?.isEmpty == true, "\(json.stdout)")
+        let doctor = try sandbox.run(["doctor", "--unlock-window", "60"])
+        #expect(doctor.status == 0 && doctor.stdout.hasSuffix("unlock window: none (no agent runs)\n"), "\(doctor.stdout)")
+        let doctorJSON = try sandbox.run(["doctor", "--unlock-window", "60", "--json"])
+        #expect(window(doctorJSON.stdout)?["state"] as? String == "noAgent", "\(doctorJSON.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: paths.socket), "status or doctor started an agent")
+        #expect(!FileManager.default.fileExists(atPath: paths.log), "status or doctor started an agent")
+
+        sandbox.environment["XDG_RUNTIME_DIR"] = nil
+        let nowhere = try sandbox.run(["status", "item", "--store", "file", "--authenticator", "none", "--unlock-window", "60", "--json"])
+        #expect(window(nowhere.stdout)?["state"] as? String == "unavailable", "\(nowhere.stdout)")
+        #expect(window(nowhere.stdout)?["reason"] as? String == "XDG_RUNTIME_DIR is not set (or not absolute)", "\(nowhere.stdout)")
+    }
+
+    /// The `unlockWindow` member of a `--json` object.
+    func window(_ json: String) -> [String: Any]? {
+        json.jsonObject?["unlockWindow"] as? [String: Any]
+    }
+
+    /// A client that makes the agent log in a loop cannot grow its log past the bound: once a line takes
+    /// it over, the log starts anew.
+    @Test func theAgentLogIsBounded() throws {
+        try FileManager.default.createDirectory(atPath: paths.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // Almost full already (an earlier agent's lines, as `2>>` keeps them).
+        let filler = String(repeating: "x", count: 99) + "\n"
+        try Data(String(repeating: filler, count: AgentPaths.maximumLogSize / 100 - 1).utf8).write(to: URL(fileURLWithPath: paths.log))
+        let agent = try startAgent(logToFile: true)
+        defer { agent.terminate(); agent.waitUntilExit() }
+        var largest = 0
+        for _ in 0..<20 {
+            let descriptor = try #require(connectRaw())
+            _ = exchangeRaw(descriptor, [0, 0, 0, 5] + Array("{nope".utf8))
+            close(descriptor)
+            largest = max(largest, agentLog.utf8.count)
+        }
+        #expect(largest <= AgentPaths.maximumLogSize + 200, "the log grew to \(largest) bytes")
+        #expect(agentLog.utf8.count < 4096, "\(agentLog.utf8.count) bytes")
+        #expect(agentLog.contains("started anew"), "\(agentLog.prefix(300))")
+        #expect(agentLog.contains("sent a malformed request; refused"), "\(agentLog.prefix(300))")
+    }
+
+    @Test("config files", arguments: [
+        ("unlock-window = 5m\n", 300, true, 0),
+        ("  unlock-window=90  # a comment\r\n", 90, true, 0),
+        ("# only a comment\n\n", nil, false, 0),
+        ("unlock-window = off\n", nil, true, 0),
+        ("unlock-window = 1h\nunlock-window = 2m\n", 120, true, 0),
+        ("unlock-window = 5 minutes\n", nil, false, 1),
+        ("unlock-window = 5m\nunlock-window = 2d\n", 300, true, 1),
+        ("colour = blue\nunlock-window = 1m\n", 60, true, 1),
+        ("unlock-window\n", nil, false, 1),
+    ] as [(String, Int?, Bool, Int)])
+    func configFiles(text: String, seconds: Int?, sets: Bool, notices: Int) {
+        let file = CLIConfigFile.parse(text, path: "/c")
+        #expect(file.unlockWindowSeconds == seconds)
+        #expect(file.setsUnlockWindow == sets)
+        #expect(file.notices.count == notices, "\(file.notices)")
+        #expect(file.notices.allSatisfy { $0.hasPrefix("/c:") }, "\(file.notices)")
+    }
+
+    @Test("precedence: option, then variable, then config file, then off", arguments: [
+        (.some(30), "5m", 60, 30, UnlockWindowSetting.Source.option, 0),
+        (.some(nil), "5m", 60, nil, .option, 0),
+        (nil, "5m", 60, 300, .environment, 0),
+        (nil, "off", 60, nil, .environment, 0),
+        (nil, "", 60, 60, .configFile, 0),
+        (nil, nil, 60, 60, .configFile, 0),
+        (nil, "bad", 60, 60, .configFile, 1),
+        (nil, nil, nil, nil, .none, 0),
+    ] as [(Int??, String?, Int?, Int?, UnlockWindowSetting.Source, Int)])
+    func precedence(option: Int??, environment: String?, config: Int?, seconds: Int?, source: UnlockWindowSetting.Source, notices: Int) {
+        let file = config.map { CLIConfigFile(unlockWindowSeconds: $0, setsUnlockWindow: true) }
+        let setting = UnlockWindowSetting.resolve(option: option, environment: environment, configFile: file)
+        #expect(setting.seconds == seconds && setting.source == source && setting.notices.count == notices, "\(setting)")
+    }
+
+    /// An invalid line is reported once on stderr and ignored; the command works.
+    @Test func anInvalidConfigLineIsReportedOnce() throws {
+        let directory = sandbox.root.appendingPathComponent("config/biometrics-vault")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let config = directory.appendingPathComponent("config")
+        try Data("unlock-window = forever\n".utf8).write(to: config)
+        var sandbox = sandbox
+        sandbox.environment["XDG_RUNTIME_DIR"] = runtime.path
+        let result = try sandbox.run(["status", "item", "--store", "file", "--authenticator", "none"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "biometrics-vault: \(config.path):1: ignoring invalid unlock window 'forever': a number of seconds, or with s, m or h (e.g. 90, 15m, 1h), at most 24h; 0 or off turns it off\n")
+        #expect(result.stdout.contains("unlock window: off"), "\(result.stdout)")
     }
 
     @Test("durations", arguments: [

@@ -29,7 +29,7 @@ package struct CLIProcess {
     }
 }
 
-/// One sandbox per test for the built CLI, as a user runs it: its own XDG data/state directories (so
+/// One sandbox per test for the built CLI, as a user runs it: its own XDG data/state/config directories (so
 /// the file store starts empty), no desktop, no session bus unless a test keeps or adds one.
 package struct CLISandbox: Sendable {
     package let root: URL
@@ -44,6 +44,8 @@ package struct CLISandbox: Sendable {
         if !keepSessionBus { environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/bv-cli-test-bus" }
         environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
         environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
+        // Never the user's own config file (`unlock-window`).
+        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
         environment["COLUMNS"] = "80"
         self.environment = environment
     }

@@ -56,6 +56,8 @@ import Testing
                    member: "org.gnome.ScreenSaver.ActiveChanged", arguments: ["true"]),
         LockSignal(signal: .logindLock, path: "/org/freedesktop/login1/session/_32",
                    member: "org.freedesktop.login1.Session.Lock", arguments: []),
+        LockSignal(signal: .logindPrepareForSleep, path: "/org/freedesktop/login1",
+                   member: "org.freedesktop.login1.Manager.PrepareForSleep", arguments: ["true"]),
     ]
 
     @Test(.needs(tools), arguments: lockSignals)
@@ -109,6 +111,21 @@ import Testing
         #expect(seen.all == [.gnomeScreenSaver], "only ActiveChanged(true) locks")
         #expect(unlockedWhenTheSecondSignalArrived.withLock { $0 } == true)
         #expect(!unlocked.isUnlocked)
+    }
+
+    /// `PrepareForSleep(false)` (the machine resumed) is ignored: logind's `Lock` sent after it, on the
+    /// same bus and so delivered after it, is the first signal seen.
+    @Test(.needs(tools))
+    func aResumeDoesNotLock() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let seen = Seen()
+        let monitor = try ScreenLockMonitor(sessionBusAddress: bus.address, systemBusAddress: bus.address, onLock: seen.append)
+        defer { monitor.stop() }
+        try bus.emit(path: "/org/freedesktop/login1", signal: "org.freedesktop.login1.Manager.PrepareForSleep", ["false"])
+        try bus.emit(path: "/org/freedesktop/login1/session/_32", signal: "org.freedesktop.login1.Session.Lock")
+        seen.wait(forCount: 1)
+        #expect(seen.all == [.logindLock])
     }
 
     @Test(.needs(tools))

@@ -85,9 +85,19 @@ printf 'deb.example\n' | docker-credential-$PACKAGE --store file --authenticator
 for file in /usr/share/man/man1/$PACKAGE.1.gz /usr/share/bash-completion/completions/$PACKAGE \
     /usr/share/zsh/vendor-completions/_$PACKAGE /usr/share/fish/vendor_completions.d/$PACKAGE.fish \
     /etc/pam.d/$PACKAGE /usr/share/polkit-1/actions/io.github.biometricsvault.policy \
-    /usr/share/doc/$PACKAGE/copyright /usr/share/doc/$PACKAGE/changelog.Debian.gz; do
+    /usr/share/doc/$PACKAGE/copyright /usr/share/doc/$PACKAGE/changelog.Debian.gz \
+    /usr/lib/systemd/user/$PACKAGE-agent.service; do
     [ -e "$file" ] || { echo "$file not installed"; exit 1; }
 done
+# The user unit runs the installed agent, without a restart loop (the agent exits when idle).
+UNIT=/usr/lib/systemd/user/$PACKAGE-agent.service
+grep -qx "ExecStart=$BIN agent" "$UNIT" && grep -qx 'Restart=no' "$UNIT" \
+    || { echo "$UNIT does not run '$BIN agent' with Restart=no"; exit 1; }
+if command -v systemd-analyze >/dev/null; then
+    # A user manager needs a runtime directory; none runs here. --man=no: man-db may be missing.
+    install -d -m 700 "$WORK/run"
+    XDG_RUNTIME_DIR=$WORK/run systemd-analyze verify --man=no --user "$UNIT" || { echo "systemd-analyze rejects $UNIT"; exit 1; }
+fi
 
 grep -q '^License: Expat' /usr/share/doc/$PACKAGE/copyright || { echo "copyright does not declare the MIT (Expat) license"; exit 1; }
 

@@ -11,11 +11,13 @@ import Dispatch
 /// - `ActiveChanged(true)` of `org.freedesktop.ScreenSaver` and `org.gnome.ScreenSaver` on the session bus
 ///   (KDE, GNOME, and the desktops that implement the freedesktop interface);
 /// - `Lock` of `org.freedesktop.login1.Session` on the system bus (`loginctl lock-session`, idle lock),
-///   where logind runs.
+///   where logind runs;
+/// - `PrepareForSleep(true)` of `org.freedesktop.login1.Manager` on the system bus (suspend or hibernate
+///   is about to start): whoever wakes the machine finds it locked.
 ///
 /// The signals are accepted from any sender on any object path: a signal can only make us lock, never
 /// unlock, so the worst a forged one does is ask the user to authenticate again. `ActiveChanged(false)`
-/// (the screen saver went away) is ignored. Each bus is watched on its own thread, through the package's
+/// (the screen saver went away) and `PrepareForSleep(false)` (the machine resumed) are ignored. Each bus is watched on its own thread, through the package's
 /// D-Bus layer (BiometricsVaultDBus).
 package final class ScreenLockWatcher: Sendable {
     /// Which signal reported the lock.
@@ -26,6 +28,8 @@ package final class ScreenLockWatcher: Sendable {
         case gnomeScreenSaver = "org.gnome.ScreenSaver"
         /// `org.freedesktop.login1.Session.Lock` on the system bus.
         case logindLock = "org.freedesktop.login1.Session"
+        /// `org.freedesktop.login1.Manager.PrepareForSleep(true)` on the system bus.
+        case logindPrepareForSleep = "org.freedesktop.login1.Manager"
     }
 
     /// The signals actually being watched (a bus that could not be reached is left out).
@@ -54,7 +58,7 @@ package final class ScreenLockWatcher: Sendable {
             ], onLock: onLock)
         let system = Self.watch(
             bus: systemBusAddress.map(DBusBus.address) ?? .system, name: "bv-screen-lock-system", stopping: stopping,
-            subscriptions: [(.logindLock, "Lock")], onLock: onLock)
+            subscriptions: [(.logindLock, "Lock"), (.logindPrepareForSleep, "PrepareForSleep")], onLock: onLock)
         var watched = Set<Signal>()
         var failures: [DBusFailure] = []
         for result in [session, system] {
@@ -105,8 +109,8 @@ package final class ScreenLockWatcher: Sendable {
             ready.signal()
             while case .signal(let received) = signals.next(until: nil, cancellation: stopping) {
                 guard let signal = Signal(rawValue: received.interface) else { continue }
-                // ActiveChanged carries (b); Lock carries nothing.
-                if received.member == "ActiveChanged",
+                // ActiveChanged and PrepareForSleep carry (b): only `true` locks. Lock carries nothing.
+                if received.member == "ActiveChanged" || received.member == "PrepareForSleep",
                     received.parameters.typeString != "(b)" || received.parameters[0].bool != true
                 { continue }
                 // A stop between the signal and here: no callback starts after stop() returned.

@@ -9,14 +9,15 @@ extension BiometricsVaultCommand {
             commandName: "agent",
             abstract: "Run the unlock-window agent in the foreground (commands with --unlock-window start it when needed).",
             discussion: """
-                With --unlock-window DURATION (or $BIOMETRICS_VAULT_UNLOCK_WINDOW), a command that authenticated \
+                With --unlock-window DURATION (or $BIOMETRICS_VAULT_UNLOCK_WINDOW, or unlock-window = DURATION in \
+                $XDG_CONFIG_HOME/biometrics-vault/config), a command that authenticated \
                 for a protected item asks this agent to keep the item's service open for DURATION, for the \
                 terminal it runs on (controlling terminal and login session). Until then, commands on that \
                 terminal read the service's protected items without a prompt; another terminal, or a process \
                 without a terminal, is asked as usual. Windows live only in the agent's memory. They end at \
-                their time, on `biometrics-vault lock`, when the screen locks, and when the agent exits (idle, \
-                SIGTERM, killed). The agent listens on $XDG_RUNTIME_DIR/biometrics-vault/agent.sock and \
-                answers this user's processes only.
+                their time, on `biometrics-vault lock`, when the screen locks or the system is about to sleep, \
+                and when the agent exits (idle, SIGTERM, killed). The agent listens on \
+                $XDG_RUNTIME_DIR/biometrics-vault/agent.sock and answers this user's processes only.
                 """)
 
         @Option(name: .customLong("idle-exit"), help: ArgumentHelp("Exit after this many seconds without a window or a client.", valueName: "seconds"))

@@ -17,13 +17,18 @@ extension BiometricsVaultCommand {
     struct Doctor: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "doctor",
-            abstract: "Show each store and authenticator, whether it is usable here (and why not), and which one auto picks. Never prompts.")
+            abstract: "Show each store and authenticator, whether it is usable here (and why not), and which one auto picks. Never prompts.",
+            discussion: """
+                Also shows this terminal's unlock windows (see `agent --help`), asking a running agent only \
+                (none is started): off without a window length.
+                """)
 
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
             try await Console.run(options) {
                 let diagnosis = VaultConfiguration.platformDiagnosis()
+                let unlockWindow = UnlockWindowHook.state(options: options, service: nil)
                 if options.json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -31,13 +36,15 @@ extension BiometricsVaultCommand {
                     // The diagnosis is one JSON object; the TPM (what `key seal --tpm` would use) joins it.
                     if text.hasSuffix("}") {
                         text.removeLast()
-                        text += (text.hasSuffix("{") ? "" : ",") + "\"tpm\":" + TPMDoctor.json().jsonText + "}"
+                        text += (text.hasSuffix("{") ? "" : ",") + "\"tpm\":" + TPMDoctor.json().jsonText
+                            + ",\"unlockWindow\":" + unlockWindow.json.jsonText + "}"
                     }
                     Console.out(text)
                     return
                 }
                 Console.out(Self.render(diagnosis))
                 Console.out(TPMDoctor.render())
+                Console.out(unlockWindow.lines.joined(separator: "\n"))
             }
         }
 

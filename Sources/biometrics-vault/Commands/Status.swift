@@ -11,7 +11,9 @@ extension BiometricsVaultCommand {
             discussion: """
                 States: emptyWithBiometrics, empty, keychain, keychainUpgradable, locked. Exits 0 for every state; \
                 an item that cannot be read is not a state: a corrupted one exits 11 and is left in place \
-                (`reset` would delete it, and with it the only copy of what it holds), an unreachable store 6.
+                (`reset` would delete it, and with it the only copy of what it holds), an unreachable store 6. \
+                It also shows this terminal's unlock window for the service, asking a running agent only (none \
+                is started); `off` without a window length (--unlock-window, its variable or the config file).
                 """)
 
         @OptionGroup var options: GlobalOptions
@@ -21,7 +23,9 @@ extension BiometricsVaultCommand {
             try await Console.run(options) {
                 let session = Session(options: options, allowsStorePrompts: false)
                 let vault = try session.retrieve(item.key)
-                VaultReport(vault: vault, session: session).print()
+                var report = VaultReport(vault: vault, session: session)
+                report.unlockWindow = UnlockWindowHook.state(options: options, service: options.service)
+                report.print()
             }
         }
     }
@@ -32,6 +36,8 @@ struct VaultReport {
     let vault: Vault<JSONValue>
     let session: Session
     var action: String?
+    /// `status` only: this terminal's unlock window for the service.
+    var unlockWindow: UnlockWindowState?
 
     init(vault: Vault<JSONValue>, session: Session, action: String? = nil) {
         self.vault = vault
@@ -78,6 +84,29 @@ struct VaultReport {
             "protected: \(vault.biometricsEnabled ? "yes (\(policy?.rawValue ?? "?"))" : "no")",
         ]
         if let invalidation { lines.append("invalidated: \(invalidation)") }
+        if let unlockWindow {
+            fields["unlockWindow"] = unlockWindow.json
+            lines += unlockWindow.lines
+        }
         Console.emit(session.options, json: .object(fields), text: lines.joined(separator: "\n"))
+    }
+}
+
+extension UnlockWindowState {
+    /// `--json`: `{"state": name, "windows": [...]}`, with `"reason"` when unavailable.
+    var json: JSONValue {
+        var fields: [String: JSONValue] = ["state": .string(name), "windows": .array([])]
+        switch self {
+        case .off, .noAgent, .noTerminal, .none: break
+        case .unavailable(let reason): fields["reason"] = .string(reason)
+        case .open(let windows):
+            fields["windows"] = .array(windows.map {
+                .object([
+                    "service": .string($0.report.service), "policy": .string($0.report.policy),
+                    "remainingSeconds": .integer(Int64($0.report.remainingSeconds)), "endsAt": .string($0.endsAt),
+                ])
+            })
+        }
+        return .object(fields)
     }
 }

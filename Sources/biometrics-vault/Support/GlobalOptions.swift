@@ -61,14 +61,13 @@ struct GlobalOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Keep protected items of this service open for this terminal for DURATION after one authentication (90, 90s, 15m, 1h; 0 or off: never). Default: $\(UnlockWindowOption.environmentVariable), else off. See `biometrics-vault agent --help`.",
+            "Keep protected items of this service open for this terminal for DURATION after one authentication (90, 90s, 15m, 1h; 0 or off: never). Default: $\(UnlockWindowSetting.environmentVariable), else unlock-window in $XDG_CONFIG_HOME/biometrics-vault/config (by default ~/.config/biometrics-vault/config), else off. See `biometrics-vault agent --help`.",
             valueName: "duration"))
     var unlockWindow: UnlockWindowOption?
 }
 
 /// `--unlock-window DURATION`: the length of an unlock window (`nil` seconds: off).
 struct UnlockWindowOption: ExpressibleByArgument, Equatable, Sendable {
-    static let environmentVariable = "BIOMETRICS_VAULT_UNLOCK_WINDOW"
     let seconds: Int?
 
     init?(argument: String) {

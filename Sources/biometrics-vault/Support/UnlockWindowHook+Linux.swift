@@ -4,28 +4,50 @@ import BiometricsVault
 /// The CLI's use of the unlock-window agent (BiometricsVaultAgent): the authenticator wrapper when a
 /// window length is set, the `agent` and `lock` verbs.
 enum UnlockWindowHook {
-    /// `authenticator` behind an ``UnlockWindowAuthenticator`` when `--unlock-window` (or
-    /// `$BIOMETRICS_VAULT_UNLOCK_WINDOW`) gives a length and `XDG_RUNTIME_DIR` is set; else unchanged.
+    /// `authenticator` behind an ``UnlockWindowAuthenticator`` when `--unlock-window`, `$BIOMETRICS_VAULT_UNLOCK_WINDOW`
+    /// or the config file gives a length and `XDG_RUNTIME_DIR` is set; else unchanged. A socket path too
+    /// long for a Unix socket is said once on stderr (then unchanged: commands prompt as without windows).
     static func wrap(_ authenticator: any Authenticator, options: GlobalOptions) -> any Authenticator {
         guard let seconds = windowSeconds(options), let client = UnlockWindowAgentClient.current(startsItself: true) else {
+            return authenticator
+        }
+        if let reason = client.unavailability {
+            noticeOnce("unlock window unavailable: \(reason)")
             return authenticator
         }
         return UnlockWindowAuthenticator(wrapping: authenticator, client: client, service: options.service, seconds: seconds)
     }
 
-    /// The option, else the environment variable (an invalid value is reported and ignored), else off.
+    /// The option, else the environment variable, else the config file, else off (invalid values are
+    /// reported once and ignored).
     static func windowSeconds(_ options: GlobalOptions) -> Int? {
         if let option = options.unlockWindow { return option.seconds }
-        guard let text = EnvironmentVariable.value(UnlockWindowOption.environmentVariable), !text.isEmpty else { return nil }
-        switch UnlockWindowDuration.seconds(text) {
-        case .success(let seconds): return seconds
-        case .failure(let error):
-            Console.notice("ignoring $\(UnlockWindowOption.environmentVariable): \(error)")
-            return nil
-        }
+        return fallbackSetting.seconds
     }
 
-    /// `agent`: serves until idle. Also closes every window when the desktop's screen locks.
+    /// The environment variable and the config file, read once per process.
+    private static let fallbackSetting: UnlockWindowSetting = {
+        let setting = UnlockWindowSetting.resolve(
+            option: nil, environment: EnvironmentVariable.value(UnlockWindowSetting.environmentVariable), configFile: CLIConfigFile.load())
+        for notice in setting.notices { Console.notice(notice) }
+        return setting
+    }()
+
+    private static let noticed = LockedValue<Set<String>>([])
+
+    private static func noticeOnce(_ text: String) {
+        guard noticed.withLock({ $0.insert(text).inserted }) else { return }
+        Console.notice(text)
+    }
+
+    /// What `status` and `doctor` say about this terminal's windows (of `service`, when given); never
+    /// starts the agent.
+    static func state(options: GlobalOptions, service: String?) -> UnlockWindowState {
+        UnlockWindowAgentClient.state(seconds: windowSeconds(options), service: service)
+    }
+
+    /// `agent`: serves until idle. Also closes every window when the desktop's screen locks or the
+    /// machine is about to sleep.
     static func runAgent(idleSeconds: Int) throws {
         guard let paths = AgentPaths.current() else {
             throw VaultError(.storeUnavailable, underlying: .message("XDG_RUNTIME_DIR is not set: the agent has nowhere private to listen"))
@@ -37,7 +59,7 @@ enum UnlockWindowHook {
         let trigger = agent.trigger
         // After listening, so a client never waits for the buses; a bus that cannot be reached only
         // means that lock is not noticed.
-        ScreenLockSubscription.start { trigger.lockAll() }
+        ScreenLockSubscription.start(trigger)
         agent.run()
     }
 
@@ -73,12 +95,23 @@ private enum ScreenLockSubscription {
 
     /// Subscribes on this thread (the watcher's own threads then call back): a task would need a second
     /// thread of the cooperative pool, which the agent's loop already occupies on a one-CPU machine.
-    static func start(onLock: @escaping @Sendable () -> Void) {
+    static func start(_ trigger: UnlockWindowLockTrigger) {
         do {
-            let started = try ScreenLockMonitor { _ in onLock() }
+            let started = try ScreenLockMonitor { trigger.lockAll(because: reason($0)) }
             monitor.withLock { $0 = started }
+            let watched = started.watchedSignals.map(\.rawValue).sorted().joined(separator: ", ")
+            trigger.log("watching for a screen lock or sleep: \(watched)")
         } catch {
             Console.notice("the screen lock is not watched: \(error)")
+        }
+    }
+
+    /// The agent log's words for `signal`.
+    static func reason(_ signal: ScreenLockMonitor.Signal) -> String {
+        switch signal {
+        case .freedesktopScreenSaver, .gnomeScreenSaver: "the screen saver started (\(signal.rawValue).ActiveChanged(true))"
+        case .logindLock: "logind locked the session (org.freedesktop.login1.Session.Lock)"
+        case .logindPrepareForSleep: "the system is about to sleep (org.freedesktop.login1.Manager.PrepareForSleep(true))"
         }
     }
 }

@@ -13,6 +13,10 @@ enum UnlockWindowHook {
 
     static func lockAll() throws -> Int { 0 }
 
+    static func state(options: GlobalOptions, service: String?) -> UnlockWindowState {
+        options.unlockWindow == nil ? .off : .unavailable("unlock windows need the Linux agent")
+    }
+
     static func status() throws -> (scope: String?, windows: [UnlockWindowReport])? { nil }
 }
 #endif
