@@ -13,6 +13,13 @@ enum UnlockWindowHook {
         return UnlockWindowAuthenticator(wrapping: authenticator, client: client, service: options.service, seconds: seconds)
     }
 
+    /// The agent as the file store's key keeper, under the same conditions as ``wrap(_:options:)``: the
+    /// passphrase or TPM PIN is then asked once per window.
+    static func storeKeyKeeper(options: GlobalOptions) -> (any StoreKeyKeeper)? {
+        guard let seconds = windowSeconds(options), let client = UnlockWindowAgentClient.current(startsItself: true) else { return nil }
+        return UnlockWindowStoreKeyKeeper(client: client, seconds: seconds)
+    }
+
     /// The option, else the environment variable (an invalid value is reported and ignored), else off.
     static func windowSeconds(_ options: GlobalOptions) -> Int? {
         if let option = options.unlockWindow { return option.seconds }
@@ -47,7 +54,7 @@ enum UnlockWindowHook {
         guard client.isListening else { return 0 }
         switch try client.send(.lock, startingAgent: false) {
         case .locked(let count): return count
-        case .opened, .window, .status: throw unexpectedAnswer
+        case .opened, .window, .status, .keptStoreKey, .storeKey: throw unexpectedAnswer
         case .refused(let reason): throw VaultError(.storeUnavailable, underlying: .message("the agent refused: \(reason)"))
         }
     }
@@ -57,7 +64,7 @@ enum UnlockWindowHook {
         guard let client = UnlockWindowAgentClient.current(startsItself: false), client.isListening else { return nil }
         switch try client.send(.status, startingAgent: false) {
         case .status(let scope, let windows): return (scope, windows)
-        case .opened, .window, .locked: throw unexpectedAnswer
+        case .opened, .window, .locked, .keptStoreKey, .storeKey: throw unexpectedAnswer
         case .refused(let reason): throw VaultError(.storeUnavailable, underlying: .message("the agent refused: \(reason)"))
         }
     }

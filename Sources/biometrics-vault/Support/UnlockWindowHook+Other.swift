@@ -7,6 +7,8 @@ enum UnlockWindowHook {
         authenticator
     }
 
+    static func storeKeyKeeper(options: GlobalOptions) -> (any StoreKeyKeeper)? { nil }
+
     static func runAgent(idleSeconds: Int) throws {
         throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent runs on Linux only"))
     }
