@@ -16,18 +16,20 @@ enum UnlockWindowHook {
     /// The agent as the file store's key keeper, under the same conditions as ``wrap(_:options:)``: the
     /// passphrase or TPM PIN is then asked once per window.
     static func storeKeyKeeper(options: GlobalOptions) -> (any StoreKeyKeeper)? {
-        guard let seconds = windowSeconds(options), let client = UnlockWindowAgentClient.current(startsItself: true) else { return nil }
+        // Quiet: ``wrap(_:options:)`` reports an invalid value once.
+        guard let seconds = windowSeconds(options, reportsInvalid: false), let client = UnlockWindowAgentClient.current(startsItself: true)
+        else { return nil }
         return UnlockWindowStoreKeyKeeper(client: client, seconds: seconds)
     }
 
     /// The option, else the environment variable (an invalid value is reported and ignored), else off.
-    static func windowSeconds(_ options: GlobalOptions) -> Int? {
+    static func windowSeconds(_ options: GlobalOptions, reportsInvalid: Bool = true) -> Int? {
         if let option = options.unlockWindow { return option.seconds }
         guard let text = EnvironmentVariable.value(UnlockWindowOption.environmentVariable), !text.isEmpty else { return nil }
         switch UnlockWindowDuration.seconds(text) {
         case .success(let seconds): return seconds
         case .failure(let error):
-            Console.notice("ignoring $\(UnlockWindowOption.environmentVariable): \(error)")
+            if reportsInvalid { Console.notice("ignoring $\(UnlockWindowOption.environmentVariable): \(error)") }
             return nil
         }
     }
