@@ -122,13 +122,22 @@ extension UnlockWindowCLITests {
         #expect(afterKill.prompts == 1 && afterKill.status == 0 && afterKill.text.contains("sealed-by-the-tpm"), "\(afterKill.text)")
         #expect(storeSnapshot() == before, "the store changed")
 
-        // The new agent keeps the key again (afterKill); a new PIN rewrites the key file: the kept key is
-        // dropped and the new PIN asked.
-        let changed = first.run(["key", "seal", "--tpm", "--pin-stdin"], prefix: env, storeOptions: false, input: "2468\n1357\n")
-        #expect(changed.status == 0, "\(changed.text)")
+        // The new agent keeps the key again (afterKill). A new PIN set where the agent cannot be told (no
+        // runtime directory) rewrites the key file: the kept key no longer matches it, is dropped, and
+        // the new PIN is asked.
+        let unseen = first.run(
+            ["key", "seal", "--tpm", "--pin-stdin"], prefix: env + ["XDG_RUNTIME_DIR=\(runtime.path)/elsewhere"], storeOptions: false,
+            input: "2468\n1357\n")
+        #expect(unseen.status == 0, "\(unseen.text)")
         let afterChange = runAnswering(first, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "1357", prefix: env)
         #expect(afterChange.prompts == 1 && afterChange.status == 0 && afterChange.text.contains("sealed-by-the-tpm"), "\(afterChange.text)")
         #expect(agentLog.contains("its key file changed"), "\(agentLog)")
+        // A `key` verb that reaches the agent has it drop the store's keys at once.
+        let told = first.run(["key", "seal", "--tpm", "--pin-stdin"], prefix: env, storeOptions: false, input: "1357\n2468\n")
+        #expect(told.status == 0, "\(told.text)")
+        #expect(agentLog.contains("dropped 1 key(s) of the store"), "\(agentLog)")
+        let afterTold = runAnswering(first, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env)
+        #expect(afterTold.prompts == 1 && afterTold.status == 0, "\(afterTold.text)")
         #expect(!agentLog.contains("2468") && !agentLog.contains("1357"))
     }
 

@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVault
+import FoundationEssentials
 
 /// The CLI's use of the unlock-window agent (BiometricsVaultAgent): the authenticator wrapper when a
 /// window length is set, the `agent` and `lock` verbs.
@@ -20,6 +21,14 @@ enum UnlockWindowHook {
         guard let seconds = windowSeconds(options, reportsInvalid: false), let client = UnlockWindowAgentClient.current(startsItself: true)
         else { return nil }
         return UnlockWindowStoreKeyKeeper(client: client, seconds: seconds)
+    }
+
+    /// After a `key` verb rewrote the default store's key file: a running agent drops the keys it keeps
+    /// for that store, in every scope (they were kept for the old key file, which no longer exists).
+    /// Best effort: without an agent nothing is kept; a key kept for another key file is never used.
+    static func forgetStoreKeys() {
+        guard let client = UnlockWindowAgentClient.current(startsItself: false) else { return }
+        _ = try? client.send(.forgetStoreKey(store: FileStoreKey.defaultDirectory.standardizedFileURL.path), startingAgent: false)
     }
 
     /// The option, else the environment variable (an invalid value is reported and ignored), else off.
