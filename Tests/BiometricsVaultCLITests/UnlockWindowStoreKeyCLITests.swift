@@ -15,17 +15,17 @@ extension UnlockWindowCLITests {
     static let pinPrompt = "TPM PIN for the file store: "
     static let passphrasePrompt = "Passphrase for the file store: "
 
-    /// Runs the CLI (`--store file --authenticator pam`, `--unlock-window 60` unless `window` is false) on
+    /// Runs the CLI (`--store file --authenticator pam`, `--unlock-window WINDOW` unless `window` is nil) on
     /// `terminal` after `prefix`, answering each `prompt` with `secret`; how many times it asked, the
     /// exit status and what the terminal showed.
     func runAnswering(
-        _ terminal: UserTerminal, _ words: [String], prompt: String, secret: String, prefix: [String], window: Bool = true
+        _ terminal: UserTerminal, _ words: [String], prompt: String, secret: String, prefix: [String], window: String? = "60"
     ) -> (prompts: Int, status: Int32?, text: String) {
         let session = terminal.session
         let start = session.text.count
         let id = UUID().uuidString.prefix(8)
         let line = shellQuoted(
-            prefix + [CLISandbox.binary.path] + words + ["--store", "file", "--authenticator", "pam"] + (window ? ["--unlock-window", "60"] : []))
+            prefix + [CLISandbox.binary.path] + words + ["--store", "file", "--authenticator", "pam"] + (window.map { ["--unlock-window", $0] } ?? []))
         session.type("\(line); printf 'BV%s-\(id)-%d\\n' KEY $?\n")
         var answered = 0
         for _ in 0..<600 {
@@ -138,6 +138,15 @@ extension UnlockWindowCLITests {
         #expect(agentLog.contains("dropped 1 key(s) of the store"), "\(agentLog)")
         let afterTold = runAnswering(first, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env)
         #expect(afterTold.prompts == 1 && afterTold.status == 0, "\(afterTold.text)")
+
+        // A short window: the key is kept for its length only.
+        let short = (0..<2).map { _ in
+            runAnswering(second, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env, window: "2s")
+        }
+        #expect(short.map(\.prompts) == [1, 0], "\(short.map(\.text))")
+        sleep(3)
+        let expired = runAnswering(second, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env, window: "2s")
+        #expect(expired.prompts == 1 && expired.status == 0, "\(expired.text)")
         #expect(!agentLog.contains("2468") && !agentLog.contains("1357"))
     }
 
@@ -160,7 +169,7 @@ extension UnlockWindowCLITests {
         #expect(reads.map(\.prompts) == [1, 0, 0], "\(reads.map(\.text))")
         expectKeyHeldSafely(agent: try agentPID())
         // Without a window length the key is not used: asked.
-        let off = runAnswering(first, show, prompt: Self.passphrasePrompt, secret: "correct horse", prefix: [], window: false)
+        let off = runAnswering(first, show, prompt: Self.passphrasePrompt, secret: "correct horse", prefix: [], window: nil)
         #expect(off.prompts == 1 && off.status == 0, "\(off.text)")
 
         let second = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
