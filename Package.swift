@@ -219,7 +219,8 @@ var targets: [Target] = [
     // Linux only; elsewhere only the message types and the duration parser compile.
     .target(
         name: "BiometricsVaultAgent",
-        dependencies: ["BiometricsVaultCore"],
+        // CProcessControl: prctl(PR_SET_DUMPABLE) for the agent, which holds store keys.
+        dependencies: ["BiometricsVaultCore", .target(name: "CProcessControl", condition: linux)],
         swiftSettings: strictSettings
     ),
 

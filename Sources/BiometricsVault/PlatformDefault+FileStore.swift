@@ -11,10 +11,34 @@ enum FileStoreAdapter {
     /// (for example a directory other users can write), a store that reports why on every call.
     static func makeStore(interaction: PlatformInteraction = .terminal) -> any SecretStore {
         do {
+            if let keeper = interaction.storeKeyKeeper, let store = try openKept(keeper, interaction: interaction) { return store }
             return try EncryptedFileStore(keySource: FileStoreKeySource.recorded(interaction: interaction))
         } catch {
             return UnopenedStore(name: "file", error: error)
         }
+    }
+
+    /// A store whose key needs a secret (a passphrase, a TPM PIN), opened with the key `keeper` keeps for
+    /// its key file as it is now; else with the secret, asked once, and the key then given to `keeper`.
+    /// A kept key that does not open the store is dropped and the secret asked. `nil` for a store that
+    /// needs no secret (or has no key file yet): opened as usual.
+    private static func openKept(_ keeper: any StoreKeyKeeper, interaction: PlatformInteraction) throws -> EncryptedFileStore? {
+        switch try EncryptedFileStore.keyProtection() {
+        case nil, .keyFile, .sealed(_, usesPIN: false): return nil
+        case .passphrase, .sealed(_, usesPIN: true): break
+        }
+        let root = try EncryptedFileStore.requireDefaultDirectory().standardizedFileURL.path
+        if let keyFile = try EncryptedFileStore.keyFileDigest(), let master = keeper.key(store: root, keyFile: keyFile) {
+            do {
+                return try EncryptedFileStore(keySource: .unlocked(UnlockedStoreKey(master: master, keyFileDigest: keyFile)))
+            } catch {
+                keeper.forget(store: root)
+            }
+        }
+        guard let unlocked = try EncryptedFileStore.unlockKey(source: FileStoreKeySource.recorded(interaction: interaction)) else { return nil }
+        let store = try EncryptedFileStore(keySource: .unlocked(unlocked))
+        keeper.keep(unlocked.master, store: root, keyFile: unlocked.keyFileDigest)
+        return store
     }
 
     /// Where the files live (for notices and `doctor`).

@@ -1,3 +1,5 @@
+import BiometricsVaultAgent
+
 /// Which secret opens the file store (``PlatformInteraction/readStoreSecret``).
 public enum StoreSecretKind: Sendable, Hashable {
     /// The passphrase that wraps the store's key (`key passphrase`).
@@ -25,6 +27,10 @@ public struct PlatformInteraction: Sendable {
     /// `storeLocked` at once. KWallet reports even an open wallet locked until some client unlocks it,
     /// so such a caller may see `storeLocked` where a prompting one would not.
     public var allowsStorePrompts: Bool = true
+    /// Where the file store's key, once unlocked with its passphrase or TPM PIN, is kept for the next
+    /// processes (the unlock-window agent: ``UnlockWindowStoreKeyKeeper``), and asked for before the
+    /// secret is. `nil` (the default): every process asks.
+    public var storeKeyKeeper: (any StoreKeyKeeper)? = nil
 
     public init(
         hasTerminal: Bool,

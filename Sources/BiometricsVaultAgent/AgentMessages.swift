@@ -21,6 +21,23 @@ public enum AgentRequest: Codable, Equatable, Sendable {
     case close(service: String, policy: String)
     /// This scope and its open windows.
     case status
+    /// Keeps, for this scope and `seconds`, the key of the file store rooted at `store` whose key file has
+    /// SHA-256 `keyFile` (``StoreKeyKeeper``). The key's ``AgentFrame/storeKeyLength`` bytes follow the
+    /// frame raw, never inside the JSON, so each side reads or writes them from memory it zeroes.
+    case keepStoreKey(store: String, keyFile: String, seconds: Int)
+    /// The key this scope keeps for `store`, if its key file is still `keyFile` (one kept for another
+    /// key file is dropped).
+    case storeKey(store: String, keyFile: String)
+    /// Drops the keys kept for `store` in every scope (one no longer opened it); answered `locked`.
+    case forgetStoreKey(store: String)
+}
+
+extension AgentRequest {
+    /// Whether a store key's raw bytes follow this request's frame.
+    public var carriesStoreKey: Bool {
+        if case .keepStoreKey = self { return true }
+        return false
+    }
 }
 
 /// One open window, as the agent reports it.
@@ -51,6 +68,19 @@ public enum AgentResponse: Codable, Equatable, Sendable {
     case status(scope: String?, windows: [UnlockWindowReport])
     /// The request was refused (no terminal, a malformed request, a duration out of range).
     case refused(reason: String)
+    /// `keepStoreKey`: the key is kept for that many seconds.
+    case keptStoreKey(seconds: Int)
+    /// `storeKey`: whether this scope keeps one; when it does, the key's ``AgentFrame/storeKeyLength``
+    /// raw bytes follow the frame.
+    case storeKey(found: Bool)
+}
+
+extension AgentResponse {
+    /// Whether a store key's raw bytes follow this answer's frame.
+    public var carriesStoreKey: Bool {
+        if case .storeKey(found: true) = self { return true }
+        return false
+    }
 }
 
 /// The frame both sides write: a 4-byte big-endian length, then that many bytes of JSON.
@@ -59,6 +89,8 @@ public enum AgentFrame {
     public static let maximumBodySize = 4096
     /// The longest window the agent opens (a day).
     public static let maximumWindowSeconds = 86_400
+    /// The length of a file store key, sent raw after the frame of a message that carries one.
+    public static let storeKeyLength = 32
 
     public static func encode(_ value: some Encodable) throws(VaultError) -> [UInt8] {
         let body: [UInt8]

@@ -149,6 +149,35 @@ enum AgentSocket {
         return true
     }
 
+    /// Writes all of `bytes` from memory the caller owns (a store key: no copy is made).
+    static func writeAll(_ descriptor: Int32, raw bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
+    }
+
+    /// Reads exactly `count` secret bytes (blocking, bounded by the receive timeout) into `SecretBytes`;
+    /// the buffer they arrive in is zeroed. `nil` on end, error or timeout.
+    static func readSecret(_ descriptor: Int32, _ count: Int) -> SecretBytes? {
+        guard var bytes = readExactly(descriptor, count) else { return nil }
+        defer { AgentProcess.zero(&bytes) }
+        return SecretBytes(bytes)
+    }
+
+    /// What a non-blocking read into `buffer` gives now: how many bytes, `nil` for "none yet"; `.failure`
+    /// at the end or on an error.
+    static func readAvailable(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int?, VaultError> {
+        let got = recv(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+        if got > 0 { return .success(got) }
+        if got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return .success(nil) }
+        return .failure(VaultError(.storeUnavailable, underlying: .errno(got == 0 ? ECONNRESET : errno)))
+    }
+
     /// Reads exactly `count` bytes (blocking, bounded by the receive timeout); `nil` on end, error or timeout.
     static func readExactly(_ descriptor: Int32, _ count: Int) -> [UInt8]? {
         var bytes = [UInt8](repeating: 0, count: count)

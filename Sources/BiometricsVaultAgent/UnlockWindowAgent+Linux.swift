@@ -25,7 +25,25 @@ public final class UnlockWindowAgent {
         let peer: PeerCredentials
         let deadline: Double
         var buffer: [UInt8] = []
+        /// A `keepStoreKey` request whose key is still arriving, straight into locked memory.
+        var awaitingKey: (request: AgentRequest, key: LockedSecret, received: Int)?
     }
+
+    /// A file store key kept for one scope (``AgentRequest/keepStoreKey(store:keyFile:seconds:)``).
+    private struct StoreKeyID: Hashable {
+        let scope: PeerScope
+        let store: String
+    }
+
+    private struct KeptStoreKey {
+        let keyFile: String
+        let expires: Double
+        /// Zeroed and unmapped when the entry goes (expiry, `lock`, the screen lock, exit).
+        let key: LockedSecret
+    }
+
+    /// Store keys kept at once, across scopes; more are refused (each takes a locked page).
+    static let maximumStoreKeys = 64
 
     /// Seconds a client has to send its whole request.
     public static let clientTimeout = 2.0
@@ -38,6 +56,7 @@ public final class UnlockWindowAgent {
     private let listener: Int32
     private let lockTrigger: UnlockWindowLockTrigger
     private var windows: [WindowKey: Window] = [:]
+    private var storeKeys: [StoreKeyID: KeptStoreKey] = [:]
     private var clients: [Int32: Client] = [:]
     private var lastActivity = AgentSocket.now()
 
@@ -47,6 +66,8 @@ public final class UnlockWindowAgent {
     /// - Parameter idleSeconds: the agent exits once it has had no window and no client for this long.
     public static func start(paths: AgentPaths, idleSeconds: Int) throws(VaultError) -> UnlockWindowAgent? {
         AgentSocket.closeInheritedDescriptors()
+        // Before any key can arrive: no core file, no ptrace or /proc/PID/mem by the user's other processes.
+        try AgentProcess.makeNotDumpable()
         try AgentSocket.prepareDirectory(paths.directory, create: true)
         // An agent that is exiting holds the lock a moment longer: wait for it rather than leave the
         // client that started us without an agent.
@@ -92,17 +113,19 @@ public final class UnlockWindowAgent {
         while true {
             let now = AgentSocket.now()
             windows = windows.filter { $0.value.expires > now }
+            storeKeys = storeKeys.filter { $0.value.expires > now }
             for (descriptor, client) in clients where client.deadline <= now {
                 AgentSocket.log("pid \(client.peer.pid) sent no complete request within \(Int(Self.clientTimeout)) s; dropped")
                 drop(descriptor)
             }
-            if windows.isEmpty && clients.isEmpty && now - lastActivity >= idleSeconds { break }
+            if windows.isEmpty && storeKeys.isEmpty && clients.isEmpty && now - lastActivity >= idleSeconds { break }
             let descriptors = [listener, lockTrigger.readDescriptor] + Array(clients.keys)
             let ready = AgentSocket.waitReadable(descriptors, milliseconds: 250)
             if ready.contains(lockTrigger.readDescriptor) {
                 lockTrigger.drain()
                 AgentSocket.log("closed \(windows.count) window(s)")
                 windows.removeAll()
+                storeKeys.removeAll()
             }
             if ready.contains(listener) { acceptWaiting() }
             for descriptor in ready where clients[descriptor] != nil {
@@ -110,6 +133,7 @@ public final class UnlockWindowAgent {
             }
         }
         AgentSocket.log("idle for \(Int(idleSeconds)) s: exiting")
+        storeKeys.removeAll()
         AgentSocket.removeFile(paths.socket)
         AgentSocket.closeDescriptor(listener)
         AgentSocket.closeDescriptor(lockDescriptor)
@@ -129,6 +153,7 @@ public final class UnlockWindowAgent {
 
     private func serve(_ descriptor: Int32) {
         guard var client = clients[descriptor] else { return }
+        if client.awaitingKey != nil { return receiveStoreKey(descriptor) }
         // The header first, then at most the announced body (checked against the bound once the header is in).
         let wanted = client.buffer.count < 4
             ? 4 - client.buffer.count : min(4 + AgentFrame.length(of: client.buffer.prefix(4)) - client.buffer.count, AgentFrame.maximumBodySize)
@@ -151,11 +176,85 @@ public final class UnlockWindowAgent {
         let response: AgentResponse
         do {
             let request = try AgentFrame.decode(AgentRequest.self, body: client.buffer.dropFirst(4))
+            if request.carriesStoreKey { return awaitStoreKey(descriptor, request) }
+            if case .storeKey(let store, let keyFile) = request { return sendStoreKey(descriptor, store: store, keyFile: keyFile, peer: client.peer) }
             response = answer(request, peer: client.peer)
         } catch {
             AgentSocket.log("pid \(client.peer.pid) sent a malformed request; refused")
             response = .refused(reason: "malformed request")
         }
+        if let frame = try? AgentFrame.encode(response) { _ = AgentSocket.writeAll(descriptor, frame) }
+        lastActivity = AgentSocket.now()
+        drop(descriptor)
+    }
+
+    /// Reads the key that follows a `keepStoreKey` frame into locked memory (it may come in pieces).
+    private func awaitStoreKey(_ descriptor: Int32, _ request: AgentRequest) {
+        guard var client = clients[descriptor] else { return }
+        do {
+            client.awaitingKey = (request, try LockedSecret(count: AgentFrame.storeKeyLength), 0)
+        } catch {
+            AgentSocket.log("cannot lock memory for a store key (\(error)); not kept")
+            return reply(descriptor, .refused(reason: "the agent cannot lock memory for the key"))
+        }
+        clients[descriptor] = client
+        receiveStoreKey(descriptor)
+    }
+
+    private func receiveStoreKey(_ descriptor: Int32) {
+        guard var client = clients[descriptor], var awaiting = client.awaitingKey else { return }
+        let outcome = awaiting.key.withUnsafeMutableBytes {
+            AgentSocket.readAvailable(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: $0[awaiting.received...]))
+        }
+        switch outcome {
+        case .failure: return drop(descriptor)
+        case .success(nil): return
+        case .success(let count?): awaiting.received += count
+        }
+        guard awaiting.received == awaiting.key.count else {
+            client.awaitingKey = awaiting
+            clients[descriptor] = client
+            return
+        }
+        reply(descriptor, keep(awaiting.request, key: awaiting.key, peer: client.peer))
+    }
+
+    /// Answers `storeKey`: `found: true` and the key's bytes, from locked memory, when this scope keeps
+    /// one for `store` and its key file is still `keyFile`; a key kept for another key file is dropped.
+    private func sendStoreKey(_ descriptor: Int32, store: String, keyFile: String, peer: PeerCredentials) {
+        guard let scope = PeerScope.of(pid: peer.pid) else { return reply(descriptor, .storeKey(found: false)) }
+        let id = StoreKeyID(scope: scope, store: store)
+        guard let kept = storeKeys[id], kept.expires > AgentSocket.now() else { return reply(descriptor, .storeKey(found: false)) }
+        guard kept.keyFile == keyFile else {
+            storeKeys[id] = nil
+            AgentSocket.log("dropped the key of the store \(store) on \(scope): its key file changed")
+            return reply(descriptor, .storeKey(found: false))
+        }
+        if let frame = try? AgentFrame.encode(AgentResponse.storeKey(found: true)), AgentSocket.writeAll(descriptor, frame) {
+            _ = kept.key.withUnsafeBytes { AgentSocket.writeAll(descriptor, raw: $0) }
+        }
+        lastActivity = AgentSocket.now()
+        drop(descriptor)
+    }
+
+    private func keep(_ request: AgentRequest, key: LockedSecret, peer: PeerCredentials) -> AgentResponse {
+        guard case .keepStoreKey(let store, let keyFile, let seconds) = request else { return .refused(reason: "malformed request") }
+        guard let scope = PeerScope.of(pid: peer.pid) else {
+            return .refused(reason: "the process has no controlling terminal: no unlock window")
+        }
+        let id = StoreKeyID(scope: scope, store: store)
+        guard (1...AgentFrame.maximumWindowSeconds).contains(seconds), store.hasPrefix("/"), keyFile.utf8.count == 64,
+            keyFile.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
+        else { return .refused(reason: "invalid store key window") }
+        guard storeKeys.count < Self.maximumStoreKeys || storeKeys[id] != nil else {
+            return .refused(reason: "the agent keeps \(Self.maximumStoreKeys) store keys already")
+        }
+        storeKeys[id] = KeptStoreKey(keyFile: keyFile, expires: AgentSocket.now() + Double(seconds), key: key)
+        AgentSocket.log("kept the key of the store \(store) for \(seconds) s on \(scope)")
+        return .keptStoreKey(seconds: seconds)
+    }
+
+    private func reply(_ descriptor: Int32, _ response: AgentResponse) {
         if let frame = try? AgentFrame.encode(response) { _ = AgentSocket.writeAll(descriptor, frame) }
         lastActivity = AgentSocket.now()
         drop(descriptor)
@@ -184,8 +283,9 @@ public final class UnlockWindowAgent {
             AgentSocket.log("closed the window for service '\(service)' (\(policy)) on \(scope): the enrolled fingers changed")
             return .locked(count: 1)
         case .lock:
-            let count = windows.count
+            let count = windows.count + storeKeys.count
             windows.removeAll()
+            storeKeys.removeAll()
             AgentSocket.log("lock: closed \(count) window(s)")
             return .locked(count: count)
         case .status:
@@ -194,6 +294,15 @@ public final class UnlockWindowAgent {
                 .map { report(service: $0.key.service, policy: $0.key.policy, $0.value, now: now) }
                 .sorted { ($0.service, $0.policy) < ($1.service, $1.policy) }
             return .status(scope: scope.description, windows: mine)
+        case .keepStoreKey, .storeKey:
+            // Served by ``awaitStoreKey(_:_:)`` and ``sendStoreKey(_:store:keyFile:peer:)``: raw key bytes
+            // travel with them.
+            return .refused(reason: "malformed request")
+        case .forgetStoreKey(let store):
+            let before = storeKeys.count
+            storeKeys = storeKeys.filter { $0.key.store != store }
+            AgentSocket.log("dropped \(before - storeKeys.count) key(s) of the store \(store): it no longer opened it")
+            return .locked(count: before - storeKeys.count)
         }
     }
 

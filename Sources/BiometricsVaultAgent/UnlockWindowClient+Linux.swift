@@ -36,12 +36,26 @@ public struct UnlockWindowAgentClient: Sendable {
 
     /// Sends `request`; with `startingAgent`, starts the agent first when none listens.
     public func send(_ request: AgentRequest, startingAgent: Bool) throws(VaultError) -> AgentResponse {
+        try exchange(request, storeKey: nil, startingAgent: startingAgent).response
+    }
+
+    /// Sends `request` followed, for ``AgentRequest/keepStoreKey(store:keyFile:seconds:)``, by
+    /// `storeKey`'s raw bytes (written from its own zeroed-on-release storage); the answer and, for
+    /// ``AgentResponse/storeKey(found:)`` `true`, the key that followed it.
+    public func exchange(
+        _ request: AgentRequest, storeKey: SecretBytes?, startingAgent: Bool
+    ) throws(VaultError) -> (response: AgentResponse, storeKey: SecretBytes?) {
+        guard request.carriesStoreKey == (storeKey != nil), storeKey.map({ $0.count == AgentFrame.storeKeyLength }) ?? true else {
+            throw VaultError(.encodingFailed, underlying: .message("a store key request needs one \(AgentFrame.storeKeyLength)-byte key"))
+        }
         let descriptor = try connect(startingAgent: startingAgent)
         defer { AgentSocket.closeDescriptor(descriptor) }
         guard let peer = AgentSocket.peerCredentials(descriptor), peer.uid == AgentSocket.userID else {
             throw VaultError(.storeUnavailable, underlying: .message("the process on \(paths.socket) is not this user's agent"))
         }
-        guard AgentSocket.writeAll(descriptor, try AgentFrame.encode(request)) else {
+        guard AgentSocket.writeAll(descriptor, try AgentFrame.encode(request)),
+            storeKey?.withUnsafeBytes({ AgentSocket.writeAll(descriptor, raw: $0) }) ?? true
+        else {
             throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent did not take the request"))
         }
         guard let header = AgentSocket.readExactly(descriptor, 4) else {
@@ -51,11 +65,17 @@ public struct UnlockWindowAgentClient: Sendable {
         guard length > 0, length <= AgentFrame.maximumBodySize, let body = AgentSocket.readExactly(descriptor, length) else {
             throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent's answer was cut short or too long"))
         }
+        let response: AgentResponse
         do {
-            return try AgentFrame.decode(AgentResponse.self, body: body)
+            response = try AgentFrame.decode(AgentResponse.self, body: body)
         } catch {
             throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent's answer is malformed"))
         }
+        guard response.carriesStoreKey else { return (response, nil) }
+        guard let key = AgentSocket.readSecret(descriptor, AgentFrame.storeKeyLength) else {
+            throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent's answer was cut short"))
+        }
+        return (response, key)
     }
 
     private func connect(startingAgent: Bool) throws(VaultError) -> Int32 {

@@ -55,6 +55,9 @@ public struct EncryptedFileStore: SecretStore {
         /// Sealed by a ``MasterKeySealer`` (the TPM on Linux: `BiometricsVaultTPM`'s `TPMSealer`), so the
         /// key file opens only where the sealer can unseal it.
         case sealed(any MasterKeySealer)
+        /// A master key unlocked earlier from this store's key file (``unlockKey(directory:source:)``):
+        /// opens the store only while that key file is unchanged; creates no key file.
+        case unlocked(UnlockedStoreKey)
     }
 
     /// The store root.

@@ -164,6 +164,8 @@ extension KeyFile {
             return file + sealed.nonce + sealed.ciphertext + sealed.tag
         case .sealed(let sealer):
             return try encodeSealed(master: master, sealer: sealer)
+        case .unlocked:
+            throw VaultError(.storeLocked, underlying: .message("the store's key file is missing; a key unlocked from it cannot make a new one"))
         }
     }
 }

@@ -110,6 +110,8 @@ enum KeyFile {
         guard bytes.count >= 6, Array(bytes[0..<4]) == magic else { throw corrupt("the store key file is damaged") }
         guard bytes[4] == formatVersion else { throw corrupt("unsupported store key file version \(bytes[4])") }
         switch (bytes[5], source) {
+        case (_, .unlocked(let unlocked)):
+            return try decodeUnlocked(bytes, unlocked)
         case (kindKeyFile, .keyFile):
             guard bytes.count == 6 + 32 + 4 else { throw corrupt("the store key file is damaged") }
             let stored = UInt32(bytes[38]) << 24 | UInt32(bytes[39]) << 16 | UInt32(bytes[40]) << 8 | UInt32(bytes[41])

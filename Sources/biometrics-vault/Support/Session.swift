@@ -23,6 +23,7 @@ struct Session {
         let storeSecret = StdinStoreSecret(pin: options.pinStdin, passphrase: options.passphraseStdin)
         var interaction = storeSecret.interaction
         interaction.allowsStorePrompts = allowsStorePrompts
+        interaction.storeKeyKeeper = UnlockWindowHook.storeKeyKeeper(options: options)
         var selection = VaultConfiguration.platform(
             store: options.store.choice, authenticator: options.authenticator.choice, service: options.service,
             interaction: interaction)

@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVault
+import FoundationEssentials
 
 /// The CLI's use of the unlock-window agent (BiometricsVaultAgent): the authenticator wrapper when a
 /// window length is set, the `agent` and `lock` verbs.
@@ -16,6 +17,22 @@ enum UnlockWindowHook {
             return authenticator
         }
         return UnlockWindowAuthenticator(wrapping: authenticator, client: client, service: options.service, seconds: seconds)
+    }
+
+    /// The agent as the file store's key keeper, under the same conditions as ``wrap(_:options:)``: the
+    /// passphrase or TPM PIN is then asked once per window.
+    static func storeKeyKeeper(options: GlobalOptions) -> (any StoreKeyKeeper)? {
+        guard let seconds = windowSeconds(options), let client = UnlockWindowAgentClient.current(startsItself: true)
+        else { return nil }
+        return UnlockWindowStoreKeyKeeper(client: client, seconds: seconds)
+    }
+
+    /// After a `key` verb rewrote the default store's key file: a running agent drops the keys it keeps
+    /// for that store, in every scope (they were kept for the old key file, which no longer exists).
+    /// Best effort: without an agent nothing is kept; a key kept for another key file is never used.
+    static func forgetStoreKeys() {
+        guard let client = UnlockWindowAgentClient.current(startsItself: false) else { return }
+        _ = try? client.send(.forgetStoreKey(store: FileStoreKey.defaultDirectory.standardizedFileURL.path), startingAgent: false)
     }
 
     /// The option, else the environment variable, else the config file, else off (invalid values are
@@ -69,7 +86,7 @@ enum UnlockWindowHook {
         guard client.isListening else { return 0 }
         switch try client.send(.lock, startingAgent: false) {
         case .locked(let count): return count
-        case .opened, .window, .status: throw unexpectedAnswer
+        case .opened, .window, .status, .keptStoreKey, .storeKey: throw unexpectedAnswer
         case .refused(let reason): throw VaultError(.storeUnavailable, underlying: .message("the agent refused: \(reason)"))
         }
     }
@@ -79,7 +96,7 @@ enum UnlockWindowHook {
         guard let client = UnlockWindowAgentClient.current(startsItself: false), client.isListening else { return nil }
         switch try client.send(.status, startingAgent: false) {
         case .status(let scope, let windows): return (scope, windows)
-        case .opened, .window, .locked: throw unexpectedAnswer
+        case .opened, .window, .locked, .keptStoreKey, .storeKey: throw unexpectedAnswer
         case .refused(let reason): throw VaultError(.storeUnavailable, underlying: .message("the agent refused: \(reason)"))
         }
     }

@@ -7,6 +7,10 @@ enum UnlockWindowHook {
         authenticator
     }
 
+    static func storeKeyKeeper(options: GlobalOptions) -> (any StoreKeyKeeper)? { nil }
+
+    static func forgetStoreKeys() {}
+
     static func runAgent(idleSeconds: Int) throws {
         throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent runs on Linux only"))
     }
