@@ -30,7 +30,7 @@ extension UnlockWindowAgentClient {
             guard !mine.isEmpty else { return .none }
             return .open(mine.map { OpenUnlockWindow(report: $0, endsAt: AgentSocket.localTimeOfDay(secondsFromNow: $0.remainingSeconds)) })
         case .refused(let reason): return .unavailable("the agent refused: \(reason)")
-        case .opened, .window, .locked: return .unavailable("the agent answered another request")
+        case .opened, .window, .locked, .keptStoreKey, .storeKey: return .unavailable("the agent answered another request")
         }
     }
 
