@@ -240,6 +240,68 @@ import Testing
         #expect(!inside.prompted && inside.status == 0, "a new agent was started and holds the new window: \(inside.text)")
     }
 
+    /// `kill -9` of the agent while a client waits for its answer: the client reads the end of the
+    /// connection, prompts as without a window, and reads the item; nothing stored changes. The agent is
+    /// stopped first (SIGSTOP) so that the client's request is certainly in flight when it dies.
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func anAgentKilledMidRequestLeavesTheClientPrompting() throws {
+        let (user, password) = try testUser()
+        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        defer { terminal.close() }
+        try storeProtected(terminal, user: user)
+        let opened = terminal.run(["show", "item", "--unlock-window", "60"])
+        #expect(opened.prompted && opened.status == 0)
+        let stored = try storeFiles()
+        let pid = try agentPID()
+        try #require(kill(pid, SIGSTOP) == 0)
+        let sawWaitingClient = LockedValue(false)
+        let killer = Thread {
+            // The client is in the middle of its request once it waits in the socket's read.
+            for _ in 0..<500 {
+                if Self.aClientWaitsOnTheAgent() {
+                    sawWaitingClient.withLock { $0 = true }
+                    break
+                }
+                usleep(10_000)
+            }
+            kill(pid, SIGKILL)
+        }
+        killer.start()
+        let again = terminal.run(["show", "item", "--field", "token", "--unlock-window", "60"])
+        #expect(again.prompted && again.status == 0 && again.text.contains("inside-the-window"), "\(again.text)")
+        #expect(sawWaitingClient.withLock { $0 }, "the client never waited on the stopped agent")
+        // Gone, or a zombie nobody reaped yet (its starter exited; the container's init may not reap).
+        let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?.dropFirst().first
+        #expect(state == nil || state == "Z", "the agent was killed")
+        #expect(try storeFiles() == stored)
+    }
+
+    /// Whether a thread of a CLI `show` waits in a Unix socket's read (the agent's answer); the main
+    /// thread of an async command waits in `pause`, so every thread is looked at.
+    static func aClientWaitsOnTheAgent() -> Bool {
+        let binary = CLISandbox.binary.path
+        let files = FileManager.default
+        for entry in (try? files.contentsOfDirectory(atPath: "/proc")) ?? [] where entry.allSatisfy(\.isNumber) {
+            guard let command = files.contents(atPath: "/proc/\(entry)/cmdline"),
+                String(decoding: command, as: UTF8.self).hasPrefix(binary + "\u{0}show")
+            else { continue }
+            for thread in (try? files.contentsOfDirectory(atPath: "/proc/\(entry)/task")) ?? [] {
+                let wait = try? String(contentsOfFile: "/proc/\(entry)/task/\(thread)/wchan", encoding: .utf8)
+                if wait?.hasPrefix("unix_stream") == true { return true }
+            }
+        }
+        return false
+    }
+
+    /// Every file of the sandbox's file store, by path.
+    func storeFiles() throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        let root = sandbox.storeDirectory
+        for case let url as URL in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) ?? FileManager.DirectoryEnumerator() {
+            if let data = FileManager.default.contents(atPath: url.path) { files[url.path] = data }
+        }
+        return files
+    }
+
     /// The agent started on demand keeps none of its starter's descriptors: before, it kept one the
     /// test harness's `script` session had passed down (through the shell and the CLI), so the session
     /// ended only when the agent exited idle; a `$(...)` waiting for its pipe's end would wait as long.
