@@ -223,27 +223,11 @@ import Testing
         #expect(expired.prompted && expired.status == 0, "\(expired.text)")
     }
 
-    /// `kill -9` of the agent loses its windows only: the next read prompts and the item is intact.
+    /// `kill -9` of the agent while a client waits for its answer loses its windows only: that client
+    /// reads the end of the connection, prompts as without a window and reads the item; nothing stored
+    /// changes; the next window is held by a new agent. The agent is stopped first (SIGSTOP), so that the
+    /// client's request is certainly in flight when it dies.
     @Test(.needs(UnlockWindowCLITests.terminalUser)) func aKilledAgentLosesOnlyItsWindows() throws {
-        let (user, password) = try testUser()
-        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
-        defer { terminal.close() }
-        try storeProtected(terminal, user: user)
-        let opened = terminal.run(["show", "item", "--unlock-window", "60"])
-        #expect(opened.prompted && opened.status == 0)
-        let pid = try agentPID()
-        try #require(kill(pid, SIGKILL) == 0)
-        for _ in 0..<100 where kill(pid, 0) == 0 { usleep(20_000) }
-        let again = terminal.run(["show", "item", "--field", "token", "--unlock-window", "60"])
-        #expect(again.prompted && again.status == 0 && again.text.contains("inside-the-window"), "\(again.text)")
-        let inside = terminal.run(["show", "item", "--field", "token", "--unlock-window", "60"])
-        #expect(!inside.prompted && inside.status == 0, "a new agent was started and holds the new window: \(inside.text)")
-    }
-
-    /// `kill -9` of the agent while a client waits for its answer: the client reads the end of the
-    /// connection, prompts as without a window, and reads the item; nothing stored changes. The agent is
-    /// stopped first (SIGSTOP) so that the client's request is certainly in flight when it dies.
-    @Test(.needs(UnlockWindowCLITests.terminalUser)) func anAgentKilledMidRequestLeavesTheClientPrompting() throws {
         let (user, password) = try testUser()
         let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
         defer { terminal.close() }
@@ -255,7 +239,6 @@ import Testing
         try #require(kill(pid, SIGSTOP) == 0)
         let sawWaitingClient = LockedValue(false)
         let killer = Thread {
-            // The client is in the middle of its request once it waits in the socket's read.
             for _ in 0..<500 {
                 if Self.aClientWaitsOnTheAgent() {
                     sawWaitingClient.withLock { $0 = true }
@@ -273,6 +256,8 @@ import Testing
         let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?.dropFirst().first
         #expect(state == nil || state == "Z", "the agent was killed")
         #expect(try storeFiles() == stored)
+        let inside = terminal.run(["show", "item", "--field", "token", "--unlock-window", "60"])
+        #expect(!inside.prompted && inside.status == 0, "a new agent was started and holds the new window: \(inside.text)")
     }
 
     /// Whether a thread of a CLI `show` waits in a Unix socket's read (the agent's answer); the main
