@@ -32,7 +32,9 @@ struct SessionEncryption: Sendable {
     /// One side of the exchange: a fresh random private exponent and the public key to send.
     struct KeyPair: Sendable {
         fileprivate let privateExponent: SecretBytes
-        /// 2^x mod p, big-endian, without leading zero bytes.
+        /// 2^x mod p, big-endian, left-padded with zeros to the prime's 128 bytes: KWallet refuses any
+        /// other length ("Client public key size is invalid"), which a value without its leading zero
+        /// bytes has about once in 256 sessions; gnome-keyring and KeePassXC take either.
         let publicKey: [UInt8]
 
         /// A new key pair from the system's random source.
@@ -46,7 +48,7 @@ struct SessionEncryption: Sendable {
         /// A key pair with a given exponent (big-endian), for known-answer tests.
         init(privateExponent: [UInt8]) throws(VaultError) {
             self.privateExponent = SecretBytes(privateExponent)
-            publicKey = try Integer.power(Integer(bytes: [2]), Integer(self.privateExponent)).bytes()
+            publicKey = try Integer.power(Integer(bytes: [2]), Integer(self.privateExponent)).bytes(width: Integer.width)
         }
     }
 

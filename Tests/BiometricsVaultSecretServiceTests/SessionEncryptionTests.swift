@@ -57,6 +57,30 @@ struct SessionEncryptionTests {
                 + "2bc897c0ad35cad6718b5a1ebd437b885c3d55b3bde3b3f327b7d38618971f61"))
     }
 
+    /// 2^x mod p for this exponent is 1016 bits long: its first byte is zero.
+    static let shortPublicKeyExponent = hex("8000000000000000000000000000000000000000000000000000000000000671")
+
+    /// A public key with a leading zero byte keeps it: KWallet refuses any length but 128 bytes.
+    @Test func aPublicKeyWithALeadingZeroByteHasThePrimesWidth() throws {
+        let pair = try SessionEncryption.KeyPair(privateExponent: Self.shortPublicKeyExponent)
+        #expect(pair.publicKey.count == 128)
+        #expect(pair.publicKey.first == 0)
+    }
+
+    /// Every provider opens a session with such a key, as it reaches it on the bus (the method call
+    /// gdbus makes is the one the store makes; the bytes are ours).
+    @Test(arguments: SecretServiceProvider.runnable)
+    func everyProviderTakesAPublicKeyWithALeadingZeroByte(_ provider: SecretServiceProvider) throws {
+        let pair = try SessionEncryption.KeyPair(privateExponent: Self.shortPublicKeyExponent)
+        let bytes = pair.publicKey.map { "0x" + String($0, radix: 16) }.joined(separator: ",")
+        let result = try Shell.run(
+            "gdbus",
+            ["call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
+             "--method", "org.freedesktop.Secret.Service.OpenSession", SessionEncryption.algorithm, "@v <@ay [\(bytes)]>"],
+            environment: try provider.environment())
+        #expect(result.status == 0, "\(provider): \(result.stderr)")
+    }
+
     @Test(arguments: vectors)
     func theSessionDecryptsWhatTheOtherSideEncrypted(_ vector: Vector) throws {
         let pair = try SessionEncryption.KeyPair(privateExponent: Self.clientExponent)
