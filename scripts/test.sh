@@ -75,13 +75,42 @@ took "swift build --build-tests" "$build_start"
 
 # Extra runs (sanitizers, tests as a non-root user, fuzzing) before the final full run, so the last
 # line printed is the test summary of the whole suite.
+#
+# The ThreadSanitizer and Apple-stub steps are compilations (in build folders of their own) that need no
+# daemon; the steps after them up to the fuzzing mostly wait (on fprintd's virtual reader, PAM, child
+# processes). So the two compilations run in the background while those steps run, and are collected,
+# their output printed and their status checked, before the fuzzing step, which needs both CPUs.
+overlapped=(scripts/extra-tests/10-tsan.sh scripts/extra-tests/20-apple-stubs.sh)
+collect_before=scripts/extra-tests/40-fuzz.sh
+overlap_log=.build-ci/extra-overlapped.log
+overlap_start=$SECONDS
+setsid bash -c 'for extra; do
+        echo "== extra (beside the next steps): $extra"
+        step=$SECONDS
+        bash "$extra" || { echo "!! $extra failed"; exit 1; }
+        echo "== $extra took $((SECONDS - step))s"
+    done' overlapped "${overlapped[@]}" > "$overlap_log" 2>&1 &
+overlap_pid=$!
+background+=("$overlap_pid")
+collect_overlapped() {
+    [ -n "$overlap_pid" ] || return 0
+    local status=0
+    wait "$overlap_pid" || status=$?
+    overlap_pid=""
+    cat "$overlap_log"
+    took "the overlapped steps (${overlapped[*]})" "$overlap_start"
+    [ "$status" -eq 0 ] || exit 1
+}
 for extra in scripts/extra-tests/*.sh; do
     [ -e "$extra" ] || continue
+    [[ " ${overlapped[*]} " == *" $extra "* ]] && continue
+    [[ "$extra" < "$collect_before" ]] || collect_overlapped
     echo "== extra: $extra"
     step=$SECONDS
     bash "$extra"
     took "$extra" "$step"
 done
+collect_overlapped
 
 step=$SECONDS
 swift test 2>&1 | tee .build-ci/swift-test.log
