@@ -38,7 +38,9 @@ took "install-deps" "$step"
 build_start=$SECONDS
 # Resolved once, before two builds read Package.resolved at the same time.
 swift package resolve >/dev/null
-setsid swift build --build-tests > .build-ci/build.log 2>&1 &
+# shellcheck source=lib/test-build-flags.sh
+source scripts/lib/test-build-flags.sh
+setsid swift build --build-tests "${BV_TEST_BUILD_FLAGS[@]}" > .build-ci/build.log 2>&1 &
 build_pid=$!
 background+=("$build_pid")
 
@@ -113,7 +115,7 @@ done
 collect_overlapped
 
 step=$SECONDS
-swift test 2>&1 | tee .build-ci/swift-test.log
+swift test "${BV_TEST_BUILD_FLAGS[@]}" 2>&1 | tee .build-ci/swift-test.log
 echo "== swift test took $((SECONDS - step))s; the whole run $((SECONDS - run_start))s" > .build-ci/timing.txt
 
 # Where the daemons are mandatory (CI), every test runs: the only skips allowed are of tests that an
