@@ -19,7 +19,9 @@ read -r -a stores <<< "${stores[*]}"
 scratch="${BV_STRESS_SCRATCH:-.build}"
 
 mkdir -p "$scratch"
-if ! swift build --scratch-path "$scratch" --product VaultStress >"$scratch/stress-build.log" 2>&1; then
+# shellcheck source=lib/test-build-flags.sh
+source scripts/lib/test-build-flags.sh
+if ! swift build --scratch-path "$scratch" --product VaultStress "${BV_TEST_BUILD_FLAGS[@]}" >"$scratch/stress-build.log" 2>&1; then
     grep -v "Cannot export local symbol" "$scratch/stress-build.log" | tail -30 >&2
     exit 1
 fi

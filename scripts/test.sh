@@ -45,7 +45,9 @@ took "install-deps" "$step"
 build_start=$SECONDS
 # Resolved once, before two builds read Package.resolved at the same time.
 swift package resolve >/dev/null
-setsid swift build --build-tests > .build-ci/build.log 2>&1 &
+# shellcheck source=lib/test-build-flags.sh
+source scripts/lib/test-build-flags.sh
+setsid swift build --build-tests "${BV_TEST_BUILD_FLAGS[@]}" > .build-ci/build.log 2>&1 &
 build_pid=$!
 background+=("$build_pid")
 
@@ -82,16 +84,45 @@ took "swift build --build-tests" "$build_start"
 
 # Extra runs (sanitizers, tests as a non-root user, fuzzing) before the final full run, so the last
 # line printed is the test summary of the whole suite.
+#
+# The ThreadSanitizer and Apple-stub steps are compilations (in build folders of their own) that need no
+# daemon; the steps after them up to the fuzzing mostly wait (on fprintd's virtual reader, PAM, child
+# processes). So the two compilations run in the background while those steps run, and are collected,
+# their output printed and their status checked, before the fuzzing step, which needs both CPUs.
+overlapped=(scripts/extra-tests/10-tsan.sh scripts/extra-tests/20-apple-stubs.sh)
+collect_before=scripts/extra-tests/40-fuzz.sh
+overlap_log=.build-ci/extra-overlapped.log
+overlap_start=$SECONDS
+setsid bash -c 'for extra; do
+        echo "== extra (beside the next steps): $extra"
+        step=$SECONDS
+        bash "$extra" || { echo "!! $extra failed"; exit 1; }
+        echo "== $extra took $((SECONDS - step))s"
+    done' overlapped "${overlapped[@]}" > "$overlap_log" 2>&1 &
+overlap_pid=$!
+background+=("$overlap_pid")
+collect_overlapped() {
+    [ -n "$overlap_pid" ] || return 0
+    local status=0
+    wait "$overlap_pid" || status=$?
+    overlap_pid=""
+    cat "$overlap_log"
+    took "the overlapped steps (${overlapped[*]})" "$overlap_start"
+    [ "$status" -eq 0 ] || exit 1
+}
 for extra in scripts/extra-tests/*.sh; do
     [ -e "$extra" ] || continue
+    [[ " ${overlapped[*]} " == *" $extra "* ]] && continue
+    [[ "$extra" < "$collect_before" ]] || collect_overlapped
     echo "== extra: $extra"
     step=$SECONDS
     bash "$extra"
     took "$extra" "$step"
 done
+collect_overlapped
 
 step=$SECONDS
-swift test 2>&1 | tee .build-ci/swift-test.log
+swift test "${BV_TEST_BUILD_FLAGS[@]}" 2>&1 | tee .build-ci/swift-test.log
 echo "== swift test took $((SECONDS - step))s; the whole run $((SECONDS - run_start))s" > .build-ci/timing.txt
 
 # Where the daemons are mandatory (CI), every test runs: the only skips allowed are of tests that an
