@@ -23,6 +23,8 @@ stop_sandbox() { # directory pattern: kill the PIDs recorded in it, then remove 
         pid=$(cat "$pidfile")
         kill "$pid" 2>/dev/null || continue
         for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        # KeePassXC takes SIGTERM to quit and may never finish once its bus is gone.
+        kill -9 "$pid" 2>/dev/null
     done
     rm -rf "$dir"
 }
