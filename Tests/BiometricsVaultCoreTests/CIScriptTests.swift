@@ -48,7 +48,9 @@ struct StopDaemonsTests {
         let directory = try #require(words.first), pid = try #require(words.last.flatMap { Int32($0) })
         defer { kill(pid, SIGKILL); try? FileManager.default.removeItem(atPath: directory) }
         let script = repositoryRoot().appendingPathComponent("scripts/stop-daemons.sh").path
-        let stopped = try Shell.run("/bin/bash", [script], environment: ["BV_ENV_FILE": "", "BV_KEEPASSXC_SANDBOX": directory])
+        // A clean environment: the run's own (CI exports every setup script's sandbox variables) would
+        // make the script stop the daemons the other tests are using.
+        let stopped = try Shell.run("/usr/bin/env", ["-i", "PATH=/usr/bin:/bin", "BV_KEEPASSXC_SANDBOX=\(directory)", "/bin/bash", script])
         #expect(stopped.status == 0, "\(stopped.stderr)")
         // Gone, or a zombie nobody reaped yet (the container's init may not reap).
         let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?.dropFirst().first
