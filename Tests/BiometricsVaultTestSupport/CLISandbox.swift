@@ -15,7 +15,7 @@ package struct CLIResult: Sendable {
 
 /// A started run whose end the test decides (it may kill it first).
 package struct CLIProcess {
-    package let process: Process
+    package let process: SpawnedProcess
     let stdout: URL
     let stderr: URL
 
@@ -96,14 +96,9 @@ package struct CLISandbox: Sendable {
         try Data((stdin ?? "").utf8).write(to: input)
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        process.standardInput = try FileHandle(forReadingFrom: input)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
+        let process = try SpawnedProcess(
+            executable: executable.path, arguments, environment: environment,
+            stdin: input.path, stdout: output.path, stderr: errors.path)
         return CLIProcess(process: process, stdout: output, stderr: errors)
     }
 

@@ -20,44 +20,53 @@ package enum Shell {
         return nil
     }
 
-    /// posix_spawn + waitpid (not Foundation's `Process`, whose exit monitoring hung under parallel
-    /// tests): pipes are close-on-exec so no other child inherits them, and the child starts with an
-    /// empty signal mask (Dispatch worker threads block signals, and daemons we start must stay killable).
+    /// posix_spawn + waitpid (not Foundation's `Process`: see ``SpawnedProcess``): pipes are close-on-exec
+    /// so no other child inherits them, and the child starts with an empty signal mask (Dispatch worker
+    /// threads block signals, and daemons we start must stay killable). The pipes are served on the
+    /// calling thread with poll(2), never on a Dispatch queue, whose few threads the other tests may hold.
     @discardableResult
     package static func run(_ program: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Output {
         let child = try spawn(program, arguments, environment: environment)
-        let pid = child.pid
-        let input = [Int32(-1), child.stdin], output = [child.stdout, Int32(-1)], errors = [child.stderr, Int32(-1)]
-        let writer = input[1]
-        let stdinBytes = Array((stdin ?? "").utf8)
-        let errorText = LockedValue("")
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            stdinBytes.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let written = write(writer, raw.baseAddress! + offset, raw.count - offset)
-                    if written <= 0 { break }
-                    offset += written
+        let pending = Array((stdin ?? "").utf8)
+        var written = 0
+        var writer: Int32 = child.stdin
+        var output = [UInt8](), errors = [UInt8]()
+        var readers: [Int32] = [child.stdout, child.stderr]
+        if pending.isEmpty { close(writer); writer = -1 }
+        // Non-blocking: a write larger than the pipe's free space must not wait while the child waits for
+        // us to read its output.
+        _ = fcntl(child.stdin, F_SETFL, fcntl(child.stdin, F_GETFL) | O_NONBLOCK)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while writer >= 0 || !readers.isEmpty {
+            var watched = readers.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            if writer >= 0 { watched.append(pollfd(fd: writer, events: Int16(POLLOUT), revents: 0)) }
+            if poll(&watched, nfds_t(watched.count), -1) < 0 {
+                if errno == EINTR { continue }
+                throw TestFailure("poll failed: errno \(errno)")
+            }
+            for entry in watched where entry.revents != 0 {
+                if entry.fd == writer {
+                    let count = pending.withUnsafeBytes { write(writer, $0.baseAddress! + written, pending.count - written) }
+                    if count > 0 { written += count }
+                    if (count < 0 && errno != EAGAIN && errno != EINTR) || written == pending.count {
+                        close(writer)
+                        writer = -1
+                    }
+                    continue
+                }
+                let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    if entry.fd == child.stdout { output += buffer[0..<count] } else { errors += buffer[0..<count] }
+                } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+                    close(entry.fd)
+                    readers.removeAll { $0 == entry.fd }
                 }
             }
-            close(writer)
-            group.leave()
         }
-        group.enter()
-        let errorReader = errors[0]
-        DispatchQueue.global().async {
-            let text = readAll(errorReader)
-            errorText.withLock { $0 = text }
-            group.leave()
-        }
-        let outputText = readAll(output[0])
-        group.wait()
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
         let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Output(status: exitStatus, stdout: outputText, stderr: errorText.withLock { $0 })
+        return Output(status: exitStatus, stdout: String(decoding: output, as: UTF8.self), stderr: String(decoding: errors, as: UTF8.self))
     }
 
     package struct Child: Sendable {
@@ -102,10 +111,10 @@ package enum Shell {
 
     /// posix_spawn with an empty signal mask and default handlers: test threads block some signals
     /// (SIGTERM among them), and a daemon started here must stay stoppable. `environment` is added to
-    /// this process's. Returns posix_spawn's result.
-    private static func start(
+    /// this process's, or is the whole environment when `replacing`. Returns posix_spawn's result.
+    static func start(
         _ pid: inout pid_t, _ executable: String, _ arguments: [String], environment: [String: String],
-        actions: inout posix_spawn_file_actions_t
+        replacing: Bool = false, actions: inout posix_spawn_file_actions_t
     ) -> Int32 {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -117,7 +126,7 @@ package enum Shell {
         posix_spawnattr_setsigdefault(&attributes, &allSignals)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let merged = replacing ? environment : ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
         return posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
@@ -157,19 +166,6 @@ package enum Shell {
             if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
             line.append(byte)
         }
-    }
-
-    private static func readAll(_ fd: Int32) -> String {
-        var data = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count > 0 { data += buffer[0..<count]; continue }
-            if count < 0 && errno == EINTR { continue }
-            break
-        }
-        close(fd)
-        return String(decoding: data, as: UTF8.self)
     }
 
     package static func bash(_ script: String, stdin: String? = nil, environment: [String: String] = [:]) throws -> Output {
