@@ -117,8 +117,6 @@ final class SecretServiceClient: Sendable {
     }
 
     static let secretsBusName = "org.freedesktop.secrets"
-    /// How long connecting to the bus itself (not the provider) may take.
-    static let busConnectionBound = Duration.milliseconds(500)
 
     init(timeout: Duration, prompts: SecretServicePrompts = .complete, busAddress: String? = nil) {
         self.timeout = timeout
@@ -555,19 +553,18 @@ final class SecretServiceClient: Sendable {
         // Always on the session bus of the process environment (or the address given), at the Secret
         // Service's well-known name; the session is ours (SessionEncryption.swift).
         //
-        // The bus daemon itself answers the connection's authentication and Hello in well under a
-        // millisecond; an address where nothing answers (a stopped bus, a stale socket) must not cost every
-        // command the whole timeout, which is sized for a provider that D-Bus activation starts.
-        let bound = min(timeout, Self.busConnectionBound)
+        // Bounded by the operation's own timeout, not a shorter one: a bus that is only slow (dbus-daemon is
+        // single-threaded; many clients connecting at once on a loaded machine took over 500 ms) is not an
+        // absent one. An address where nothing listens fails at once (`serviceMissing`) anyway.
         let connection: DBusConnection
         do throws(DBusFailure) {
             connection = try DBusConnection(
-                busAddress.map { .address($0) } ?? .session, sharing: .processShared, timeout: bound,
+                busAddress.map { .address($0) } ?? .session, sharing: .processShared, timeout: timeout,
                 cancellation: deadline.cancellation)
         } catch {
-            if error.kind == .timedOut {
+            if error.kind == .timedOut || (error.kind == .cancelled && deadline.isCancelled) {
                 throw VaultError(.storeUnavailable, underlying: error.underlying(message:
-                    "the session bus (DBUS_SESSION_BUS_ADDRESS) did not answer within \(Self.milliseconds(bound)) ms"))
+                    "the session bus (\(busAddress ?? "DBUS_SESSION_BUS_ADDRESS")) did not answer within \(Self.milliseconds(timeout)) ms"))
             }
             throw Self.vaultError(error)
         }
@@ -683,6 +680,22 @@ final class SecretServiceClient: Sendable {
             return VaultError(.storeUnavailable, underlying: failure.underlying(message: "no answer from the Secret Service in time"))
         }
         return failure.vaultError(errorMapping)
+    }
+
+    /// Whether `error` shows there is definitely no Secret Service: nothing listening at the bus address
+    /// (no socket, ECONNREFUSED) or no provider owning or activatable for `org.freedesktop.secrets`
+    /// (`ServiceUnknown`, `NameHasNoOwner`): `DBusFailure.Kind.serviceMissing`. Without a session bus
+    /// address, GLib's only way left is X11 autolaunch, whose failures are local ones ("Cannot autolaunch
+    /// D-Bus without X11 $DISPLAY", a spawn error): those are absence too. A timeout, a disconnection or
+    /// any error of a bus or provider that answered is not.
+    static func isAbsence(_ error: VaultError, sessionBusAddressIsSet: Bool) -> Bool {
+        guard error.code == .storeUnavailable, let failure = DBusFailure(recordedIn: error.underlying) else { return false }
+        switch failure.kind {
+        case .serviceMissing: return true
+        case .local: return !sessionBusAddressIsSet
+        case .timedOut, .cancelled, .disconnected, .noSuchObject, .refused, .accessDenied, .locked, .noSession, .remote:
+            return false
+        }
     }
 
     static func unexpected(_ what: String) -> VaultError {
