@@ -46,8 +46,8 @@ enum SecretServiceAdapter {
 
     /// Says "no session bus" plainly when that is the cause (GIO's own text is about X11 autolaunch).
     private static func explained(_ error: VaultError) -> VaultError {
-        guard !EnvironmentVariable.isSet("DBUS_SESSION_BUS_ADDRESS") else { return error }
-        return reworded(error) { "no session bus (DBUS_SESSION_BUS_ADDRESS is not set); D-Bus: \($0)" }
+        guard !SecretServiceStore.sessionBusIsConfigured else { return error }
+        return reworded(error) { "no session bus (DBUS_SESSION_BUS_ADDRESS is not set, no $XDG_RUNTIME_DIR/bus); D-Bus: \($0)" }
     }
 
     /// `error` with its cause's text rewritten by `text`; the GLib or D-Bus cause (domain and code, error

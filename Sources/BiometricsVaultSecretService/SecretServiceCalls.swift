@@ -36,7 +36,7 @@
 // hang for GIO's 25 s default.
 import BiometricsVaultCore
 import BiometricsVaultDBus
-import CGio  // GLib's threads only (`prepareConnection(timeout:)`); every D-Bus call goes through BiometricsVaultDBus
+import CGio  // GLib only: its threads (`prepareConnection(timeout:)`) and where it looks for the session bus (`sessionBusIsConfigured`); every D-Bus call goes through BiometricsVaultDBus
 import Dispatch
 
 /// Attributes of an item: name -> value.
@@ -554,7 +554,7 @@ final class SecretServiceClient: Sendable {
         // Service's well-known name; the session is ours (SessionEncryption.swift).
         //
         // Bounded by the operation's own timeout, not a shorter one: a bus that is only slow (dbus-daemon is
-        // single-threaded; many clients connecting at once on a loaded machine took over 500 ms) is not an
+        // single-threaded: many clients connecting at once on a loaded machine can wait seconds) is not an
         // absent one. An address where nothing listens fails at once (`serviceMissing`) anyway.
         let connection: DBusConnection
         do throws(DBusFailure) {
@@ -563,8 +563,9 @@ final class SecretServiceClient: Sendable {
                 cancellation: deadline.cancellation)
         } catch {
             if error.kind == .timedOut || (error.kind == .cancelled && deadline.isCancelled) {
+                let bus = busAddress ?? (EnvironmentVariable.isSet("DBUS_SESSION_BUS_ADDRESS") ? "DBUS_SESSION_BUS_ADDRESS" : "$XDG_RUNTIME_DIR/bus")
                 throw VaultError(.storeUnavailable, underlying: error.underlying(message:
-                    "the session bus (\(busAddress ?? "DBUS_SESSION_BUS_ADDRESS")) did not answer within \(Self.milliseconds(timeout)) ms"))
+                    "the session bus (\(bus)) did not answer within \(Self.milliseconds(timeout)) ms"))
             }
             throw Self.vaultError(error)
         }
@@ -684,18 +685,26 @@ final class SecretServiceClient: Sendable {
 
     /// Whether `error` shows there is definitely no Secret Service: nothing listening at the bus address
     /// (no socket, ECONNREFUSED) or no provider owning or activatable for `org.freedesktop.secrets`
-    /// (`ServiceUnknown`, `NameHasNoOwner`): `DBusFailure.Kind.serviceMissing`. Without a session bus
-    /// address, GLib's only way left is X11 autolaunch, whose failures are local ones ("Cannot autolaunch
-    /// D-Bus without X11 $DISPLAY", a spawn error): those are absence too. A timeout, a disconnection or
-    /// any error of a bus or provider that answered is not.
-    static func isAbsence(_ error: VaultError, sessionBusAddressIsSet: Bool) -> Bool {
+    /// (`ServiceUnknown`, `NameHasNoOwner`): `DBusFailure.Kind.serviceMissing`. With no session bus
+    /// configured (``sessionBusIsConfigured``), GLib's only way left is X11 autolaunch, whose failures are
+    /// local ones ("Cannot autolaunch D-Bus without X11 $DISPLAY", a spawn error): those are absence too.
+    /// A timeout, a disconnection or any error of a bus or provider that answered is not.
+    static func isAbsence(_ error: VaultError, sessionBusIsConfigured: Bool) -> Bool {
         guard error.code == .storeUnavailable, let failure = DBusFailure(recordedIn: error.underlying) else { return false }
         switch failure.kind {
         case .serviceMissing: return true
-        case .local: return !sessionBusAddressIsSet
+        case .local: return !sessionBusIsConfigured
         case .timedOut, .cancelled, .disconnected, .noSuchObject, .refused, .accessDenied, .locked, .noSession, .remote:
             return false
         }
+    }
+
+    /// Whether GLib has a session bus address to connect to without X11 autolaunch: `DBUS_SESSION_BUS_ADDRESS`,
+    /// else `$XDG_RUNTIME_DIR/bus` when it exists (GLib's order).
+    static var sessionBusIsConfigured: Bool {
+        if EnvironmentVariable.isSet("DBUS_SESSION_BUS_ADDRESS") { return true }
+        guard let runtime = EnvironmentVariable.value("XDG_RUNTIME_DIR"), !runtime.isEmpty else { return false }
+        return g_file_test(runtime + "/bus", G_FILE_TEST_EXISTS) != 0
     }
 
     static func unexpected(_ what: String) -> VaultError {

@@ -125,13 +125,17 @@ public struct SecretServiceStore: SecretStore {
 
     /// Whether `error` (from ``init(timeout:prompts:)`` or ``probe(timeout:)``) shows that there is no Secret
     /// Service here at all, so that picking another store hides nothing: no session bus address and none
-    /// GLib could find or start (``SecretServiceClient/isAbsence(_:sessionBusAddressIsSet:)``), nothing
+    /// GLib could find or start (``SecretServiceClient/isAbsence(_:sessionBusIsConfigured:)``), nothing
     /// listening at the bus address, or no provider owning or activatable for `org.freedesktop.secrets`.
     /// A bus or provider that exists but did not answer in time, or failed otherwise, is not absence:
     /// items may be there.
     package static func isAbsence(_ error: VaultError) -> Bool {
-        SecretServiceClient.isAbsence(error, sessionBusAddressIsSet: EnvironmentVariable.isSet("DBUS_SESSION_BUS_ADDRESS"))
+        SecretServiceClient.isAbsence(error, sessionBusIsConfigured: SecretServiceClient.sessionBusIsConfigured)
     }
+
+    /// Whether the process has a session bus to connect to without X11 autolaunch: `DBUS_SESSION_BUS_ADDRESS`,
+    /// else `$XDG_RUNTIME_DIR/bus` when it exists (where GLib looks, in its order).
+    package static var sessionBusIsConfigured: Bool { SecretServiceClient.sessionBusIsConfigured }
 
     private static func probe(_ client: SecretServiceClient) -> SecretServiceStatus {
         do {

@@ -57,14 +57,31 @@ import Testing
         #expect(fileStoreEntries(sandbox).isEmpty, "nothing went to the file store")
     }
 
+    /// How the CLI finds the session bus: GLib takes `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`.
+    enum BusLocation: String, CaseIterable, CustomTestStringConvertible {
+        case addressVariable
+        case runtimeDirectory
+        var testDescription: String { rawValue }
+    }
+
     @Test("a session bus silent for longer than the timeout is storeUnavailable under auto; the file store is untouched",
-          .needs(busDaemon))
-    func aSilentBusIsAnErrorNotAFallback() throws {
+          .needs(busDaemon), arguments: BusLocation.allCases)
+    func aSilentBusIsAnErrorNotAFallback(_ location: BusLocation) throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
         var sandbox = try CLISandbox()
         defer { sandbox.remove() }
-        sandbox.environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        switch location {
+        case .addressVariable:
+            sandbox.environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        case .runtimeDirectory:
+            let socket = try #require(bus.address.split(separator: ",").first?.split(separator: "=", maxSplits: 1).last.map(String.init))
+            let runtime = sandbox.root.appendingPathComponent("runtime")
+            try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: runtime.appendingPathComponent("bus").path, withDestinationPath: socket)
+            sandbox.environment["DBUS_SESSION_BUS_ADDRESS"] = nil
+            sandbox.environment["XDG_RUNTIME_DIR"] = runtime.path
+        }
         bus.send(SIGSTOP)
 
         let stored = try storeAPI(sandbox).result()
