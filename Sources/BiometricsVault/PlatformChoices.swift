@@ -1,6 +1,8 @@
 /// Which store a platform configuration uses.
 public enum PlatformStoreChoice: String, Sendable, Hashable, CaseIterable, Codable {
-    /// The Secret Service when a provider answers on the session bus, else the encrypted file store.
+    /// The Secret Service on the session bus; the encrypted file store only when there is none (no session
+    /// bus, nothing listening at its address, no provider owning or activatable for `org.freedesktop.secrets`).
+    /// A bus or provider that exists but fails (no answer in time) is `storeUnavailable`, never a switch.
     case auto
     /// The freedesktop Secret Service (gnome-keyring, KeePassXC, ...). Linux only.
     case secretService = "secret-service"

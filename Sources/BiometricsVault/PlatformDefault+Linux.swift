@@ -6,7 +6,8 @@ import Foundation
 #endif
 
 /// The Linux platform default: probes the Secret Service, fprintd, PAM and polkit (through their adapter
-/// files): the Secret Service when a provider answers, else the file store; fprintd when it has a
+/// files): the Secret Service when one exists (the file store only when there is none: no session bus,
+/// nothing at its address, no provider), fprintd when it has a
 /// device with enrolled fingers for the user, else no biometrics.
 enum PlatformBackends {
     static func select(
@@ -78,14 +79,18 @@ enum PlatformBackends {
         case .file:
             store = FileStoreAdapter.makeStore(interaction: interaction)
         case .auto:
-            // Connecting is the probe (one connection, not two); a locked keyring still connects.
+            // Connecting is the probe (one connection, not two); a locked keyring still connects. The file
+            // store only when there is no Secret Service at all: a bus or provider that exists but failed
+            // (a busy bus that did not answer in time) may hold the items, so that is an error, never a switch.
             switch SecretServiceAdapter.connect(allowsPrompts: interaction.allowsStorePrompts) {
-            case .success(let secretService):
+            case .connected(let secretService):
                 store = secretService
-            case .failure(let error):
+            case .absent(let error):
                 store = FileStoreAdapter.makeStore(interaction: interaction)
                 let reason = error.underlying?.description ?? error.code.name
                 notice = "no Secret Service (\(reason)); using the encrypted file store in \(FileStoreAdapter.location)"
+            case .failed(let error):
+                store = SecretServiceAdapter.failedStore(error)
             }
         }
 
@@ -108,14 +113,10 @@ enum PlatformBackends {
     /// Never claims the fingerprint reader: a diagnosis must not make another process's verify fail
     /// with "device busy".
     static func diagnose(interaction: PlatformInteraction) -> PlatformDiagnosis {
-        var secretService = SecretServiceAdapter.probe()
+        // The Secret Service is picked whenever one exists (SecretServiceAdapter.probe()), as in `select`.
+        let secretService = SecretServiceAdapter.probe()
         var file = FileStoreAdapter.probe()
-        // A locked keyring is still picked: nothing is lost, the user unlocks it and retries.
-        if secretService.isUsable || secretService.errorCode == VaultError.Code.storeLocked.name {
-            secretService.isSelected = true
-        } else {
-            file.isSelected = true
-        }
+        file.isSelected = !secretService.isSelected
 
         var fprintd: PlatformComponent
         switch LinuxAuthAdapter.probeFingerprint(claiming: false) {

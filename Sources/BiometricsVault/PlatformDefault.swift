@@ -11,8 +11,10 @@
 extension VaultConfiguration {
     /// The platform default configuration, with ``defaultService``.
     ///
-    /// Linux: the Secret Service when a provider answers on the session bus, else the encrypted file store
-    /// (said once on stderr, see ``PlatformDefaultNotice``); fprintd when it has a device with enrolled
+    /// Linux: the Secret Service on the session bus; the encrypted file store only when there is none (no
+    /// session bus, nothing at its address, no provider), said once on stderr (see ``PlatformDefaultNotice``);
+    /// a bus or provider that exists but fails (no answer in time) makes the store's operations fail with
+    /// `storeUnavailable` instead of switching stores; fprintd when it has a device with enrolled
     /// fingers for the user, locked out or not (protected items then read as locked), else an authenticator reporting biometrics unavailable (vaults are `.empty` /
     /// `.keychain`); owner authentication by PAM on a terminal, polkit where a desktop agent exists.
     /// iOS, macOS, visionOS: the Keychain with LocalAuthentication. Other platforms: the encrypted file store
@@ -30,7 +32,7 @@ extension VaultConfiguration {
     ///
     /// An explicit choice is used even when it is not usable here: its operations then fail with the
     /// backend's exact error (for example `storeUnavailable` "no session bus"). `auto` probes and picks
-    /// a usable one, reporting a fallback in ``PlatformSelection/notice``.
+    /// the store that exists, reporting a fallback in ``PlatformSelection/notice``.
     public static func platform(
         store: PlatformStoreChoice = .auto,
         authenticator: PlatformAuthenticatorChoice = .auto,

@@ -36,7 +36,7 @@
 // hang for GIO's 25 s default.
 import BiometricsVaultCore
 import BiometricsVaultDBus
-import CGio  // GLib's threads only (`prepareConnection(timeout:)`); every D-Bus call goes through BiometricsVaultDBus
+import CGio  // GLib only: its threads (`prepareConnection(timeout:)`) and where it looks for the session bus (`sessionBusIsConfigured`); every D-Bus call goes through BiometricsVaultDBus
 import Dispatch
 
 /// Attributes of an item: name -> value.
@@ -117,8 +117,6 @@ final class SecretServiceClient: Sendable {
     }
 
     static let secretsBusName = "org.freedesktop.secrets"
-    /// How long connecting to the bus itself (not the provider) may take.
-    static let busConnectionBound = Duration.milliseconds(500)
 
     init(timeout: Duration, prompts: SecretServicePrompts = .complete, busAddress: String? = nil) {
         self.timeout = timeout
@@ -555,19 +553,19 @@ final class SecretServiceClient: Sendable {
         // Always on the session bus of the process environment (or the address given), at the Secret
         // Service's well-known name; the session is ours (SessionEncryption.swift).
         //
-        // The bus daemon itself answers the connection's authentication and Hello in well under a
-        // millisecond; an address where nothing answers (a stopped bus, a stale socket) must not cost every
-        // command the whole timeout, which is sized for a provider that D-Bus activation starts.
-        let bound = min(timeout, Self.busConnectionBound)
+        // Bounded by the operation's own timeout, not a shorter one: a bus that is only slow (dbus-daemon is
+        // single-threaded: many clients connecting at once on a loaded machine can wait seconds) is not an
+        // absent one. An address where nothing listens fails at once (`serviceMissing`) anyway.
         let connection: DBusConnection
         do throws(DBusFailure) {
             connection = try DBusConnection(
-                busAddress.map { .address($0) } ?? .session, sharing: .processShared, timeout: bound,
+                busAddress.map { .address($0) } ?? .session, sharing: .processShared, timeout: timeout,
                 cancellation: deadline.cancellation)
         } catch {
-            if error.kind == .timedOut {
+            if error.kind == .timedOut || (error.kind == .cancelled && deadline.isCancelled) {
+                let bus = busAddress ?? (EnvironmentVariable.isSet("DBUS_SESSION_BUS_ADDRESS") ? "DBUS_SESSION_BUS_ADDRESS" : "$XDG_RUNTIME_DIR/bus")
                 throw VaultError(.storeUnavailable, underlying: error.underlying(message:
-                    "the session bus (DBUS_SESSION_BUS_ADDRESS) did not answer within \(Self.milliseconds(bound)) ms"))
+                    "the session bus (\(bus)) did not answer within \(Self.milliseconds(timeout)) ms"))
             }
             throw Self.vaultError(error)
         }
@@ -683,6 +681,30 @@ final class SecretServiceClient: Sendable {
             return VaultError(.storeUnavailable, underlying: failure.underlying(message: "no answer from the Secret Service in time"))
         }
         return failure.vaultError(errorMapping)
+    }
+
+    /// Whether `error` shows there is definitely no Secret Service: nothing listening at the bus address
+    /// (no socket, ECONNREFUSED) or no provider owning or activatable for `org.freedesktop.secrets`
+    /// (`ServiceUnknown`, `NameHasNoOwner`): `DBusFailure.Kind.serviceMissing`. With no session bus
+    /// configured (``sessionBusIsConfigured``), GLib's only way left is X11 autolaunch, whose failures are
+    /// local ones ("Cannot autolaunch D-Bus without X11 $DISPLAY", a spawn error): those are absence too.
+    /// A timeout, a disconnection or any error of a bus or provider that answered is not.
+    static func isAbsence(_ error: VaultError, sessionBusIsConfigured: Bool) -> Bool {
+        guard error.code == .storeUnavailable, let failure = DBusFailure(recordedIn: error.underlying) else { return false }
+        switch failure.kind {
+        case .serviceMissing: return true
+        case .local: return !sessionBusIsConfigured
+        case .timedOut, .cancelled, .disconnected, .noSuchObject, .refused, .accessDenied, .locked, .noSession, .remote:
+            return false
+        }
+    }
+
+    /// Whether GLib has a session bus address to connect to without X11 autolaunch: `DBUS_SESSION_BUS_ADDRESS`,
+    /// else `$XDG_RUNTIME_DIR/bus` when it exists (GLib's order).
+    static var sessionBusIsConfigured: Bool {
+        if EnvironmentVariable.isSet("DBUS_SESSION_BUS_ADDRESS") { return true }
+        guard let runtime = EnvironmentVariable.value("XDG_RUNTIME_DIR"), !runtime.isEmpty else { return false }
+        return g_file_test(runtime + "/bus", G_FILE_TEST_EXISTS) != 0
     }
 
     static func unexpected(_ what: String) -> VaultError {

@@ -70,8 +70,9 @@ public enum SecretServicePrompts: Sendable, Hashable {
 /// once. With ``SecretServicePrompts/never`` it throws `storeLocked` instead (nothing is lost; unlock
 /// the keyring and retry). An empty secret (KWallet's answer for a closed wallet) is never taken for the
 /// item. The common read checks no lock state: it costs what a raw libsecret lookup costs.
-/// Every call has a deadline (``init(timeout:)``); a missing bus or provider is `storeUnavailable` at
-/// once, a provider that stops answering is `storeUnavailable` when the deadline passes. After the
+/// Every call has a deadline (``init(timeout:)``), connecting to the bus included; a missing bus or provider
+/// is `storeUnavailable` at once, a bus or provider that stops answering is `storeUnavailable` when the
+/// deadline passes (``isAbsence(_:)`` tells the two apart). After the
 /// provider restarts, the next call reconnects by itself.
 public struct SecretServiceStore: SecretStore {
     let client: SecretServiceClient
@@ -83,7 +84,8 @@ public struct SecretServiceStore: SecretStore {
     /// - Parameters:
     ///   - timeout: the most any single store call may take before it fails with `storeUnavailable`
     ///     (a prompt nobody answers: `storeLocked`).
-    /// - Throws: `storeUnavailable` (quickly) when there is no session bus or no provider on it.
+    /// - Throws: `storeUnavailable`: quickly when there is no session bus or no provider on it; after
+    ///   `timeout` when the bus or the provider does not answer.
     ///   - prompts: whether a prompt the provider returns is run (``SecretServicePrompts``).
     public init(timeout: Duration = .seconds(5), prompts: SecretServicePrompts = .complete) throws {
         let client = SecretServiceClient(timeout: timeout, prompts: prompts)
@@ -120,6 +122,20 @@ public struct SecretServiceStore: SecretStore {
     public static func probe(timeout: Duration = .seconds(1)) -> SecretServiceStatus {
         probe(SecretServiceClient(timeout: timeout, prompts: .never))
     }
+
+    /// Whether `error` (from ``init(timeout:prompts:)`` or ``probe(timeout:)``) shows that there is no Secret
+    /// Service here at all, so that picking another store hides nothing: no session bus address and none
+    /// GLib could find or start (``SecretServiceClient/isAbsence(_:sessionBusIsConfigured:)``), nothing
+    /// listening at the bus address, or no provider owning or activatable for `org.freedesktop.secrets`.
+    /// A bus or provider that exists but did not answer in time, or failed otherwise, is not absence:
+    /// items may be there.
+    package static func isAbsence(_ error: VaultError) -> Bool {
+        SecretServiceClient.isAbsence(error, sessionBusIsConfigured: SecretServiceClient.sessionBusIsConfigured)
+    }
+
+    /// Whether the process has a session bus to connect to without X11 autolaunch: `DBUS_SESSION_BUS_ADDRESS`,
+    /// else `$XDG_RUNTIME_DIR/bus` when it exists (where GLib looks, in its order).
+    package static var sessionBusIsConfigured: Bool { SecretServiceClient.sessionBusIsConfigured }
 
     private static func probe(_ client: SecretServiceClient) -> SecretServiceStatus {
         do {

@@ -103,9 +103,10 @@ struct SecretServiceFailureModeTests {
         print("no bus: init -> \(initAnswer); probe -> \(probeAnswer)")
     }
 
-    /// A session bus address where something listens but never answers (a stopped bus): every `auto`
-    /// command paid the store's whole 5 s timeout. Connecting to the bus is bounded on its own.
-    @Test func aBusThatNeverAnswersCostsHalfASecondNotTheTimeout() throws {
+    /// A session bus address where something listens but never answers (a stopped or very busy bus):
+    /// `storeUnavailable` at the store's own timeout, not sooner (a busy bus under load takes more than
+    /// half a second to answer many clients at once), and not as "no bus" (SlowSessionBusCLITests).
+    @Test func aBusThatNeverAnswersIsUnavailableAtTheStoresTimeout() throws {
         let directory = try Shell.bash("mktemp -d /tmp/bv-silent-bus.XXXXXX").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let socket = "\(directory)/bus"
@@ -121,10 +122,10 @@ struct SecretServiceFailureModeTests {
         }
         #expect(try Shell.readLine(listener.stdout) == "ready")
         let driver = try StoreDriver(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(socket)", "DISPLAY": ""])
-        let answer = try driver.send("init 5000")
+        let answer = try driver.send("init 1500")
         #expect(status(answer) == "error storeUnavailable")
         let milliseconds = Int(answer.split(separator: " ").last?.dropLast(2) ?? "") ?? .max
-        #expect(milliseconds < 1500, "\(answer)")
+        #expect(milliseconds >= 1400 && milliseconds < 4000, "\(answer)")
     }
 
     /// A provider with no `default` alias (gnome-keyring started with no login keyring: ReadAlias

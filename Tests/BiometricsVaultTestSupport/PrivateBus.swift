@@ -41,6 +41,13 @@ package final class PrivateBus {
     /// The environment for a program that should take this bus as its session bus.
     package var sessionEnvironment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
+    /// Sends `signal` to the daemon: SIGSTOP gives a bus that accepts connections and answers nothing (a
+    /// busy or hung dbus-daemon) until SIGCONT.
+    package func send(_ signal: Int32) {
+        guard !stopped else { return }
+        kill(pid, signal)
+    }
+
     /// Kills the daemon (SIGKILL: it may have inherited a blocked SIGTERM) and waits until it is gone.
     package func stop() {
         guard !stopped else { return }

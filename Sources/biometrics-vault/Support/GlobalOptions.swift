@@ -41,7 +41,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "The namespace of the keys (Secret Service attribute `service`).")
     var service: String = VaultConfiguration.defaultService
 
-    @Option(help: "Where credentials live: auto picks the Secret Service when one answers on the session bus, else the encrypted file store.")
+    @Option(help: "Where credentials live: auto picks the Secret Service on the session bus, or the encrypted file store when there is none.")
     var store: StoreOption = .auto
 
     @Option(help: "Who authenticates the owner: auto uses fprintd when a finger is enrolled; pam / polkit gate protected items by the login password; none stores plainly only.")

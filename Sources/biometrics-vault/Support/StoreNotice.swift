@@ -20,7 +20,7 @@ enum StoreNotice {
         guard announced else { return nil }
         guard let location = fileStoreLocation(in: notice) else { return notice }
         guard !FileManager.default.fileExists(atPath: location) else { return nil }
-        return "no Secret Service answers on the session bus; keeping credentials in the encrypted file store in \(location) (said once; `biometrics-vault doctor` says why)"
+        return "there is no Secret Service on the session bus; keeping credentials in the encrypted file store in \(location) (said once; `biometrics-vault doctor` says why)"
     }
 
     /// The file store's directory, as the library's notice names it.
