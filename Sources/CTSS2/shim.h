@@ -1,9 +1,11 @@
 // tpm2-tss (ESAPI, TCTI loader, marshalling, return-code text) for BiometricsVaultTPM.
 // The static inline helpers only fill in structures (templates, session parameters), which Swift cannot
-// spell conveniently through the imported unions, and resolve the library at run time; every TPM
-// command is sent from TSS2.swift.
+// spell conveniently through the imported unions, resolve the library at run time, and join the thread
+// of a TPM call with a deadline; every TPM command is sent from TSS2.swift.
 #include <dlfcn.h>
+#include <pthread.h>
 #include <string.h>
+#include <time.h>
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_tctildr.h>
 #include <tss2/tss2_mu.h>
@@ -130,4 +132,19 @@ static inline const char *_Nullable bv_tss2_load(bv_tss2_api *_Nonnull api) {
     BV_TSS2_RESOLVE(3, Tss2_RC_Decode)
 #undef BV_TSS2_RESOLVE
     return NULL;  // the libraries stay open for the life of the process
+}
+
+// glibc (2.31 and later) declares this only under _GNU_SOURCE, which the Glibc module Swift imports is
+// built without.
+extern int pthread_clockjoin_np(
+    pthread_t thread, void *_Nullable *_Nullable result, clockid_t clock, const struct timespec *_Nonnull deadline);
+
+// Joins `thread` if it ends within `seconds` (CLOCK_MONOTONIC, so a change of the wall clock does not
+// stretch the wait): 0 when joined; otherwise an error number (ETIMEDOUT), and the thread is still
+// joinable. TPMBackend+Linux.swift waits so for the thread of a TPM call that has answered.
+static inline int bv_join_thread_within(pthread_t thread, int seconds) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += seconds;
+    return pthread_clockjoin_np(thread, NULL, CLOCK_MONOTONIC, &deadline);
 }

@@ -21,7 +21,7 @@ status=0
 # SWIFT_BACKTRACE off: ASan prints its own report for a memory error instead of the Swift runtime's
 # backtracer taking the signal first.
 SWIFT_BACKTRACE=enable=no \
-ASAN_OPTIONS="log_path=$reports/asan:detect_leaks=1" \
+ASAN_OPTIONS="log_path=$reports/asan:detect_leaks=1:log_exe_name=1" \
 LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan-suppressions.txt:print_suppressions=0" \
     swift test "${BV_ASAN_FLAGS[@]}" >"$BV_ASAN_SCRATCH/asan-test.log" 2>&1 || status=$?
 grep -v -E "Cannot export local symbol|prohibited flag" "$BV_ASAN_SCRATCH/asan-test.log" | grep -E "✘|error:" | head -40 || true
