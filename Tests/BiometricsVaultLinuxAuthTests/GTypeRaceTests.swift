@@ -3,9 +3,11 @@ import Foundation
 import Glibc
 import Testing
 
-/// A cold `retrieveVault` opens the Secret Service and probes fprintd on two threads at once. Without
-/// `GTypeStartup`, GLib's type system can deadlock when two threads register GIO's classes at the same
-/// time: the process hangs for ever, about once in a thousand cold starts on a loaded machine.
+/// A cold `retrieveVault` opens the Secret Service and probes fprintd on two threads at once. GLib 2.74's
+/// type system deadlocks when one thread sets up a class that refers to `GDBusConnection` (a
+/// `GDBusProxy`, as libsecret's `SecretService` is) while another registers that type: the process hangs
+/// for ever. `GTypeStartup` sets those classes up first; this sweep guards that no change of the D-Bus
+/// layer brings such a set-up back onto the two threads unprepared.
 ///
 /// Type set-up happens once per process, so each attempt is a fresh `GLibTypeRaceDriver` process that
 /// starts both at one instant, with the Secret Service side delayed by a swept offset (every 10 µs) so the
