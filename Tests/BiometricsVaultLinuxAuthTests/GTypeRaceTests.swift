@@ -60,7 +60,14 @@ import Testing
                 ((try? String(contentsOfFile: "\(tasks)/\(id)/\(file)", encoding: .utf8)) ?? "?")
                     .trimmingCharacters(in: .whitespacesAndNewlines)
             }
-            lines.append("thread \(id): stat \(read("stat")) | wchan \(read("wchan"))")
+            // stat: "ID (NAME) STATE ...", the CPU times in clock ticks 11 and 12 fields after the state.
+            let stat = read("stat")
+            let name = stat.firstIndex(of: "(").flatMap { open in
+                stat.lastIndex(of: ")").map { String(stat[stat.index(after: open)..<$0]) }
+            } ?? "?"
+            let fields = stat.lastIndex(of: ")").map { stat[stat.index(after: $0)...].split(separator: " ") } ?? []
+            let state = fields.count > 12 ? "\(fields[0]), user \(fields[11]) system \(fields[12]) ticks" : "?"
+            lines.append("thread \(id) (\(name)): \(state), wchan \(read("wchan"))")
         }
         lines.append(gdbStacks(pid) ?? "(no gdb: no user-space stacks)")
         return lines.joined(separator: "\n")
@@ -128,7 +135,7 @@ import Testing
         }
         usleep(100_000)
         let report = Self.threadStates(sleeper.processIdentifier)
-        #expect(report.contains("thread \(sleeper.processIdentifier): stat \(sleeper.processIdentifier) (sleep) S"))
+        #expect(report.contains("thread \(sleeper.processIdentifier) (sleep): S, user "), "\(report)")
         #expect(!report.contains("wchan ?"), "\(report)")
         if Self.gdbStacks(sleeper.processIdentifier) != nil { #expect(report.contains("nanosleep"), "\(report)") }
     }
