@@ -3,17 +3,22 @@ import Foundation
 import Glibc
 import Testing
 
-/// A cold `retrieveVault` opens the Secret Service and probes fprintd on two threads at once. Without
-/// `GTypeStartup`, GLib's type system can deadlock when two threads register GIO's classes at the same
-/// time: the process hangs for ever, about once in a thousand cold starts on a loaded machine.
+/// A cold `retrieveVault` opens the Secret Service and probes fprintd on two threads at once. GLib 2.74's
+/// type system deadlocks when one thread sets up a class that refers to `GDBusConnection` (a
+/// `GDBusProxy`, as libsecret's `SecretService` is) while another registers that type: the process hangs
+/// for ever. `GTypeStartup` sets those classes up first; this sweep guards that no change of the D-Bus
+/// layer brings such a set-up back onto the two threads unprepared.
 ///
 /// Type set-up happens once per process, so each attempt is a fresh `GLibTypeRaceDriver` process that
 /// starts both at one instant, with the Secret Service side delayed by a swept offset (every 10 µs) so the
-/// two set-ups meet at every point of their overlap. No daemon is needed: both set-ups happen before any
-/// message is sent, whichever buses there are.
+/// two set-ups meet at every point of their overlap. No daemon is involved: the driver points both buses
+/// at a socket of its own that closes each connection at once, so an attempt's time is set-up alone.
 @Suite struct GTypeRaceTests {
     static let offsets = Array(stride(from: 0, through: 600, by: 10))
     static let attemptsPerOffset = 16
+    /// An attempt takes well under a second; a deadlock never ends. The margin is for a machine loaded
+    /// by a whole AddressSanitizer test run, so that only a hang fails.
+    static let limit: Duration = .seconds(30)
 
     /// The driver is built next to the test bundle (`swift build --build-tests` builds every target).
     static var driver: String? {
@@ -26,8 +31,9 @@ import Testing
         return nil
     }
 
-    /// Runs one attempt; false when it did not finish within `limit` (it is then killed).
-    static func finishes(_ driver: String, offset: Int, limit: Duration = .seconds(3)) throws -> Bool {
+    /// Runs one attempt: nil when it finished within `limit`, else what its threads were doing (the
+    /// process is then killed).
+    static func hang(_ driver: String, offset: Int, limit: Duration) throws -> String? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: driver)
         process.arguments = [String(offset)]
@@ -36,31 +42,102 @@ import Testing
         try process.run()
         let deadline = ContinuousClock.now + limit
         while process.isRunning, ContinuousClock.now < deadline { usleep(2_000) }
-        guard process.isRunning else { return true }
+        guard process.isRunning else { return nil }
+        let threads = threadStates(process.processIdentifier)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        return false
+        return threads
+    }
+
+    /// Each thread's name, state and kernel wait channel (from /proc, always there), then every thread's
+    /// stack from gdb when it is installed.
+    static func threadStates(_ pid: pid_t) -> String {
+        let tasks = "/proc/\(pid)/task"
+        var lines: [String] = []
+        let ids = ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }
+        for id in ids {
+            func read(_ file: String) -> String {
+                ((try? String(contentsOfFile: "\(tasks)/\(id)/\(file)", encoding: .utf8)) ?? "?")
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            // stat: "ID (NAME) STATE ...", the CPU times in clock ticks 11 and 12 fields after the state.
+            let stat = read("stat")
+            let name = stat.firstIndex(of: "(").flatMap { open in
+                stat.lastIndex(of: ")").map { String(stat[stat.index(after: open)..<$0]) }
+            } ?? "?"
+            let fields = stat.lastIndex(of: ")").map { stat[stat.index(after: $0)...].split(separator: " ") } ?? []
+            let state = fields.count > 12 ? "\(fields[0]), user \(fields[11]) system \(fields[12]) ticks" : "?"
+            lines.append("thread \(id) (\(name)): \(state), wchan \(read("wchan"))")
+        }
+        lines.append(gdbStacks(pid) ?? "(no gdb: no user-space stacks)")
+        return lines.joined(separator: "\n")
+    }
+
+    /// `gdb -batch -ex 'thread apply all bt'` attached to `pid`, itself bounded (killed after 60 s). Its
+    /// output goes to a file, so waiting for it never blocks on a pipe.
+    static func gdbStacks(_ pid: pid_t) -> String? {
+        let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+            .map { "\($0)/gdb" }
+        guard let gdb = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("gtype-race-gdb-\(pid).txt")
+        defer { try? FileManager.default.removeItem(at: file) }
+        guard FileManager.default.createFile(atPath: file.path, contents: nil),
+              let output = try? FileHandle(forWritingTo: file) else { return nil }
+        defer { try? output.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gdb)
+        process.arguments = ["-p", String(pid), "-batch", "-nx", "-ex", "thread apply all bt"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = output
+        guard (try? process.run()) != nil else { return nil }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return try? String(contentsOf: file, encoding: .utf8)
     }
 
     /// The sweep (a minute or more, one attempt after another) runs on a thread of its own and the test
     /// awaits it: the test run has about as many threads as CPUs, and a test that holds one for the whole
-    /// sweep holds back every test that has not started yet.
+    /// sweep holds back every test that has not started yet. It stops at the first hang, whose threads
+    /// the failure shows.
     @Test func secretServiceAndFprintdStartingTogetherNeverHang() async throws {
         let driver = try #require(Self.driver, "GLibTypeRaceDriver is not built: run `swift build --build-tests` first")
-        let hung = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[Int], any Error>) in
+        let attempts = Self.offsets.count * Self.attemptsPerOffset
+        let hang = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String?, any Error>) in
             Thread {
                 continuation.resume(with: Result {
-                    var hung: [Int] = []
-                    for _ in 0..<Self.attemptsPerOffset {
-                        for offset in Self.offsets where try !Self.finishes(driver, offset: offset) {
-                            hung.append(offset)
+                    for attempt in 0..<attempts {
+                        let offset = Self.offsets[attempt % Self.offsets.count]
+                        if let threads = try Self.hang(driver, offset: offset, limit: Self.limit) {
+                            return "attempt \(attempt + 1) of \(attempts) (offset \(offset) µs) did not finish within "
+                                + "\(Self.limit); its threads:\n\(threads)"
                         }
                     }
-                    return hung
+                    return nil
                 })
             }.start()
         }
-        #expect(hung.isEmpty, "\(hung.count) of \(Self.offsets.count * Self.attemptsPerOffset) attempts hung (offsets in µs: \(hung))")
+        #expect(hang == nil, "\(hang ?? "")")
+    }
+
+    /// The diagnosis a hang's failure carries, on a process that is certainly stuck (`sleep`): every
+    /// thread's state and wait channel, whether or not gdb is installed.
+    @Test func aHangIsReportedWithItsThreads() throws {
+        let sleeper = Process()
+        sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        sleeper.arguments = ["60"]
+        try sleeper.run()
+        defer {
+            kill(sleeper.processIdentifier, SIGKILL)
+            sleeper.waitUntilExit()
+        }
+        usleep(100_000)
+        let report = Self.threadStates(sleeper.processIdentifier)
+        #expect(report.contains("thread \(sleeper.processIdentifier) (sleep): S, user "), "\(report)")
+        #expect(!report.contains("wchan ?"), "\(report)")
+        if Self.gdbStacks(sleeper.processIdentifier) != nil { #expect(report.contains("nanosleep"), "\(report)") }
     }
 }
 #endif
