@@ -1,4 +1,5 @@
 #if os(Linux)
+import BiometricsVaultTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -34,12 +35,7 @@ import Testing
     /// Runs one attempt: nil when it finished within `limit`, else what its threads were doing (the
     /// process is then killed).
     static func hang(_ driver: String, offset: Int, limit: Duration) throws -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: driver)
-        process.arguments = [String(offset)]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try SpawnedProcess(executable: driver, [String(offset)], environment: ProcessInfo.processInfo.environment)
         let deadline = ContinuousClock.now + limit
         while process.isRunning, ContinuousClock.now < deadline { usleep(2_000) }
         guard process.isRunning else { return nil }
@@ -82,15 +78,10 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("gtype-race-gdb-\(pid).txt")
         defer { try? FileManager.default.removeItem(at: file) }
         guard FileManager.default.createFile(atPath: file.path, contents: nil),
-              let output = try? FileHandle(forWritingTo: file) else { return nil }
-        defer { try? output.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: gdb)
-        process.arguments = ["-p", String(pid), "-batch", "-nx", "-ex", "thread apply all bt"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        guard (try? process.run()) != nil else { return nil }
+              let process = try? SpawnedProcess(
+                  executable: gdb, ["-p", String(pid), "-batch", "-nx", "-ex", "thread apply all bt"],
+                  environment: ProcessInfo.processInfo.environment, stdout: file.path, stderr: file.path)
+        else { return nil }
         let deadline = ContinuousClock.now + .seconds(60)
         while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
@@ -125,10 +116,7 @@ import Testing
     /// The diagnosis a hang's failure carries, on a process that is certainly stuck (`sleep`): every
     /// thread's state and wait channel, whether or not gdb is installed.
     @Test func aHangIsReportedWithItsThreads() throws {
-        let sleeper = Process()
-        sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        sleeper.arguments = ["60"]
-        try sleeper.run()
+        let sleeper = try SpawnedProcess(executable: "/bin/sleep", ["60"], environment: ProcessInfo.processInfo.environment)
         defer {
             kill(sleeper.processIdentifier, SIGKILL)
             sleeper.waitUntilExit()
