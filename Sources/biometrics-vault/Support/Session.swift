@@ -35,7 +35,7 @@ struct Session {
         let prompting = UnlockWindowHook.wrap(
             FingerprintPromptAuthenticator(
                 wrapping: configuration.authenticator, timeout: selection.fingerprintTimeout,
-                probesAvailability: probesAvailability),
+                probesAvailability: probesAvailability, prompt: FingerprintPromptLine.show),
             options: options)
         configuration.authenticator = SessionAwareAuthenticator(
             prompting: prompting, platform: configuration.authenticator,
