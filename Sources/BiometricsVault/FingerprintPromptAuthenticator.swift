@@ -1,22 +1,23 @@
 /// Shows the caller's own "touch the fingerprint reader" prompt while a finger is awaited: fprintd
 /// shows nothing itself, so on Linux the program says it (the CLI on stderr, an app in its window).
 /// Passes everything else through unchanged, except that a program that only reads can skip the
-/// availability probe (``probesAvailability``).
+/// availability probe (`probesAvailability`).
 public struct FingerprintPromptAuthenticator: Authenticator {
     /// Runs while the reader waits, with the operation's reason and how long the reader waits; cancelled
     /// when the wait ends, and awaited before the authentication returns (so the prompt can clear itself).
     public typealias Prompt = @Sendable (_ reason: String, _ timeout: Duration) async -> Void
 
-    public let wrapped: any Authenticator
-    /// How long the reader waits (``PlatformSelection/fingerprintTimeout``); `nil` when the wrapped
-    /// authenticator has no reader: nothing is shown.
-    public let timeout: Duration?
-    /// `false` for a program that only reads: the vault asks for availability only to tell `.keychain`
-    /// from `.keychainUpgradable` (and the two empty states), which a read does not use, and the probe
-    /// is several fprintd round trips (each checked with polkit). Prompts are unaffected.
-    public let probesAvailability: Bool
+    private let wrapped: any Authenticator
+    private let timeout: Duration?
+    private let probesAvailability: Bool
     private let prompt: Prompt
 
+    /// - Parameters:
+    ///   - timeout: how long the reader waits (``PlatformSelection/fingerprintTimeout``); `nil` when the
+    ///     wrapped authenticator has no reader: nothing is shown.
+    ///   - probesAvailability: `false` for a program that only reads: the vault asks for availability only
+    ///     to tell `.keychain` from `.keychainUpgradable` (and the two empty states), which a read does not
+    ///     use, and the probe is several fprintd round trips (each checked with polkit). Prompts are unaffected.
     public init(wrapping wrapped: any Authenticator, timeout: Duration?, probesAvailability: Bool = true, prompt: @escaping Prompt) {
         self.wrapped = wrapped
         self.timeout = timeout
