@@ -114,9 +114,12 @@ var targets: [Target] = [
 
     // MARK: Secret Service store, Linux only (owner: secret service)
     // libsecret itself: only for SecretServiceBenchmark, which compares the store with a raw libsecret lookup.
+    // Its flags come from the package's own libsecret-headers.pc (a .pc path SwiftPM reads as is), not from
+    // libsecret-1.pc: that one requires gio-2.0, whose private requirement gmodule adds `-pthread`, a flag
+    // SwiftPM drops with a warning on every build. The headers need libsecret's directory and GObject's.
     .systemLibrary(
         name: "CLibSecret",
-        pkgConfig: "libsecret-1",
+        pkgConfig: "\(Context.packageDirectory)/Sources/CLibSecret/libsecret-headers.pc",
         providers: [.apt(["libsecret-1-dev"])]
     ),
     // The Secret Service session's crypto (libgcrypt, which GnuPG and libsecret use too: on every desktop).
@@ -176,9 +179,12 @@ var targets: [Target] = [
     ),
 
     // MARK: Linux authentication: fprintd, PAM, polkit (owner: linux auth)
+    // gobject-2.0, not gio-2.0: its include paths are all gio/gio.h needs (it lives beside glib.h), and
+    // gio-2.0's private requirement gmodule adds `-pthread`, which SwiftPM drops with a warning on every
+    // build. module.modulemap links libgio-2.0 itself.
     .systemLibrary(
         name: "CGio",
-        pkgConfig: "gio-2.0",
+        pkgConfig: "gobject-2.0",
         providers: [.apt(["libglib2.0-dev"])]
     ),
     // The package's one D-Bus layer (GDBus): connections, calls, signals, deadlines, error mapping, and

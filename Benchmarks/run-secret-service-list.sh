@@ -12,7 +12,7 @@ ITEMS=${ITEMS:-10000}
 RUNS=${RUNS:-5}
 SCRATCH=${BV_SCRATCH:-.build-bench}
 if [ -z "${BV_CLI_BINARY:-}" ]; then
-    swift build -c release --scratch-path "$SCRATCH" --product biometrics-vault 2>&1 | grep -v "prohibited flag" | tail -1
+    swift build -c release --scratch-path "$SCRATCH" --product biometrics-vault 2>&1 | tail -1
     BV_CLI_BINARY=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/biometrics-vault
 fi
 PYTHON=${BV_PYTHON_KEYRING:-$PWD/.build-ci/secret-service/keyring-venv/bin/python}

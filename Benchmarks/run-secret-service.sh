@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCRATCH=${BV_SCRATCH:-.build-bench}
-swift build -c release --scratch-path "$SCRATCH" --product SecretServiceBenchmark 2>&1 | grep -v "prohibited flag" | tail -1
+swift build -c release --scratch-path "$SCRATCH" --product SecretServiceBenchmark 2>&1 | tail -1
 BIN=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/SecretServiceBenchmark
 
 if [ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ] && gdbus introspect --session --dest org.freedesktop.secrets \

@@ -34,8 +34,8 @@ extension BiometricsVaultCommand {
 
         func run() async throws {
             try await Console.run(options) {
-                guard status else { return try UnlockWindowHook.runAgent(idleSeconds: idleExit) }
-                guard let (scope, windows) = try UnlockWindowHook.status() else {
+                guard status else { return try UnlockWindows.runAgent(idleSeconds: idleExit, notice: Console.notice) }
+                guard let (scope, windows) = try UnlockWindows.status() else {
                     return Console.emit(options, json: .object(["agent": .bool(false), "windows": .array([])]), text: "no agent runs: no unlock window is open")
                 }
                 let rows: [JSONValue] = windows.map {
@@ -61,7 +61,7 @@ extension BiometricsVaultCommand {
 
         func run() async throws {
             try await Console.run(options) {
-                let closed = try UnlockWindowHook.lockAll()
+                let closed = try UnlockWindows.lockAll()
                 Console.emit(options, json: .object(["closed": .integer(Int64(closed))]), text: "closed \(closed) unlock window(s)")
             }
         }

@@ -130,7 +130,7 @@ enum KeySourceChange {
         case .changed: created = false
         case .created: created = true
         }
-        UnlockWindowHook.forgetStoreKeys()
+        UnlockWindows.forgetDefaultStoreKeys()
         let source = try FileStoreKey.protection()?.rawValue ?? "none"
         let fields: [String: JSONValue] = [
             "action": .string(action), "source": .string(source), "created": .bool(created),

@@ -1,4 +1,3 @@
-import BiometricsVault
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -10,72 +9,16 @@ import Glibc
 import Darwin
 #endif
 
-/// Shows "Touch the fingerprint reader…" on stderr, with the time left, while the wrapped authenticator
-/// waits for a finger. Passes everything else through unchanged, except that a command that only reads
-/// (`show`) skips the availability probe.
-struct FingerprintPromptAuthenticator: Authenticator {
-    let wrapped: any Authenticator
-    /// How long fprintd waits; `nil` when the wrapped authenticator has no reader.
-    let timeout: Duration?
-    /// `false` for commands that only read: the vault asks for availability only to tell `.keychain`
-    /// from `.keychainUpgradable` (and the two empty states), which a read does not use, and the probe
-    /// is several fprintd round trips (each checked with polkit) on every run. Prompts are unaffected.
-    let probesAvailability: Bool
-
-    init(wrapping wrapped: any Authenticator, timeout: Duration?, probesAvailability: Bool) {
-        self.wrapped = wrapped
-        self.timeout = timeout
-        self.probesAvailability = probesAvailability
-    }
-
-    var biometryType: BiometryType { wrapped.biometryType }
-
-    func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability {
-        guard probesAvailability else {
-            return .unavailable(VaultError(.interactionNotAllowed, underlying: .message("not probed by a read-only command")))
-        }
-        return wrapped.availability(for: policy)
-    }
-
-    func currentEnrollment() throws -> EnrollmentFingerprint? {
-        try wrapped.currentEnrollment()
-    }
-
-    func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
-        guard let timeout, usesFinger(policy) else {
-            return try await wrapped.authenticate(for: policy, prompt: prompt)
-        }
-        let line = FingerprintPromptLine(reason: prompt.reason, timeout: timeout)
-        let countdown = Task { await line.run() }
-        let result: Result<Authorization, any Error>
-        do {
-            result = .success(try await wrapped.authenticate(for: policy, prompt: prompt))
-        } catch {
-            result = .failure(error)
-        }
-        countdown.cancel()
-        await countdown.value
-        line.finish()
-        return try result.get()
-    }
-
-    func authenticateOwner(prompt: PromptText) async throws {
-        try await wrapped.authenticateOwner(prompt: prompt)
-    }
-
-    /// Whether `policy` will be answered by a finger (not by the password fallback).
-    private func usesFinger(_ policy: ProtectionPolicy) -> Bool {
-        guard wrapped.biometryType == .fingerprint else { return false }
-        return switch policy {
-        case .devicePasscode: false
-        case .userPresence: wrapped.availability(for: .biometryAny).isAvailable
-        case .biometryAny, .biometryCurrentSet: true
-        }
-    }
-}
-
-/// The one-line prompt: redrawn in place each second on a terminal, printed once otherwise.
+/// The CLI's fingerprint prompt on stderr (``FingerprintPromptAuthenticator`` runs it while the reader
+/// waits): one line, redrawn in place each second on a terminal, printed once otherwise.
 struct FingerprintPromptLine: Sendable {
+    /// Shows the line until cancelled, then clears it.
+    static func show(reason: String, timeout: Duration) async {
+        let line = FingerprintPromptLine(reason: reason, timeout: timeout)
+        await line.run()
+        line.finish()
+    }
+
     let reason: String
     let timeout: Duration
     private let isTerminal = isatty(STDERR_FILENO) == 1

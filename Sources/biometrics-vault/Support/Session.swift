@@ -13,7 +13,7 @@ struct Session {
     let configuration: VaultConfiguration
 
     /// - Parameter probesAvailability: `false` for commands that only read (see
-    ///   ``FingerprintPromptAuthenticator/probesAvailability``).
+    ///   ``FingerprintPromptAuthenticator/init(wrapping:timeout:probesAvailability:prompt:)``).
     /// - Parameter announcesStore: `false` for the credential helpers, which write nothing on stderr
     ///   unless something failed (``StoreNotice``).
     /// - Parameter allowsStorePrompts: `false` for commands that never prompt (`status`): the store never
@@ -35,7 +35,7 @@ struct Session {
         let prompting = UnlockWindowHook.wrap(
             FingerprintPromptAuthenticator(
                 wrapping: configuration.authenticator, timeout: selection.fingerprintTimeout,
-                probesAvailability: probesAvailability),
+                probesAvailability: probesAvailability, prompt: FingerprintPromptLine.show),
             options: options)
         configuration.authenticator = SessionAwareAuthenticator(
             prompting: prompting, platform: configuration.authenticator,

@@ -1,0 +1,127 @@
+#if os(Linux)
+import BiometricsVaultAgent
+import BiometricsVaultCore
+import FoundationEssentials
+
+/// This user's unlock windows, kept by the unlock-window agent (``UnlockWindowAgent``, run by
+/// `biometrics-vault agent`), for a program that offers them: the CLI's `--unlock-window`, `agent` and
+/// `lock`, or an app. Linux only: elsewhere windows are off.
+public enum UnlockWindows {
+    /// The window length set outside the command line: `$BIOMETRICS_VAULT_UNLOCK_WINDOW`, else
+    /// `unlock-window` in the config file (``CLIConfigFile``), else off. An invalid value is ignored and
+    /// reported in ``UnlockWindowSetting/notices``.
+    public static func configuredSetting() -> UnlockWindowSetting {
+        UnlockWindowSetting.resolve(
+            option: nil, environment: EnvironmentVariable.value(UnlockWindowSetting.environmentVariable), configFile: CLIConfigFile.load())
+    }
+
+    /// `authenticator` behind an ``UnlockWindowAuthenticator`` that keeps windows of `seconds` for
+    /// `service`; unchanged without `XDG_RUNTIME_DIR`. When windows cannot work with this user's agent
+    /// paths (a socket path too long for a Unix socket), `authenticator` unchanged and the reason.
+    ///
+    /// - Parameter startsAgent: start this process's own executable with the argument `agent` when no
+    ///   agent runs: only for an executable that then runs it, as `biometrics-vault` does (an app passes
+    ///   `false` and uses the agent `biometrics-vault agent` runs).
+    public static func authenticator(
+        wrapping authenticator: any Authenticator, service: String, seconds: Int, startsAgent: Bool
+    ) -> (authenticator: any Authenticator, unavailability: String?) {
+        guard let client = UnlockWindowAgentClient.current(startsItself: startsAgent) else { return (authenticator, nil) }
+        if let reason = client.unavailability { return (authenticator, reason) }
+        return (UnlockWindowAuthenticator(wrapping: authenticator, client: client, service: service, seconds: seconds), nil)
+    }
+
+    /// The agent as the file store's key keeper for windows of `seconds` (``PlatformInteraction/storeKeyKeeper``):
+    /// the passphrase or TPM PIN is then asked once per window. `nil` without `XDG_RUNTIME_DIR`.
+    /// `startsAgent`: as for ``authenticator(wrapping:service:seconds:startsAgent:)``.
+    public static func storeKeyKeeper(seconds: Int, startsAgent: Bool) -> (any StoreKeyKeeper)? {
+        UnlockWindowAgentClient.current(startsItself: startsAgent).map { UnlockWindowStoreKeyKeeper(client: $0, seconds: seconds) }
+    }
+
+    /// This terminal's windows (of `service` only, when given) for a window length of `seconds` (`nil`:
+    /// windows are off); never starts the agent.
+    public static func state(seconds: Int?, service: String?) -> UnlockWindowState {
+        UnlockWindowAgentClient.state(seconds: seconds, service: service)
+    }
+
+    /// After the default file store's key file was rewritten (``FileStoreKey/Change/apply(_:)``): a
+    /// running agent drops the keys it keeps for that store, in every scope (they were kept for the old
+    /// key file). Best effort: without an agent nothing is kept, and a key kept for another key file is
+    /// never used.
+    public static func forgetDefaultStoreKeys() {
+        guard let client = UnlockWindowAgentClient.current(startsItself: false) else { return }
+        _ = try? client.send(.forgetStoreKey(store: FileStoreKey.defaultDirectory.standardizedFileURL.path), startingAgent: false)
+    }
+
+    /// Closes every window of every scope; returns how many were open (0 when no agent runs).
+    public static func lockAll() throws(VaultError) -> Int {
+        guard let client = UnlockWindowAgentClient.current(startsItself: false), client.isListening else { return 0 }
+        switch try client.send(.lock, startingAgent: false) {
+        case .locked(let count): return count
+        case .opened, .window, .status, .keptStoreKey, .storeKey: throw unexpectedAnswer
+        case .refused(let reason): throw VaultError(.storeUnavailable, underlying: .message("the agent refused: \(reason)"))
+        }
+    }
+
+    /// This terminal's scope (`nil` without a controlling terminal) and its open windows; `nil` when no
+    /// agent runs.
+    public static func status() throws(VaultError) -> (scope: String?, windows: [UnlockWindowReport])? {
+        guard let client = UnlockWindowAgentClient.current(startsItself: false), client.isListening else { return nil }
+        switch try client.send(.status, startingAgent: false) {
+        case .status(let scope, let windows): return (scope, windows)
+        case .opened, .window, .locked, .keptStoreKey, .storeKey: throw unexpectedAnswer
+        case .refused(let reason): throw VaultError(.storeUnavailable, underlying: .message("the agent refused: \(reason)"))
+        }
+    }
+
+    /// Runs this user's agent in this process until it is idle for `idleSeconds`. It also closes every
+    /// window when the desktop's screen locks or the machine is about to sleep (``ScreenLockMonitor``).
+    /// `notice` hears what the agent's log should say: another agent already serves (this one then
+    /// returns at once), or the screen lock cannot be watched (the agent serves anyway).
+    ///
+    /// - Throws: `storeUnavailable` without `XDG_RUNTIME_DIR`, or when the agent cannot listen.
+    public static func runAgent(idleSeconds: Int, notice: (String) -> Void) throws(VaultError) {
+        guard let paths = AgentPaths.current() else {
+            throw VaultError(.storeUnavailable, underlying: .message("XDG_RUNTIME_DIR is not set: the agent has nowhere private to listen"))
+        }
+        guard let agent = try UnlockWindowAgent.start(paths: paths, idleSeconds: idleSeconds) else {
+            notice("an agent already serves \(paths.socket)")
+            return
+        }
+        // After listening, so a client never waits for the buses; a bus that cannot be reached only
+        // means that lock is not noticed.
+        ScreenLockSubscription.start(agent.trigger, notice: notice)
+        agent.run()
+    }
+
+    private static var unexpectedAnswer: VaultError {
+        VaultError(.storeUnavailable, underlying: .message("the agent answered another request"))
+    }
+}
+
+/// The agent's screen-lock watch, kept for the agent's life.
+private enum ScreenLockSubscription {
+    private static let monitor = LockedValue<ScreenLockMonitor?>(nil)
+
+    /// Subscribes on this thread (the watcher's own threads then call back): a task would need a second
+    /// thread of the cooperative pool, which the agent's loop already occupies on a one-CPU machine.
+    static func start(_ trigger: UnlockWindowLockTrigger, notice: (String) -> Void) {
+        do {
+            let started = try ScreenLockMonitor { trigger.lockAll(because: reason($0)) }
+            monitor.withLock { $0 = started }
+            let watched = started.watchedSignals.map(\.rawValue).sorted().joined(separator: ", ")
+            trigger.log("watching for a screen lock or sleep: \(watched)")
+        } catch {
+            notice("the screen lock is not watched: \(error)")
+        }
+    }
+
+    /// The agent log's words for `signal`.
+    static func reason(_ signal: ScreenLockMonitor.Signal) -> String {
+        switch signal {
+        case .freedesktopScreenSaver, .gnomeScreenSaver: "the screen saver started (\(signal.rawValue).ActiveChanged(true))"
+        case .logindLock: "logind locked the session (org.freedesktop.login1.Session.Lock)"
+        case .logindPrepareForSleep: "the system is about to sleep (org.freedesktop.login1.Manager.PrepareForSleep(true))"
+        }
+    }
+}
+#endif

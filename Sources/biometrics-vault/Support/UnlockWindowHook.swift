@@ -1,0 +1,47 @@
+import BiometricsVault
+
+/// The CLI's unlock-window settings (``UnlockWindows`` does the work, starting this executable as the
+/// agent when needed): the window length from `--unlock-window`, else the environment or the config
+/// file, and the notices they give, each once.
+enum UnlockWindowHook {
+    /// `authenticator` behind the unlock-window wrapper when a window length is set; else unchanged. A
+    /// reason windows cannot work here is said once on stderr (commands then prompt as without windows).
+    static func wrap(_ authenticator: any Authenticator, options: GlobalOptions) -> any Authenticator {
+        guard let seconds = windowSeconds(options) else { return authenticator }
+        let wrapped = UnlockWindows.authenticator(wrapping: authenticator, service: options.service, seconds: seconds, startsAgent: true)
+        if let reason = wrapped.unavailability { noticeOnce("unlock window unavailable: \(reason)") }
+        return wrapped.authenticator
+    }
+
+    /// The agent as the file store's key keeper when a window length is set: the passphrase or TPM PIN
+    /// is then asked once per window.
+    static func storeKeyKeeper(options: GlobalOptions) -> (any StoreKeyKeeper)? {
+        windowSeconds(options).flatMap { UnlockWindows.storeKeyKeeper(seconds: $0, startsAgent: true) }
+    }
+
+    /// What `status` and `doctor` say about this terminal's windows (of `service`, when given).
+    static func state(options: GlobalOptions, service: String?) -> UnlockWindowState {
+        UnlockWindows.state(seconds: windowSeconds(options), service: service)
+    }
+
+    /// The option, else the environment variable, else the config file, else off.
+    static func windowSeconds(_ options: GlobalOptions) -> Int? {
+        if let option = options.unlockWindow { return option.seconds }
+        return configuredSetting.seconds
+    }
+
+    /// The environment variable and the config file, read once per process (invalid values are
+    /// reported once and ignored).
+    private static let configuredSetting: UnlockWindowSetting = {
+        let setting = UnlockWindows.configuredSetting()
+        for notice in setting.notices { Console.notice(notice) }
+        return setting
+    }()
+
+    private static let noticed = LockedValue<Set<String>>([])
+
+    private static func noticeOnce(_ text: String) {
+        guard noticed.withLock({ $0.insert(text).inserted }) else { return }
+        Console.notice(text)
+    }
+}
