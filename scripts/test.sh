@@ -80,6 +80,10 @@ if ! wait "$build_pid"; then
     exit 1
 fi
 grep -E "warning:|Build complete" .build-ci/build.log || true
+if grep -q "warning:" .build-ci/build.log; then
+    echo "!! the build printed the warnings above: it must print none"
+    exit 1
+fi
 took "swift build --build-tests" "$build_start"
 
 # Extra runs (sanitizers, tests as a non-root user, fuzzing) before the final full run, so the last

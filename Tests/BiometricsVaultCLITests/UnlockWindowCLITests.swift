@@ -8,7 +8,7 @@ import Testing
 /// The unlock window (`--unlock-window`, `biometrics-vault agent`, `lock`) with real processes: the
 /// built CLI on real ptys as the test user (`scripts/setup/30-fprintd-polkit.sh`), whose protected item
 /// is gated by its login password through PAM, so every prompt is PAM's real `Password: ` on the pty.
-@Suite(.serialized) final class UnlockWindowCLITests {
+@Suite final class UnlockWindowCLITests {
     let sandbox: CLISandbox
     let runtime: URL
 
