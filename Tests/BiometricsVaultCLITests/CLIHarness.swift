@@ -74,8 +74,11 @@ final class PTYSession {
     init(command: String, environment: [String: String]) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         // `exec`: with dash as `script`'s shell, `sh -c` stays the CLI's parent, dies of Ctrl-C itself
-        // and `script -e` reports 130, whatever the CLI did with the signal.
-        process.arguments = ["-q", "-f", "-e", "-c", "exec " + command, "/dev/null"]
+        // and `script -e` reports 130, whatever the CLI did with the signal. `env --default-signal`: a
+        // login shell's terminal delivers Ctrl-C, but a test run started in the background (a
+        // non-interactive shell's `&`) passes SIGINT on ignored, and an ignored signal stays ignored
+        // across exec.
+        process.arguments = ["-q", "-f", "-e", "-c", "exec env --default-signal=INT,QUIT " + command, "/dev/null"]
         process.environment = environment
         process.standardInput = input
         process.standardOutput = output
