@@ -714,6 +714,11 @@ final class SecretServiceClient: Sendable {
         VaultError(.storeUnavailable, underlying: .message(what))
     }
 
+    /// The provider answered that it does not know our session (``DBusFailure/Kind/noSession``).
+    static func isLostSession(_ error: VaultError) -> Bool {
+        DBusFailure(recordedIn: error.underlying)?.kind == .noSession
+    }
+
     /// Errors after which a fresh connection and session may succeed (daemon restarted, bus reconnected).
     static func isStaleConnection(_ error: VaultError) -> Bool {
         guard error.code == .storeUnavailable, let failure = DBusFailure(recordedIn: error.underlying) else { return false }

@@ -210,8 +210,17 @@ public struct SecretServiceStore: SecretStore {
                 }
                 // What exists before the new item does; only these may be deleted afterwards.
                 let before = try ownItems(id, call)
-                let newPath = try call.createItem(
-                    attributes: attributes, label: Self.label(id, protected: protected), secret: secret, contentType: contentType)
+                let newPath: String
+                do throws(VaultError) {
+                    newPath = try call.createItem(
+                        attributes: attributes, label: Self.label(id, protected: protected), secret: secret, contentType: contentType)
+                } catch where SecretServiceClient.isLostSession(error) {
+                    // kwalletd5 creates the item before it looks the session up, and keeps it with an empty
+                    // secret when that fails. Under the item's lock only our CreateItem made a new item here:
+                    // delete it, so that the retry on a new session (or the caller) finds what was there before.
+                    for path in try ownItems(id, call) where !before.contains(path) { try call.deleteItem(at: path) }
+                    throw error
+                }
                 for path in before where path != newPath { try call.deleteItem(at: path) }
             }
         }
