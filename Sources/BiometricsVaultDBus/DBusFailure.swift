@@ -32,7 +32,8 @@ package struct DBusFailure: Error, Sendable, Equatable {
         case accessDenied
         /// The Secret Service's `org.freedesktop.Secret.Error.IsLocked`.
         case locked
-        /// The Secret Service's `org.freedesktop.Secret.Error.NoSession`: the session is gone.
+        /// The Secret Service's `org.freedesktop.Secret.Error.NoSession`, or KWallet's word for it
+        /// (`org.qtproject.QtDBus.Error.InvalidObjectPath` "Can't find session P"): the session is gone.
         case noSession
         /// Another error the peer sent: its name says what (see ``DBusFailure/name``).
         case remote
@@ -130,6 +131,9 @@ package struct DBusFailure: Error, Sendable, Equatable {
             case "org.freedesktop.DBus.Error.AccessDenied": return .accessDenied
             case "org.freedesktop.Secret.Error.IsLocked": return .locked
             case "org.freedesktop.Secret.Error.NoSession": return .noSession
+            // kwalletd5 (5.103) answers a call naming a session it does not know this way, not with NoSession.
+            case "org.qtproject.QtDBus.Error.InvalidObjectPath" where message.hasPrefix("Can't find session"):
+                return .noSession
             default: return .remote
             }
         }

@@ -166,6 +166,9 @@ final class SecretServiceClient: Sendable {
         /// What this operation found locked (items, or the default collection), for ``unlock(_:)``.
         let lockedObjects = OperationMemo<[String]>()
 
+        /// The session this operation's secrets travel in (its object path at the provider).
+        var sessionPath: String { handle.sessionPath }
+
         /// Records `objects` as what stands locked in the operation's way, and returns `error`.
         func locked(_ objects: [String], _ error: VaultError) -> VaultError {
             lockedObjects.value = objects
@@ -711,18 +714,23 @@ final class SecretServiceClient: Sendable {
         VaultError(.storeUnavailable, underlying: .message(what))
     }
 
+    /// The provider answered that it does not know our session (``DBusFailure/Kind/noSession``).
+    static func isLostSession(_ error: VaultError) -> Bool {
+        DBusFailure(recordedIn: error.underlying)?.kind == .noSession
+    }
+
     /// Errors after which a fresh connection and session may succeed (daemon restarted, bus reconnected).
     static func isStaleConnection(_ error: VaultError) -> Bool {
         guard error.code == .storeUnavailable, let failure = DBusFailure(recordedIn: error.underlying) else { return false }
         guard failure.isRemote else { return failure.kind == .disconnected }
-        return staleConnectionErrors.contains(failure.name)
+        return failure.kind == .noSession || staleConnectionErrors.contains(failure.name)
     }
 
     /// The peer's (or the bus's) errors after which a new connection and session may work: the provider
-    /// left (NoReply for a call it did not answer), or dropped our session or its objects (NoSession,
-    /// UnknownObject).
+    /// left (NoReply for a call it did not answer), or dropped our session (``DBusFailure/Kind/noSession``,
+    /// whatever name the provider gives it) or its objects (UnknownObject).
     private static let staleConnectionErrors: Set<String> = [
-        "org.freedesktop.Secret.Error.NoSession", "org.freedesktop.DBus.Error.Disconnected",
+        "org.freedesktop.DBus.Error.Disconnected",
         "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.ServiceUnknown",
         "org.freedesktop.DBus.Error.NameHasNoOwner", "org.freedesktop.DBus.Error.UnknownObject",
         "org.freedesktop.DBus.Error.NoServer",

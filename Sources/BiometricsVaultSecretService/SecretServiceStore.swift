@@ -210,8 +210,17 @@ public struct SecretServiceStore: SecretStore {
                 }
                 // What exists before the new item does; only these may be deleted afterwards.
                 let before = try ownItems(id, call)
-                let newPath = try call.createItem(
-                    attributes: attributes, label: Self.label(id, protected: protected), secret: secret, contentType: contentType)
+                let newPath: String
+                do throws(VaultError) {
+                    newPath = try call.createItem(
+                        attributes: attributes, label: Self.label(id, protected: protected), secret: secret, contentType: contentType)
+                } catch where SecretServiceClient.isLostSession(error) {
+                    // kwalletd5 creates the item before it looks the session up, and keeps it with an empty
+                    // secret when that fails. Under the item's lock only our CreateItem made a new item here:
+                    // delete it, so that the retry on a new session (or the caller) finds what was there before.
+                    for path in try ownItems(id, call) where !before.contains(path) { try call.deleteItem(at: path) }
+                    throw error
+                }
                 for path in before where path != newPath { try call.deleteItem(at: path) }
             }
         }
@@ -379,6 +388,27 @@ public struct SecretServiceStore: SecretStore {
     /// reader that saw a replace half-way must never delete the copy a writer is about to keep. Writers
     /// (which hold the lock and clean up themselves) pass `false`.
     private func readItem(_ id: SecretItemID, _ call: SecretServiceClient.Call, repairs: Bool) throws(VaultError) -> StoredItem? {
+        // A search can name items that are gone by the time their secret is read: another writer's
+        // replace creates the new copy, then deletes the old one. The new copy was there all along, so
+        // search again rather than report the item absent (bounded: a replace every round is a writer
+        // storm, and the operation's deadline bounds each call anyway).
+        for _ in 1..<Self.searchesForAReplacedItem {
+            var foundVanished = false
+            if let item = try readItemOnce(id, call, repairs: repairs, foundVanished: &foundVanished) { return item }
+            if !foundVanished { return nil }
+        }
+        var foundVanished = false
+        return try readItemOnce(id, call, repairs: repairs, foundVanished: &foundVanished)
+    }
+
+    /// How many times ``readItem(_:_:repairs:)`` searches when every item it found vanished before it was read.
+    static let searchesForAReplacedItem = 8
+
+    /// One search-and-read; `nil` with `foundVanished` set when the searches found items but none could
+    /// be read (deleted meanwhile).
+    private func readItemOnce(
+        _ id: SecretItemID, _ call: SecretServiceClient.Call, repairs: Bool, foundVanished: inout Bool
+    ) throws(VaultError) -> StoredItem? {
         let plainHeader = ItemHeader(protection: .none)
         let fast = try call.search(
             ["service": id.service, "username": id.key, Self.headerAttribute: plainHeader.attributeValue] as KeyValuePairs)
@@ -390,12 +420,16 @@ public struct SecretServiceStore: SecretStore {
             return StoredItem(header: plainHeader, payload: payload)
         }
         if !fast.locked.isEmpty { throw call.locked(fast.locked, Self.lockedError) }
-        return try readSlowly(id, call, repairs: repairs)
+        if !fast.unlocked.isEmpty { foundVanished = true }
+        return try readSlowly(id, call, repairs: repairs, foundVanished: &foundVanished)
     }
 
     /// Everything but the common plain item: protected items, plain items under another header, locks.
-    private func readSlowly(_ id: SecretItemID, _ call: SecretServiceClient.Call, repairs: Bool) throws(VaultError) -> StoredItem? {
+    private func readSlowly(
+        _ id: SecretItemID, _ call: SecretServiceClient.Call, repairs: Bool, foundVanished: inout Bool
+    ) throws(VaultError) -> StoredItem? {
         let protected = try call.search(Self.protectedQuery(id))
+        if !protected.unlocked.isEmpty { foundVanished = true }
         if let (path, payload) = try newest(protected.unlocked, call) {
             let item = try VaultEnvelope.decode(payload)
             guard item.header.protection != .none else {
@@ -415,12 +449,19 @@ public struct SecretServiceStore: SecretStore {
         // another format version: that is `corruptedItem`, never a guess).
         let plain = try call.search(["service": id.service, "username": id.key])
         for path in plain.unlocked {
-            guard let attributes = try call.attributes(at: path), let header = attributes[Self.headerAttribute] else { continue }
+            guard let attributes = try call.attributes(at: path) else {
+                foundVanished = true
+                continue
+            }
+            guard let header = attributes[Self.headerAttribute] else { continue }
             let parsed = try ItemHeader(attributeValue: header)
             guard parsed.protection == .none else {
                 throw VaultError(.corruptedItem, underlying: .message("a plain Secret Service item holds a protected header"))
             }
-            guard let payload = try call.secret(at: path) else { continue }
+            guard let payload = try call.secret(at: path) else {
+                foundVanished = true
+                continue
+            }
             return StoredItem(header: parsed, payload: payload)
         }
         if !plain.locked.isEmpty { throw call.locked(plain.locked, Self.lockedError) }

@@ -1,0 +1,64 @@
+#if os(Linux)
+@testable import BiometricsVaultSecretService
+import BiometricsVaultCore
+import BiometricsVaultDBus
+import BiometricsVaultTestSupport
+import Foundation
+import Testing
+
+/// kwalletd5 names a session it does not know for the caller with `org.qtproject.QtDBus.Error.InvalidObjectPath`
+/// "Can't find session P", not the specification's `NoSession`: the store must take it for a lost
+/// session (a stale connection: a new session and one retry).
+@Suite(.needs(SecretServiceProvider.kwallet.need))
+struct KWalletSessionTests {
+    /// kwalletd5 keeps a session for the connection that opened it only: the store's session named in a
+    /// `CreateItem` from another connection (python's jeepney, which `keyring` brings) is answered
+    /// "Can't find session" (InvalidObjectPath), as a session it dropped is; that answer must read as
+    /// `.noSession`, a stale connection.
+    @Test func kwalletdsAnswerForASessionItDoesNotKnowIsNoSession() throws {
+        let address = try SecretServiceProvider.kwallet.requireAddress()
+        let store = try SecretServiceStore(busAddress: address)
+        // A write first: its Unlock opens the wallet, after which kwalletd5 unlocks for python without a prompt.
+        let id = try SecretItemID(service: "bv-test.kwallet-session.\(UUID().uuidString)", key: "alice")
+        defer { try? store.delete(id) }
+        try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: "s3cret")), for: id, authorization: nil)
+        let session = try store.client.perform { call throws(VaultError) in call.sessionPath }
+        let script = """
+            import sys
+            from jeepney import DBusAddress, new_method_call
+            from jeepney.io.blocking import open_dbus_connection
+            from jeepney.wrappers import DBusErrorResponse, unwrap_msg
+            bus = open_dbus_connection(bus="SESSION")
+            def call(path, interface, method, signature, arguments):
+                address = DBusAddress(path, bus_name="org.freedesktop.secrets", interface=interface)
+                return unwrap_msg(bus.send_and_get_reply(new_method_call(address, method, signature, arguments), timeout=10))
+            service = ("/org/freedesktop/secrets", "org.freedesktop.Secret.Service")
+            collection = call(*service, "ReadAlias", "s", ("default",))[0]
+            unlocked, prompt = call(*service, "Unlock", "ao", ([collection],))
+            if prompt != "/": sys.exit("Unlock asked for a prompt")
+            properties = {"org.freedesktop.Secret.Item.Label": ("s", "bv-test.kwallet-session")}
+            try:
+                call(collection, "org.freedesktop.Secret.Collection", "CreateItem", "a{sv}(oayays)b",
+                     (properties, (sys.argv[1], b"", b"x", "text/plain"), False))
+                print("created")
+            except DBusErrorResponse as error:
+                print(error.name); print(error.data[0])
+            """
+        let result = try Shell.run(try Daemon.pythonKeyring(), ["-c", script, session], environment: ["DBUS_SESSION_BUS_ADDRESS": address])
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        try #require(result.status == 0 && lines.count == 2, "\(result.stdout) \(result.stderr)")
+        #expect(lines[0] == "org.qtproject.QtDBus.Error.InvalidObjectPath")
+        let failure = DBusFailure(name: lines[0], code: 0, message: lines[1], isRemote: true)
+        #expect(failure.kind == .noSession, "\(lines)")
+        #expect(SecretServiceClient.isStaleConnection(SecretServiceClient.vaultError(failure)))
+    }
+
+    @Test func kwalletsMissingSessionAnswerIsNoSessionAndAStaleConnection() {
+        let failure = DBusFailure(
+            name: "org.qtproject.QtDBus.Error.InvalidObjectPath", code: 0,
+            message: "Can't find session /org/freedesktop/secrets/session/1", isRemote: true)
+        #expect(failure.kind == .noSession)
+        #expect(SecretServiceClient.isStaleConnection(SecretServiceClient.vaultError(failure)))
+    }
+}
+#endif
