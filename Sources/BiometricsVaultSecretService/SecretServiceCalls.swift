@@ -552,7 +552,7 @@ final class SecretServiceClient: Sendable {
         }
     }
 
-    private func openService(_ deadline: Deadline) throws(VaultError) -> ServiceHandle {
+    func openService(_ deadline: Deadline) throws(VaultError) -> ServiceHandle {
         // Always on the session bus of the process environment (or the address given), at the Secret
         // Service's well-known name; the session is ours (SessionEncryption.swift).
         //
@@ -577,19 +577,32 @@ final class SecretServiceClient: Sendable {
                 defer { slot = nil }
                 return slot
             }
-            let keyPair: SessionEncryption.KeyPair
+            var keyPair: SessionEncryption.KeyPair
             if let prepared { keyPair = prepared } else { keyPair = try SessionEncryption.KeyPair() }
             try introduce(connection, deadline)
-            guard let reply = try Self.call(
-                connection, Self.servicePath, Self.serviceInterface, "OpenSession",
-                .tuple([.string(SessionEncryption.algorithm), .variant(.bytes(keyPair.publicKey))]), replyType: "(vo)",
-                deadline: deadline, timeout: timeout)
-            else { throw Self.unexpected("OpenSession: no Secret Service object") }
-            guard let output = reply[0].unboxed.bytes, let sessionPath = reply[1].string else {
-                throw Self.unexpected("OpenSession returned no session key")
+            // A session whose key depends on how wide the provider takes the shared secret is closed and
+            // another opened with a fresh key pair (SessionEncryption.keyDependsOnSecretWidth): one in 256
+            // opens takes a second, and eight in a row have a chance of 2^-64.
+            for _ in 1...8 {
+                guard let reply = try Self.call(
+                    connection, Self.servicePath, Self.serviceInterface, "OpenSession",
+                    .tuple([.string(SessionEncryption.algorithm), .variant(.bytes(keyPair.publicKey))]), replyType: "(vo)",
+                    deadline: deadline, timeout: timeout)
+                else { throw Self.unexpected("OpenSession: no Secret Service object") }
+                guard let output = reply[0].unboxed.bytes, let sessionPath = reply[1].string else {
+                    throw Self.unexpected("OpenSession returned no session key")
+                }
+                let encryption = try SessionEncryption(serverPublicKey: output, keyPair: keyPair)
+                guard encryption.keyDependsOnSecretWidth else {
+                    return ServiceHandle(connection, sessionPath: sessionPath, encryption: encryption)
+                }
+                // Closing is courtesy (the provider also drops it with the connection): its failure changes nothing.
+                _ = try? Self.call(
+                    connection, sessionPath, "org.freedesktop.Secret.Session", "Close", .tuple([]), replyType: "()",
+                    deadline: deadline, timeout: timeout)
+                keyPair = try SessionEncryption.KeyPair()
             }
-            let encryption = try SessionEncryption(serverPublicKey: output, keyPair: keyPair)
-            return ServiceHandle(connection, sessionPath: sessionPath, encryption: encryption)
+            throw Self.unexpected("OpenSession: eight sessions in a row had a shared secret with a leading zero byte")
         } catch {
             // A provider without this algorithm answers NotSupported: say what is missing, since the
             // fallback libsecret would take (secrets in the clear) is refused here.

@@ -215,8 +215,9 @@ public struct SecretServiceStore: SecretStore {
                     newPath = try call.createItem(
                         attributes: attributes, label: Self.label(id, protected: protected), secret: secret, contentType: contentType)
                 } catch where SecretServiceClient.isLostSession(error) {
-                    // kwalletd5 creates the item before it looks the session up, and keeps it with an empty
-                    // secret when that fails. Under the item's lock only our CreateItem made a new item here:
+                    // kwalletd5 creates the item before it decrypts the secret, and keeps it with an empty
+                    // secret when that fails ("Can't find session" for a session it does not know, or whose
+                    // secret does not decrypt). Under the item's lock only our CreateItem made a new item here:
                     // delete it, so that the retry on a new session (or the caller) finds what was there before.
                     for path in try ownItems(id, call) where !before.contains(path) { try call.deleteItem(at: path) }
                     throw error

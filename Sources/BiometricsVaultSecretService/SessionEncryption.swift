@@ -29,6 +29,14 @@ struct SessionEncryption: Sendable {
     /// The AES-128 key of the session.
     private let key: SecretBytes
 
+    /// Whether the shared secret's first byte is zero (about one session in 256). The algorithm hashes
+    /// the secret at the prime's full width, as libsecret, gnome-keyring and KeePassXC do; kwalletd5
+    /// (through QCA's OpenSSL plugin) hashes it without its leading zero bytes, so for such a session
+    /// the two sides hold different keys: kwalletd5 answers a secret sent in it with "Can't find
+    /// session" and sends secrets that do not decrypt. Both ways agree whenever the first byte is not
+    /// zero, so a client that opens another session in this case works with every provider.
+    let keyDependsOnSecretWidth: Bool
+
     /// One side of the exchange: a fresh random private exponent and the public key to send.
     struct KeyPair: Sendable {
         fileprivate let privateExponent: SecretBytes
@@ -37,12 +45,26 @@ struct SessionEncryption: Sendable {
         /// bytes has about once in 256 sessions; gnome-keyring and KeePassXC take either.
         let publicKey: [UInt8]
 
-        /// A new key pair from the system's random source.
+        /// Whether the public key's first byte is 0xFF and its second has its top bit set (about one key in
+        /// 512). kwalletd5 reads the key as a two's-complement number (QCA's `BigInteger`), for which that
+        /// first byte is a redundant sign byte: it drops it and computes with another key, so the session's
+        /// secrets do not decrypt on either side. gnome-keyring and KeePassXC read it unsigned, as the
+        /// specification says.
+        var publicKeyLosesAByteAsSigned: Bool { publicKey[0] == 0xFF && publicKey[1] & 0x80 != 0 }
+
+        /// A new key pair from the system's random source, never one whose public key
+        /// ``publicKeyLosesAByteAsSigned``.
         init() throws(VaultError) {
-            var exponent = SessionEncryption.randomBytes(SessionEncryption.privateExponentBits / 8)
-            defer { exponent.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
-            exponent[0] |= 0x80  // exactly `privateExponentBits` long
-            try self.init(privateExponent: exponent)
+            while true {
+                var exponent = SessionEncryption.randomBytes(SessionEncryption.privateExponentBits / 8)
+                defer { exponent.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
+                exponent[0] |= 0x80  // exactly `privateExponentBits` long
+                let pair = try KeyPair(privateExponent: exponent)
+                if !pair.publicKeyLosesAByteAsSigned {
+                    self = pair
+                    return
+                }
+            }
         }
 
         /// A key pair with a given exponent (big-endian), for known-answer tests.
@@ -63,6 +85,7 @@ struct SessionEncryption: Sendable {
         // zeros included.
         var shared = try Integer.power(peer, Integer(keyPair.privateExponent)).bytes(width: Integer.width)
         defer { shared.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
+        keyDependsOnSecretWidth = shared[0] == 0
         // HKDF-SHA256 (RFC 5869) with no salt (a hash length of zeros) and no info, 16 bytes: one block,
         // HMAC(HMAC(zeros, shared), 0x01).
         var pseudoRandomKey = try Self.hmacSHA256(key: [UInt8](repeating: 0, count: 32), message: shared)
@@ -75,6 +98,7 @@ struct SessionEncryption: Sendable {
     /// A session key given directly, for known-answer tests of the AES half.
     init(key: [UInt8]) {
         self.key = SecretBytes(key)
+        keyDependsOnSecretWidth = false
     }
 
     /// The `parameters` (a fresh IV) and `value` (AES-128-CBC, PKCS#7 padding) of an encrypted secret.

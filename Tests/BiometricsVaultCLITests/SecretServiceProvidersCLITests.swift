@@ -47,7 +47,7 @@ import Testing
         let python = ProcessInfo.processInfo.environment["BV_PYTHON_KEYRING"] ?? "/usr/bin/python3"
         let put = try sandbox.run(
             executable: URL(fileURLWithPath: python),
-            ["-c", "import sys, keyring; s, u, v = sys.stdin.read().split('\\n')[:3]; keyring.set_password(s, u, v)"],
+            ["-c", pythonKeyringCall + "import sys, keyring; s, u, v = sys.stdin.read().split('\\n')[:3]; keyring_call(lambda: keyring.set_password(s, u, v))"],
             stdin: "\(source)\nadopted\n{\"token\":\"legacy\"}\n")
         #expect(put.status == 0, "\(put.stderr)")
         let imported = try cli(["import", "--from-service", source, "--username", "adopted", "--remove-source"])

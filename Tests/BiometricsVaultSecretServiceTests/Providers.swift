@@ -15,10 +15,10 @@ extension SecretServiceProvider {
 /// python `keyring` on a provider's bus: reads and writes with names and values on stdin, never argv.
 enum PythonKeyring {
     static func get(service: String, username: String, environment: [String: String]) throws -> String? {
-        let script = """
+        let script = pythonKeyringCall + """
             import sys, keyring
             service, username = sys.stdin.read().split("\\n")[:2]
-            value = keyring.get_password(service, username)
+            value = keyring_call(lambda: keyring.get_password(service, username))
             sys.stdout.write("NONE" if value is None else "VALUE:" + value)
             """
         let result = try Shell.run(try Daemon.pythonKeyring(), ["-c", script], stdin: "\(service)\n\(username)\n", environment: environment)
@@ -29,10 +29,10 @@ enum PythonKeyring {
     }
 
     static func set(service: String, username: String, value: String, environment: [String: String]) throws {
-        let script = """
+        let script = pythonKeyringCall + """
             import sys, keyring
             service, username, value = sys.stdin.read().split("\\n")[:3]
-            keyring.set_password(service, username, value)
+            keyring_call(lambda: keyring.set_password(service, username, value))
             """
         let result = try Shell.run(try Daemon.pythonKeyring(), ["-c", script], stdin: "\(service)\n\(username)\n\(value)\n", environment: environment)
         guard result.status == 0 else { throw TestFailure("python keyring set failed: \(result.stderr)") }

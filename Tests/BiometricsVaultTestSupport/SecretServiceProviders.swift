@@ -55,6 +55,27 @@ package enum SecretServiceProvider: String, CaseIterable, Sendable, CustomTestSt
     }
 }
 
+/// Python code defining `keyring_call(f)`: `f()` (a python `keyring` call), made again on a failure or an
+/// empty answer, at most three times in all.
+///
+/// Why: python `keyring` (secretstorage) and kwalletd5 disagree on the session key in about one session
+/// in 170 (kwalletd5 reads the client's key as a signed number and hashes the shared secret without its
+/// leading zero bytes: see SessionEncryption.swift). kwalletd5 then refuses a secret sent in it ("Can't
+/// find session"), and a secret read in it decrypts to garbage, most often to an empty string. Each
+/// `keyring` call opens a new session, which agrees again; the tests never store an empty value.
+package let pythonKeyringCall = """
+    def keyring_call(f):
+        for attempt in range(3):
+            try:
+                value = f()
+                if value != "" or attempt == 2:
+                    return value
+            except Exception:
+                if attempt == 2:
+                    raise
+
+    """
+
 /// A KWallet of its own (scripts/setup/22-kwallet.sh run again into a private environment file), for
 /// tests that close the wallet: the shared one serves other tests at the same time.
 package final class PrivateKWallet {
