@@ -49,8 +49,9 @@ fuzz_one() { # target binary
     local corpus="$BV_ASAN_SCRATCH/fuzz-corpus/$target" artifacts="fuzz-artifacts/$target"
     mkdir -p "$corpus" "$artifacts"
     # SWIFT_BACKTRACE off: the Swift runtime's own crash handler would otherwise take the signal before
-    # libFuzzer saves the crashing input. Leak detection stays on (ASan's default on Linux).
-    SWIFT_BACKTRACE=enable=no "$binary" "$corpus" "Fuzz/corpus/$target" \
+    # libFuzzer saves the crashing input. Leak detection stays on (ASan's default on Linux); a report goes
+    # to the target's log, not to where scripts/test.sh's ASAN_OPTIONS send the other processes' reports.
+    env -u ASAN_OPTIONS -u LSAN_OPTIONS SWIFT_BACKTRACE=enable=no "$binary" "$corpus" "Fuzz/corpus/$target" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$artifacts/" >"$BV_ASAN_SCRATCH/fuzz-$target.log" 2>&1
 }

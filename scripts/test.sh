@@ -22,13 +22,30 @@ export TMPDIR=$RUN_TMP
 # One `apt-get update` for the whole run (scripts/lib/apt.sh).
 export BV_APT_UPDATED=$RUN_TMP/apt-updated
 
+# One build serves the whole run: AddressSanitizer (with LeakSanitizer) and libFuzzer's coverage
+# instrumentation (scripts/lib/test-build-flags.sh). The whole suite, the fuzz targets, the steps that run
+# tests as other users and the stress workers all run from it, and so does every process they start from
+# our build (the CLI). Reports go to files, named by executable and pid (a child's stderr is captured by
+# the test that started it); any report fails the run at the end. Known leaks of third-party code at exit
+# are suppressed in Fuzz/lsan-suppressions.txt. The Swift runtime's backtracer is off so that ASan reports
+# a memory error itself.
+export BV_TEST_SANITIZER=address BV_ASAN_SCRATCH=.build
+ASAN_REPORTS=$RUN_TMP/asan-reports
+mkdir -m 1777 "$ASAN_REPORTS"
+export ASAN_OPTIONS="log_path=$ASAN_REPORTS/asan:log_exe_name=1:detect_leaks=1"
+export LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan-suppressions.txt:print_suppressions=0"
+export SWIFT_BACKTRACE=enable=no
+
 # Background builds still running are stopped (each runs in a session of its own: its process group
 # holds the compilers it started); the session bus, keyring and software TPMs the setup
 # scripts start for this run are stopped at the end, and their directories in /tmp (a keyring holding
 # test credentials) removed.
 background=()
+asan_reports() { grep -l -E "ERROR: (AddressSanitizer|LeakSanitizer)" "$ASAN_REPORTS"/asan* 2>/dev/null || true; }
 stop_run() {
     for pid in "${background[@]}"; do kill -- "-$pid" 2>/dev/null; done
+    local report
+    for report in $(asan_reports); do echo "!! AddressSanitizer report: $report"; head -80 "$report"; done
     bash scripts/stop-daemons.sh
     rm -rf "$RUN_TMP"
 }
@@ -79,8 +96,10 @@ if ! wait "$build_pid"; then
     tail -20 .build-ci/build.log
     exit 1
 fi
-grep -E "warning:|Build complete" .build-ci/build.log || true
-if grep -q "warning:" .build-ci/build.log; then
+# gold warns "Cannot export local symbol" for symbols of the sanitizer coverage sections when it links
+# an ASan build; those are the linker's, not the code's.
+grep -E "warning:|Build complete" .build-ci/build.log | grep -v "Cannot export local symbol" || true
+if grep "warning:" .build-ci/build.log | grep -qv "Cannot export local symbol"; then
     echo "!! the build printed the warnings above: it must print none"
     exit 1
 fi
@@ -126,8 +145,13 @@ done
 collect_overlapped
 
 step=$SECONDS
-swift test "${BV_TEST_BUILD_FLAGS[@]}" 2>&1 | tee .build-ci/swift-test.log
+test_status=0
+swift test "${BV_TEST_BUILD_FLAGS[@]}" 2>&1 | tee .build-ci/swift-test.log || test_status=$?
 echo "== swift test took $((SECONDS - step))s; the whole run $((SECONDS - run_start))s" > .build-ci/timing.txt
+# A sanitizer report of any process of the run fails it (stop_run prints them), so that the summary
+# above stays the last line when there is none.
+[ -z "$(asan_reports)" ] || exit 1
+[ "$test_status" -eq 0 ] || exit "$test_status"
 
 # Where the daemons are mandatory (CI), every test runs: the only skips allowed are of tests that an
 # extra step above runs instead, whose reason names that script (the fingerprint CLI suite, the

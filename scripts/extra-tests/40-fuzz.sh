@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI: every libFuzzer target for a bounded time with AddressSanitizer; any crash or violated invariant
 # fails the run (the crashing input is in fuzz-artifacts/<target>/). 30 s per target, two at a time on
-# two CPUs, keeps the fuzzing itself at about 1 minute; the build shares .build-asan with 50-asan.sh (Fuzz/build-flags.sh).
+# two CPUs, keeps the fuzzing itself at about 1 minute. Under scripts/test.sh the targets are already built:
+# its one build has their flags (Fuzz/build-flags.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 start=$(date +%s)

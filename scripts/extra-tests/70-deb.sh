@@ -82,6 +82,18 @@ printf '{"ServerURL":"deb.example","Username":"u","Secret":"s"}' \
     | docker-credential-$PACKAGE --store file --authenticator none store
 printf 'deb.example\n' | docker-credential-$PACKAGE --store file --authenticator none get \
     | grep -q '"Secret":"s"' || { echo "the installed docker helper link did not answer"; exit 1; }
+# Under an address-space limit (ulimit -v) the CLI answers or says why (exit 1), never hangs or dies of a
+# signal. Checked here, on the release binary: the test suite's copy of this check cannot run in the run's
+# AddressSanitizer build, whose shadow memory fits no such limit.
+for mebibytes in 64 72 128; do
+    status=0
+    out=$(timeout 30 prlimit --as=$((mebibytes << 20)) "$BIN" --store file --authenticator none status deb-check 2>&1) || status=$?
+    case "$status" in
+        0) ;;
+        1) [[ "$out" == *"address-space limit (ulimit -v)"* ]] || { echo "ulimit -v ${mebibytes} MiB: exit 1 without saying why: $out"; exit 1; } ;;
+        *) echo "ulimit -v ${mebibytes} MiB: exit $status: $out"; exit 1 ;;
+    esac
+done
 for file in /usr/share/man/man1/$PACKAGE.1.gz /usr/share/bash-completion/completions/$PACKAGE \
     /usr/share/zsh/vendor-completions/_$PACKAGE /usr/share/fish/vendor_completions.d/$PACKAGE.fish \
     /etc/pam.d/$PACKAGE /usr/share/polkit-1/actions/io.github.biometricsvault.policy \

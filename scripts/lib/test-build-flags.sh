@@ -7,4 +7,22 @@
 #
 # Line tables as the only debug information: sanitizer reports and backtraces still name file and line,
 # and the compiler and linker write less. (The index store stays: SwiftPM finds the tests on Linux in it.)
-BV_TEST_BUILD_FLAGS=(-Xcc -O1 -Xswiftc -gline-tables-only -Xcc -gline-tables-only)
+BV_BASE_BUILD_FLAGS=(-Xcc -O1 -Xswiftc -gline-tables-only -Xcc -gline-tables-only)
+
+# AddressSanitizer (with LeakSanitizer) and libFuzzer's coverage instrumentation: the flags of the fuzz
+# targets (scripts/fuzz.sh), and of every build of scripts/test.sh, which runs the whole suite, the fuzz
+# targets and the stress workers from one such build instead of compiling a plain and an ASan build. The
+# instrumentation only counts edges and records comparisons; outside the fuzz targets (which link
+# libFuzzer) the sanitizer runtime's no-op hooks take them.
+BV_ASAN_BUILD_FLAGS=(
+    --sanitize=address
+    -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
+    "${BV_BASE_BUILD_FLAGS[@]}"
+)
+
+# BV_TEST_SANITIZER=address (scripts/test.sh sets it) makes the test builds those ASan builds.
+if [ "${BV_TEST_SANITIZER:-}" = address ]; then
+    BV_TEST_BUILD_FLAGS=("${BV_ASAN_BUILD_FLAGS[@]}")
+else
+    BV_TEST_BUILD_FLAGS=("${BV_BASE_BUILD_FLAGS[@]}")
+fi
