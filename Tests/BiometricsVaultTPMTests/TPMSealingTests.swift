@@ -133,71 +133,6 @@ struct TPMSealingTests {
         }
     }
 
-    @Test func tpmGoneExitsSixAndTheStoreOpensWhenItIsBack() throws {
-        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
-        let tpm = try SoftwareTPM()
-        defer { tpm.remove() }
-        let sandbox = try CLISandbox(tcti: tpm.tcti)
-        defer { sandbox.remove() }
-        try Self.storeOneItem(sandbox)
-        #expect(try sandbox.run(["key", "seal", "--tpm"]).status == 0)
-
-        tpm.stop()
-        let gone = try Self.show(sandbox)
-        #expect(gone.status == 6)
-        #expect(gone.stderr.contains("cannot reach the TPM"), "\(gone.stderr)")
-        #expect(Self.tss2LogLines(gone.stderr).isEmpty, "\(gone.stderr)")
-        let status = try sandbox.run(["key", "status"])
-        #expect(status.status == 0)
-        #expect(status.stdout.contains("TPM: unreachable"))
-        #expect(try sandbox.run(["store", "other", "--store", "file"], stdin: "1").status == 6)
-
-        try tpm.start()
-        let back = try Self.show(sandbox)
-        #expect(back.status == 0, "\(back.stderr)")
-        #expect(back.stdout.contains("s3cr3t"))
-        try Self.expectNoTransientObjects(tpm.tcti)
-    }
-
-    @Test func noTPMDeviceSaysSoAndAccessDeniedSaysJoinTheTssGroup() throws {
-        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
-        let sandbox = try CLISandbox(tcti: "device:/nonexistent/tpmrm0")
-        defer { sandbox.remove() }
-        let missing = try sandbox.run(["key", "seal", "--tpm"])
-        #expect(missing.status == 6)
-        #expect(missing.stderr.contains("no TPM here"), "\(missing.stderr)")
-        #expect(Self.tss2LogLines(missing.stderr).isEmpty, "\(missing.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: sandbox.storeDirectory.appendingPathComponent("master.key").path))
-
-        // A device node we may not open (as /dev/tpmrm0 is, root:tss 0660, for a user outside tss).
-        guard getuid() == 0 else { return }
-        let device = sandbox.root.appendingPathComponent("tpmrm0")
-        #expect(FileManager.default.createFile(atPath: device.path, contents: nil, attributes: [.posixPermissions: 0o600]))
-        chmod(sandbox.root.path, 0o755)
-        let denied = try run(
-            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CLISandbox.binary.path, "key", "status"],
-            environment: ["BIOMETRICS_VAULT_TPM_TCTI": "device:\(device.path)", "XDG_DATA_HOME": "/nonexistent"])
-        #expect(denied.output.contains("add yourself to the tss group"), "\(denied.output)")
-    }
-
-    /// Root only: the library is hidden by a bind mount in a private mount namespace (CI runs as root, and
-    /// scripts/test.sh fails a CI run in which it skipped).
-    @Test(
-        "without tpm2-tss the CLI still starts and stores; the TPM verbs say what to install",
-        .enabled(if: getuid() == 0, "hides libtss2-esys with a bind mount: root only"))
-    func withoutTPMLibrariesOnlyTheTPMVerbsFail() throws {
-        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
-        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"), "util-linux's unshare is missing")
-        let sandbox = try CLISandbox(tcti: "swtpm:path=/nonexistent/bv-no-tpm.sock")
-        defer { sandbox.remove() }
-        let result = try sandbox.runHiding(library: "libtss2-esys.so.0", then: "\"$bv\" key seal --tpm\necho \"seal-exit=$?\"")
-        let output = result.stdout + result.stderr
-        #expect(output.contains("kept"), "\(output)")
-        #expect(output.contains("seal-exit=6"), "\(output)")
-        #expect(output.contains("could not be loaded here (libtss2-esys.so.0)"), "\(output)")
-        #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .keyFile)
-    }
-
     @Test("a PIN-sealed or passphrase store used by scripts: show, store, update and list take the secret from stdin's first line")
     func dataVerbsReadTheStoreSecretFromStdin() throws {
         try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
@@ -250,89 +185,6 @@ struct TPMSealingTests {
         }
     }
 
-    @Test func wrongPINThenDictionaryAttackLockout() throws {
-        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
-        // A fresh TPM: swtpm allows 3 failures and forgets one every 1000 s.
-        let tpm = try SoftwareTPM()
-        defer { tpm.remove() }
-        let sandbox = try CLISandbox(tcti: tpm.tcti)
-        defer { sandbox.remove() }
-        try Self.storeOneItem(sandbox)
-        let sealed = try sandbox.run(["key", "seal", "--tpm", "--pin-stdin"], stdin: "1234\n")
-        #expect(sealed.status == 0, "\(sealed.stderr)")
-        #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .sealed(mechanism: 1, usesPIN: true))
-        let before = try Data(contentsOf: sandbox.storeDirectory.appendingPathComponent("master.key"))
-
-        // Without a terminal and without --pin-stdin, nothing is tried (no count against the TPM).
-        #expect(try Self.show(sandbox).status == 7)
-        #expect(try SoftwareTPM.lockoutState(tcti: tpm.tcti).counter == 0)
-
-        for attempt in 1...3 {
-            let wrong = try sandbox.run(["key", "unseal", "--pin-stdin"], stdin: "0000\n")
-            #expect(wrong.status == 4, "attempt \(attempt): \(wrong.stderr)")
-            #expect(wrong.stderr.contains("wrong PIN"))
-            #expect(Self.tss2LogLines(wrong.stderr).isEmpty, "\(wrong.stderr)")
-            #expect(try SoftwareTPM.lockoutState(tcti: tpm.tcti).counter == attempt)
-            try Self.expectNoTransientObjects(tpm.tcti)
-        }
-        #expect(try SoftwareTPM.lockoutState(tcti: tpm.tcti).inLockout)
-
-        // Locked out: even the right PIN is refused, with the TPM's recovery time.
-        let locked = try sandbox.run(["key", "unseal", "--pin-stdin"], stdin: "1234\n")
-        #expect(locked.status == 5, "\(locked.stderr)")
-        #expect(locked.stderr.contains("lockout"))
-        #expect(locked.stderr.contains("1000 s"), "\(locked.stderr)")
-        #expect(Self.tss2LogLines(locked.stderr).isEmpty, "\(locked.stderr)")
-        let status = try sandbox.run(["key", "status", "--json"]).stdout.jsonObject?["tpm"] as? [String: Any]
-        #expect(status?["inLockout"] as? Bool == true)
-        #expect(status?["lockoutCounter"] as? Int == 3)
-        #expect(status?["maxTries"] as? Int == 3)
-        #expect(try Data(contentsOf: sandbox.storeDirectory.appendingPathComponent("master.key")) == before)
-        try Self.expectNoTransientObjects(tpm.tcti)
-
-        // The owner of the TPM clears the lockout (empty lockout authorization on swtpm): the right PIN works.
-        #expect(try tpm.tools("tpm2_dictionarylockout", ["-c"]).status == 0)
-        let unsealed = try sandbox.run(["key", "unseal", "--pin-stdin"], stdin: "1234\n")
-        #expect(unsealed.status == 0, "\(unsealed.stderr)")
-        #expect(try Self.show(sandbox).stdout.contains("s3cr3t"))
-        try Self.expectNoTransientObjects(tpm.tcti)
-    }
-
-    @Test func killDuringKeySealLeavesAReadableStore() throws {
-        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
-        let tpm = try SoftwareTPM()
-        defer { tpm.remove() }
-        let sandbox = try CLISandbox(tcti: tpm.tcti)
-        defer { sandbox.remove() }
-        try Self.storeOneItem(sandbox)
-        for round in 0..<16 {
-            let sealing = try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .keyFile
-            let process = try sandbox.start(sealing ? ["key", "seal", "--tpm"] : ["key", "unseal"])
-            // Varied points in the run: from before the TPM is reached to after the rename.
-            usleep(UInt32(round * 2_500))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            // Without a kernel resource manager (a direct swtpm socket), a killed client's objects stay
-            // loaded; /dev/tpmrm0 flushes them itself. Flush them as it would.
-            _ = try tpm.tools("tpm2_flushcontext", ["-t"])
-            _ = try tpm.tools("tpm2_flushcontext", ["-l"])
-            _ = try tpm.tools("tpm2_flushcontext", ["-s"])
-            let shown = try Self.show(sandbox)
-            #expect(shown.status == 0, "round \(round): \(shown.stderr)")
-            #expect(shown.stdout.contains("s3cr3t"), "round \(round)")
-            if try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) != .keyFile {
-                let entries = try FileManager.default.contentsOfDirectory(atPath: sandbox.storeDirectory.path)
-                #expect(!entries.contains { $0.hasPrefix(".master.key.") }, "round \(round): \(entries)")
-            }
-        }
-        // And the operation itself still completes afterwards.
-        let sealed = try sandbox.run(["key", "seal", "--tpm"])
-        #expect(sealed.status == 0, "\(sealed.stderr)")
-        #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .sealed(mechanism: 1, usesPIN: false))
-        #expect(try Self.show(sandbox).stdout.contains("s3cr3t"))
-        try Self.expectNoTransientObjects(tpm.tcti)
-    }
-
     /// A `key unseal` killed between writing its temporary plain key file and the rename must not leave
     /// the plain key beside a store that is still sealed: the next command removes it.
     @Test func plainKeyLeftByAnInterruptedUnsealIsRemoved() throws {
@@ -368,59 +220,6 @@ struct TPMSealingTests {
         }
     }
 
-    /// A TPM that stops answering (swtpm under SIGSTOP) must not hang the commands that reach it: each
-    /// fails (or reports the TPM unreachable) within the deadline, and the store opens once it answers.
-    @Test func stoppedTPMIsBoundedByTheTimeout() throws {
-        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
-        let tpm = try SoftwareTPM()
-        defer { tpm.remove() }
-        let sandbox = try CLISandbox(tcti: tpm.tcti)
-        defer { sandbox.remove() }
-        try Self.storeOneItem(sandbox)
-        #expect(try sandbox.run(["key", "seal", "--tpm"]).status == 0)
-
-        tpm.pause(true)
-        let limit = ["BIOMETRICS_VAULT_TPM_TIMEOUT": "2"]
-        let shown = try sandbox.run(["show", "github", "--store", "file"], environment: limit, within: 20)
-        #expect(shown?.status == 6, "\(shown?.stderr ?? "show hung on a stopped TPM")")
-        #expect(shown?.stderr.contains("did not answer within 2 s") == true, "\(shown?.stderr ?? "")")
-        #expect(shown?.stdout.contains("s3cr3t") == false)
-        let status = try sandbox.run(["key", "status"], environment: limit, within: 20)
-        #expect(status?.status == 0, "\(status?.stderr ?? "key status hung on a stopped TPM")")
-        #expect(status?.stdout.contains("TPM: unreachable") == true, "\(status?.stdout ?? "")")
-        let doctor = try sandbox.run(["doctor"], environment: limit, within: 20)
-        #expect(doctor?.status == 0, "\(doctor?.stderr ?? "doctor hung on a stopped TPM")")
-        #expect(doctor?.stdout.contains("did not answer within 2 s") == true, "\(doctor?.stdout ?? "")")
-
-        tpm.pause(false)
-        let back = try Self.show(sandbox)
-        #expect(back.status == 0, "\(back.stderr)")
-        #expect(back.stdout.contains("s3cr3t"))
-    }
-
-    /// Without a resource manager, transient objects left by killed runs stay loaded; once they fill the
-    /// TPM (swtpm holds three), the store must still open: leftovers are flushed and the call retried.
-    @Test func leftoverTransientObjectsDoNotLockTheStoreOut() throws {
-        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
-        let tpm = try SoftwareTPM()
-        defer { tpm.remove() }
-        let sandbox = try CLISandbox(tcti: tpm.tcti)
-        defer { sandbox.remove() }
-        try Self.storeOneItem(sandbox)
-        #expect(try sandbox.run(["key", "seal", "--tpm"]).status == 0)
-        // Fill the TPM's object slots as killed clients would (tpm2-tools leaves its primary loaded).
-        for index in 0..<3 {
-            _ = try tpm.tools("tpm2_createprimary", ["-C", "o", "-c", sandbox.root.appendingPathComponent("leftover\(index).ctx").path])
-        }
-        let leftovers = try SoftwareTPM.transientHandles(tcti: tpm.tcti).split(separator: "\n")
-        try #require(leftovers.count >= 3, "the TPM was not filled: \(leftovers)")
-
-        let shown = try Self.show(sandbox)
-        #expect(shown.status == 0, "\(shown.stderr)")
-        #expect(shown.stdout.contains("s3cr3t"))
-        try Self.expectNoTransientObjects(tpm.tcti)
-    }
-
     /// What cannot be a TPM PIN is refused as bad input (8) before the TPM is asked: NUL bytes (the TPM
     /// drops trailing zeros, so all-NUL would equal no PIN) and more than 32 bytes. Nothing is changed.
     @Test(arguments: ["\u{0}\u{0}", "12\u{0}", String(repeating: "7", count: 33)])
@@ -439,6 +238,212 @@ struct TPMSealingTests {
             try Self.expectNoTransientObjects(tcti)
         }
     }
+}
+
+/// The TPM tests that start a TPM of their own (or reach none): they share no TPM state, so they run
+/// beside each other and beside the rest of the run, not in the serialized suite above.
+@Suite("TPM sealing, each test on a TPM of its own", .needs(SoftwareTPM.need))
+struct TPMOwnDeviceTests {
+    @Test func tpmGoneExitsSixAndTheStoreOpensWhenItIsBack() throws {
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
+        let tpm = try SoftwareTPM()
+        defer { tpm.remove() }
+        let sandbox = try CLISandbox(tcti: tpm.tcti)
+        defer { sandbox.remove() }
+        try TPMSealingTests.storeOneItem(sandbox)
+        #expect(try sandbox.run(["key", "seal", "--tpm"]).status == 0)
+
+        tpm.stop()
+        let gone = try TPMSealingTests.show(sandbox)
+        #expect(gone.status == 6)
+        #expect(gone.stderr.contains("cannot reach the TPM"), "\(gone.stderr)")
+        #expect(TPMSealingTests.tss2LogLines(gone.stderr).isEmpty, "\(gone.stderr)")
+        let status = try sandbox.run(["key", "status"])
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("TPM: unreachable"))
+        #expect(try sandbox.run(["store", "other", "--store", "file"], stdin: "1").status == 6)
+
+        try tpm.start()
+        let back = try TPMSealingTests.show(sandbox)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(back.stdout.contains("s3cr3t"))
+        try TPMSealingTests.expectNoTransientObjects(tpm.tcti)
+    }
+
+    @Test func noTPMDeviceSaysSoAndAccessDeniedSaysJoinTheTssGroup() throws {
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
+        let sandbox = try CLISandbox(tcti: "device:/nonexistent/tpmrm0")
+        defer { sandbox.remove() }
+        let missing = try sandbox.run(["key", "seal", "--tpm"])
+        #expect(missing.status == 6)
+        #expect(missing.stderr.contains("no TPM here"), "\(missing.stderr)")
+        #expect(TPMSealingTests.tss2LogLines(missing.stderr).isEmpty, "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.storeDirectory.appendingPathComponent("master.key").path))
+
+        // A device node we may not open (as /dev/tpmrm0 is, root:tss 0660, for a user outside tss).
+        guard getuid() == 0 else { return }
+        let device = sandbox.root.appendingPathComponent("tpmrm0")
+        #expect(FileManager.default.createFile(atPath: device.path, contents: nil, attributes: [.posixPermissions: 0o600]))
+        chmod(sandbox.root.path, 0o755)
+        let denied = try run(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CLISandbox.binary.path, "key", "status"],
+            environment: ["BIOMETRICS_VAULT_TPM_TCTI": "device:\(device.path)", "XDG_DATA_HOME": "/nonexistent"])
+        #expect(denied.output.contains("add yourself to the tss group"), "\(denied.output)")
+    }
+
+    /// Root only: the library is hidden by a bind mount in a private mount namespace (CI runs as root, and
+    /// scripts/test.sh fails a CI run in which it skipped).
+    @Test(
+        "without tpm2-tss the CLI still starts and stores; the TPM verbs say what to install",
+        .enabled(if: getuid() == 0, "hides libtss2-esys with a bind mount: root only"))
+    func withoutTPMLibrariesOnlyTheTPMVerbsFail() throws {
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"), "util-linux's unshare is missing")
+        let sandbox = try CLISandbox(tcti: "swtpm:path=/nonexistent/bv-no-tpm.sock")
+        defer { sandbox.remove() }
+        let result = try sandbox.runHiding(library: "libtss2-esys.so.0", then: "\"$bv\" key seal --tpm\necho \"seal-exit=$?\"")
+        let output = result.stdout + result.stderr
+        #expect(output.contains("kept"), "\(output)")
+        #expect(output.contains("seal-exit=6"), "\(output)")
+        #expect(output.contains("could not be loaded here (libtss2-esys.so.0)"), "\(output)")
+        #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .keyFile)
+    }
+
+    @Test func wrongPINThenDictionaryAttackLockout() throws {
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
+        // A fresh TPM: swtpm allows 3 failures and forgets one every 1000 s.
+        let tpm = try SoftwareTPM()
+        defer { tpm.remove() }
+        let sandbox = try CLISandbox(tcti: tpm.tcti)
+        defer { sandbox.remove() }
+        try TPMSealingTests.storeOneItem(sandbox)
+        let sealed = try sandbox.run(["key", "seal", "--tpm", "--pin-stdin"], stdin: "1234\n")
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .sealed(mechanism: 1, usesPIN: true))
+        let before = try Data(contentsOf: sandbox.storeDirectory.appendingPathComponent("master.key"))
+
+        // Without a terminal and without --pin-stdin, nothing is tried (no count against the TPM).
+        #expect(try TPMSealingTests.show(sandbox).status == 7)
+        #expect(try SoftwareTPM.lockoutState(tcti: tpm.tcti).counter == 0)
+
+        for attempt in 1...3 {
+            let wrong = try sandbox.run(["key", "unseal", "--pin-stdin"], stdin: "0000\n")
+            #expect(wrong.status == 4, "attempt \(attempt): \(wrong.stderr)")
+            #expect(wrong.stderr.contains("wrong PIN"))
+            #expect(TPMSealingTests.tss2LogLines(wrong.stderr).isEmpty, "\(wrong.stderr)")
+            #expect(try SoftwareTPM.lockoutState(tcti: tpm.tcti).counter == attempt)
+            try TPMSealingTests.expectNoTransientObjects(tpm.tcti)
+        }
+        #expect(try SoftwareTPM.lockoutState(tcti: tpm.tcti).inLockout)
+
+        // Locked out: even the right PIN is refused, with the TPM's recovery time.
+        let locked = try sandbox.run(["key", "unseal", "--pin-stdin"], stdin: "1234\n")
+        #expect(locked.status == 5, "\(locked.stderr)")
+        #expect(locked.stderr.contains("lockout"))
+        #expect(locked.stderr.contains("1000 s"), "\(locked.stderr)")
+        #expect(TPMSealingTests.tss2LogLines(locked.stderr).isEmpty, "\(locked.stderr)")
+        let status = try sandbox.run(["key", "status", "--json"]).stdout.jsonObject?["tpm"] as? [String: Any]
+        #expect(status?["inLockout"] as? Bool == true)
+        #expect(status?["lockoutCounter"] as? Int == 3)
+        #expect(status?["maxTries"] as? Int == 3)
+        #expect(try Data(contentsOf: sandbox.storeDirectory.appendingPathComponent("master.key")) == before)
+        try TPMSealingTests.expectNoTransientObjects(tpm.tcti)
+
+        // The owner of the TPM clears the lockout (empty lockout authorization on swtpm): the right PIN works.
+        #expect(try tpm.tools("tpm2_dictionarylockout", ["-c"]).status == 0)
+        let unsealed = try sandbox.run(["key", "unseal", "--pin-stdin"], stdin: "1234\n")
+        #expect(unsealed.status == 0, "\(unsealed.stderr)")
+        #expect(try TPMSealingTests.show(sandbox).stdout.contains("s3cr3t"))
+        try TPMSealingTests.expectNoTransientObjects(tpm.tcti)
+    }
+
+    @Test func killDuringKeySealLeavesAReadableStore() throws {
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
+        let tpm = try SoftwareTPM()
+        defer { tpm.remove() }
+        let sandbox = try CLISandbox(tcti: tpm.tcti)
+        defer { sandbox.remove() }
+        try TPMSealingTests.storeOneItem(sandbox)
+        for round in 0..<16 {
+            let sealing = try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .keyFile
+            let process = try sandbox.start(sealing ? ["key", "seal", "--tpm"] : ["key", "unseal"])
+            // Varied points in the run: from before the TPM is reached to after the rename.
+            usleep(UInt32(round * 2_500))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            // Without a kernel resource manager (a direct swtpm socket), a killed client's objects stay
+            // loaded; /dev/tpmrm0 flushes them itself. Flush them as it would.
+            _ = try tpm.tools("tpm2_flushcontext", ["-t"])
+            _ = try tpm.tools("tpm2_flushcontext", ["-l"])
+            _ = try tpm.tools("tpm2_flushcontext", ["-s"])
+            let shown = try TPMSealingTests.show(sandbox)
+            #expect(shown.status == 0, "round \(round): \(shown.stderr)")
+            #expect(shown.stdout.contains("s3cr3t"), "round \(round)")
+            if try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) != .keyFile {
+                let entries = try FileManager.default.contentsOfDirectory(atPath: sandbox.storeDirectory.path)
+                #expect(!entries.contains { $0.hasPrefix(".master.key.") }, "round \(round): \(entries)")
+            }
+        }
+        // And the operation itself still completes afterwards.
+        let sealed = try sandbox.run(["key", "seal", "--tpm"])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(try EncryptedFileStore.keyProtection(directory: sandbox.storeDirectory) == .sealed(mechanism: 1, usesPIN: false))
+        #expect(try TPMSealingTests.show(sandbox).stdout.contains("s3cr3t"))
+        try TPMSealingTests.expectNoTransientObjects(tpm.tcti)
+    }
+
+    /// A TPM that stops answering (swtpm under SIGSTOP) must not hang the commands that reach it: each
+    /// fails (or reports the TPM unreachable) within the deadline, and the store opens once it answers.
+    @Test func stoppedTPMIsBoundedByTheTimeout() throws {
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
+        let tpm = try SoftwareTPM()
+        defer { tpm.remove() }
+        let sandbox = try CLISandbox(tcti: tpm.tcti)
+        defer { sandbox.remove() }
+        try TPMSealingTests.storeOneItem(sandbox)
+        #expect(try sandbox.run(["key", "seal", "--tpm"]).status == 0)
+
+        tpm.pause(true)
+        let limit = ["BIOMETRICS_VAULT_TPM_TIMEOUT": "2"]
+        let shown = try sandbox.run(["show", "github", "--store", "file"], environment: limit, within: 20)
+        #expect(shown?.status == 6, "\(shown?.stderr ?? "show hung on a stopped TPM")")
+        #expect(shown?.stderr.contains("did not answer within 2 s") == true, "\(shown?.stderr ?? "")")
+        #expect(shown?.stdout.contains("s3cr3t") == false)
+        let status = try sandbox.run(["key", "status"], environment: limit, within: 20)
+        #expect(status?.status == 0, "\(status?.stderr ?? "key status hung on a stopped TPM")")
+        #expect(status?.stdout.contains("TPM: unreachable") == true, "\(status?.stdout ?? "")")
+        let doctor = try sandbox.run(["doctor"], environment: limit, within: 20)
+        #expect(doctor?.status == 0, "\(doctor?.stderr ?? "doctor hung on a stopped TPM")")
+        #expect(doctor?.stdout.contains("did not answer within 2 s") == true, "\(doctor?.stdout ?? "")")
+
+        tpm.pause(false)
+        let back = try TPMSealingTests.show(sandbox)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(back.stdout.contains("s3cr3t"))
+    }
+
+    /// Without a resource manager, transient objects left by killed runs stay loaded; once they fill the
+    /// TPM (swtpm holds three), the store must still open: leftovers are flushed and the call retried.
+    @Test func leftoverTransientObjectsDoNotLockTheStoreOut() throws {
+        try #require(SoftwareTPM.isAvailable, SoftwareTPM.missing)
+        let tpm = try SoftwareTPM()
+        defer { tpm.remove() }
+        let sandbox = try CLISandbox(tcti: tpm.tcti)
+        defer { sandbox.remove() }
+        try TPMSealingTests.storeOneItem(sandbox)
+        #expect(try sandbox.run(["key", "seal", "--tpm"]).status == 0)
+        // Fill the TPM's object slots as killed clients would (tpm2-tools leaves its primary loaded).
+        for index in 0..<3 {
+            _ = try tpm.tools("tpm2_createprimary", ["-C", "o", "-c", sandbox.root.appendingPathComponent("leftover\(index).ctx").path])
+        }
+        let leftovers = try SoftwareTPM.transientHandles(tcti: tpm.tcti).split(separator: "\n")
+        try #require(leftovers.count >= 3, "the TPM was not filled: \(leftovers)")
+
+        let shown = try TPMSealingTests.show(sandbox)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("s3cr3t"))
+        try TPMSealingTests.expectNoTransientObjects(tpm.tcti)
+    }
 
     /// A PIN-sealed store opened by a data verb with an invalid PIN on stdin: 8, not a wrong PIN (4).
     @Test func tooLongPINOnADataVerbIsBadInput() throws {
@@ -447,7 +452,7 @@ struct TPMSealingTests {
         defer { tpm.remove() }
         let sandbox = try CLISandbox(tcti: tpm.tcti)
         defer { sandbox.remove() }
-        try Self.storeOneItem(sandbox)
+        try TPMSealingTests.storeOneItem(sandbox)
         #expect(try sandbox.run(["key", "seal", "--tpm", "--pin-stdin"], stdin: "1234\n").status == 0)
         let shown = try sandbox.run(["show", "github", "--store", "file", "--pin-stdin"], stdin: String(repeating: "1", count: 40) + "\n")
         #expect(shown.status == 8, "\(shown.stderr)")
@@ -459,7 +464,7 @@ struct TPMSealingTests {
     @Test func longPassphraseLinesAreReadWholeOrRefused() throws {
         let sandbox = try CLISandbox(tcti: "device:/nonexistent/tpmrm0")
         defer { sandbox.remove() }
-        try Self.storeOneItem(sandbox)
+        try TPMSealingTests.storeOneItem(sandbox)
         let long = String(repeating: "p", count: 5_000)
         let set = try sandbox.run(["key", "passphrase", "--passphrase-stdin"], stdin: long + "\n")
         #expect(set.status == 0, "\(set.stderr)")
