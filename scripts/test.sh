@@ -96,8 +96,8 @@ if ! wait "$build_pid"; then
     tail -20 .build-ci/build.log
     exit 1
 fi
-# gold warns "Cannot export local symbol" for symbols of the sanitizer coverage sections when it links
-# an ASan build; those are the linker's, not the code's.
+# gold warns "Cannot export local symbol" for the ASan runtime's own symbols (`__asan_report_load1_asm`
+# and the like) in every binary of an ASan build: they are the runtime's, not the code's.
 grep -E "warning:|Build complete" .build-ci/build.log | grep -v "Cannot export local symbol" || true
 if grep "warning:" .build-ci/build.log | grep -qv "Cannot export local symbol"; then
     echo "!! the build printed the warnings above: it must print none"
