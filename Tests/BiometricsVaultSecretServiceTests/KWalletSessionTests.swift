@@ -12,17 +12,24 @@ import Testing
 /// retry). And it derives the session key its own way when the shared secret has a leading zero byte.
 @Suite(.needs(SecretServiceProvider.kwallet.need))
 struct KWalletSessionTests {
+    /// A store on kwalletd5's bus and the id of the plain item "s3cret" it has just written (under a
+    /// service of its own, below `service`); the caller deletes it.
+    static func storeWithOneItem(_ address: String, service: String) throws -> (SecretServiceStore, SecretItemID) {
+        let store = try SecretServiceStore(busAddress: address)
+        let id = try SecretItemID(service: "\(service).\(UUID().uuidString)", key: "alice")
+        try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: "s3cret")), for: id, authorization: nil)
+        return (store, id)
+    }
+
     /// kwalletd5 keeps a session for the connection that opened it only: the store's session named in a
     /// `CreateItem` from another connection (python's jeepney, which `keyring` brings) is answered
     /// "Can't find session" (InvalidObjectPath), as a session it dropped is; that answer must read as
     /// `.noSession`, a stale connection.
     @Test func kwalletdsAnswerForASessionItDoesNotKnowIsNoSession() throws {
         let address = try SecretServiceProvider.kwallet.requireAddress()
-        let store = try SecretServiceStore(busAddress: address)
         // A write first: its Unlock opens the wallet, after which kwalletd5 unlocks for python without a prompt.
-        let id = try SecretItemID(service: "bv-test.kwallet-session.\(UUID().uuidString)", key: "alice")
+        let (store, id) = try Self.storeWithOneItem(address, service: "bv-test.kwallet-session")
         defer { try? store.delete(id) }
-        try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: "s3cret")), for: id, authorization: nil)
         let session = try store.client.perform { call throws(VaultError) in call.sessionPath }
         let script = """
             import sys
@@ -61,11 +68,8 @@ struct KWalletSessionTests {
     /// Secret Service sent"). Now 1,000 sessions in a row all decrypt (before, all 1,000 did with a
     /// chance of about 1 in 350).
     @Test func everySessionTheClientOpensDecryptsWhatKWalletSends() throws {
-        let address = try SecretServiceProvider.kwallet.requireAddress()
-        let store = try SecretServiceStore(busAddress: address)
-        let id = try SecretItemID(service: "bv-test.kwallet-width.\(UUID().uuidString)", key: "alice")
+        let (store, id) = try Self.storeWithOneItem(try SecretServiceProvider.kwallet.requireAddress(), service: "bv-test.kwallet-width")
         defer { try? store.delete(id) }
-        try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: "s3cret")), for: id, authorization: nil)
         let path = try #require(try store.client.perform { call throws(VaultError) in
             try call.search(SecretServiceStore.plainQuery(id)).unlocked.first
         })
