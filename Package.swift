@@ -47,6 +47,7 @@ var targets: [Target] = [
             "BiometricsVaultTPM",
             .target(name: "BiometricsVaultSecretService", condition: linux),
             .target(name: "BiometricsVaultLinuxAuth", condition: linux),
+            .target(name: "BiometricsVaultService", condition: linux),
             "BiometricsVaultAgent",
             "BiometricsVaultApple",
         ],
@@ -220,6 +221,27 @@ var targets: [Target] = [
         swiftSettings: strictSettings
     ),
 
+    // MARK: vault service, Linux only (owner: vault service)
+    // The client: a store and an authenticator that reach `biometrics-vault service` on the system bus,
+    // and the interface both ends share (Docs/VaultService.md).
+    .target(
+        name: "BiometricsVaultService",
+        dependencies: ["BiometricsVaultCore", .target(name: "BiometricsVaultDBus", condition: linux)],
+        swiftSettings: strictSettings
+    ),
+    // The service itself, run by the CLI's `service` verb under the service's own user. In no product.
+    .target(
+        name: "BiometricsVaultServiceDaemon",
+        dependencies: [
+            "BiometricsVaultCore", "BiometricsVaultFileStore",
+            .target(name: "BiometricsVaultService", condition: linux),
+            .target(name: "BiometricsVaultDBus", condition: linux),
+            .target(name: "BiometricsVaultLinuxAuth", condition: linux),
+            .target(name: "CProcessControl", condition: linux),
+        ],
+        swiftSettings: strictSettings
+    ),
+
     // MARK: unlock-window agent (owner: agent)
     // `biometrics-vault agent`'s server, its client, and the authenticator wrapper that asks it first:
     // Linux only; elsewhere only the message types and the duration parser compile.
@@ -304,6 +326,7 @@ var targets: [Target] = [
             "BiometricsVaultJSON",
             "BiometricsVaultCredentialHelpers",
             "CProcessControl",
+            .target(name: "BiometricsVaultServiceDaemon", condition: linux),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: strictSettings,

@@ -17,6 +17,24 @@ enum PlatformBackends {
         interaction: PlatformInteraction,
         preparesProbes: Bool = false
     ) -> PlatformSelection {
+        // The vault service first: it enforces the finger itself, so it also authenticates.
+        var serviceNotice: String?
+        switch storeChoice {
+        case .service:
+            return VaultServiceAdapter.select(authenticator: authenticatorChoice, service: service, interaction: interaction)
+        case .auto:
+            switch VaultServiceAdapter.presence() {
+            case .answers:
+                return VaultServiceAdapter.select(authenticator: authenticatorChoice, service: service, interaction: interaction)
+            case .failed(let error):
+                serviceNotice = "the vault service is installed and failed (\(error.underlying?.description ?? error.code.name)); "
+                    + "its items are not reachable now"
+            case .absent:
+                break
+            }
+        case .secretService, .file:
+            break
+        }
         // The library's platform default starts opening the store on another thread first, so the rest of
         // the selection (the PAM service check, starting the fprintd probe) overlaps its connection and
         // key exchange; the store choice further down joins that open instead of starting one.
@@ -71,9 +89,11 @@ enum PlatformBackends {
             authenticator = UnavailableAuthenticator(reason: notChosen(authenticatorChoice), owner: nil)
         }
 
-        var notice: String?
+        var notice = serviceNotice
         let store: any SecretStore
         switch storeChoice {
+        case .service:
+            preconditionFailure("the vault service is selected above")
         case .secretService:
             store = SecretServiceAdapter.makeStore(allowsPrompts: interaction.allowsStorePrompts)
         case .file:
@@ -88,7 +108,8 @@ enum PlatformBackends {
             case .absent(let error):
                 store = FileStoreAdapter.makeStore(interaction: interaction)
                 let reason = error.underlying?.description ?? error.code.name
-                notice = "no Secret Service (\(reason)); using the encrypted file store in \(FileStoreAdapter.location)"
+                notice = [notice, "no Secret Service (\(reason)); using the encrypted file store in \(FileStoreAdapter.location)"]
+                    .compactMap { $0 }.joined(separator: "; ")
             case .failed(let error):
                 store = SecretServiceAdapter.failedStore(error)
             }
@@ -106,17 +127,20 @@ enum PlatformBackends {
     static func prepareStore(_ storeChoice: PlatformStoreChoice) {
         switch storeChoice {
         case .auto, .secretService: SecretServiceAdapter.prepareConnection()
-        case .file: break  // local files: nothing to connect
+        case .file, .service: break  // local files, or the system bus: nothing to prepare
         }
     }
 
     /// Never claims the fingerprint reader: a diagnosis must not make another process's verify fail
     /// with "device busy".
     static func diagnose(interaction: PlatformInteraction) -> PlatformDiagnosis {
-        // The Secret Service is picked whenever one exists (SecretServiceAdapter.probe()), as in `select`.
-        let secretService = SecretServiceAdapter.probe()
+        // The vault service is picked whenever it answers, else the Secret Service whenever one exists
+        // (SecretServiceAdapter.probe()), as in `select`.
+        let vaultService = VaultServiceAdapter.probe()
+        var secretService = SecretServiceAdapter.probe()
+        if vaultService.isSelected { secretService.isSelected = false }
         var file = FileStoreAdapter.probe()
-        file.isSelected = !secretService.isSelected
+        file.isSelected = !vaultService.isSelected && !secretService.isSelected
 
         var fprintd: PlatformComponent
         switch LinuxAuthAdapter.probeFingerprint(claiming: false) {
@@ -136,7 +160,19 @@ enum PlatformBackends {
         } else if polkit.isUsable {
             polkit.isSelected = true
         }
-        return PlatformDiagnosis(components: [secretService, file, fprintd, pam, polkit])
+        var service: [PlatformComponent] = []
+        if vaultService.isSelected {
+            // The service verifies fingers and passwords itself.
+            fprintd.isSelected = false
+            pam.isSelected = false
+            polkit.isSelected = false
+            var verifier = PlatformComponent.usable(.authenticator, "service", "the vault service verifies the finger itself (fprintd)")
+            verifier.isSelected = true
+            var owner = PlatformComponent.usable(.ownerAuthentication, "service", "the vault service asks polkit for the password")
+            owner.isSelected = true
+            service = [verifier, owner]
+        }
+        return PlatformDiagnosis(components: [vaultService, secretService, file] + service + [fprintd, pam, polkit])
     }
 
     /// Owner authentication: PAM on a terminal, polkit where a desktop agent answers (for `auto` and

@@ -15,7 +15,7 @@ enum PlatformBackends {
         switch storeChoice {
         case .auto: store = NativeBackend.store ?? FileStoreAdapter.makeStore(interaction: interaction)
         case .file: store = FileStoreAdapter.makeStore(interaction: interaction)
-        case .secretService: store = UnsupportedStore()
+        case .secretService, .service: store = UnsupportedStore(name: storeChoice.rawValue)
         }
         let native = authenticatorChoice == .auto ? NativeBackend.authenticator : nil
         let authenticator: any Authenticator =
@@ -75,8 +75,8 @@ enum PlatformBackends {
 
 /// The Secret Service store requested where there is none.
 private struct UnsupportedStore: SecretStore {
-    var name: String { "secret-service" }
-    private var error: VaultError { VaultError(.storeUnavailable, underlying: .message("the Secret Service is Linux only")) }
+    let name: String
+    private var error: VaultError { VaultError(.storeUnavailable, underlying: .message("the \(name) store is Linux only")) }
     func read(_ id: SecretItemID, authorization: Authorization?) throws -> StoredItem? { throw error }
     func write(_ item: StoredItem, for id: SecretItemID, if condition: WriteCondition, authorization: Authorization?) throws {
         throw error

@@ -15,55 +15,15 @@ final class FingerprintCLITests {
     /// The test user's finger (lockout test).
     static let userFinger = "cli-user-finger"
     let sandbox: CLISandbox
-    let socketPath = ProcessInfo.processInfo.environment["BV_FPRINT_SOCKET"]
 
     init() throws { sandbox = try CLISandbox() }
     deinit { sandbox.remove() }
 
-    /// Touches the virtual sensor with finger `id` (one command per connection; the socket exists
-    /// only while fprintd has the reader open, so connecting is retried for a while).
-    func scan(_ id: String) throws {
-        let path = try #require(socketPath)
-        for _ in 0..<300 {
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            try #require(fd >= 0)
-            defer { close(fd) }
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                raw.copyBytes(from: Array(path.utf8) + [0])
-            }
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
-            if connected != 0 {
-                usleep(50_000)
-                continue
-            }
-            let command = Array("SCAN \(id)".utf8)
-            try #require(write(fd, command, command.count) == command.count)
-            shutdown(fd, Int32(SHUT_WR))
-            var buffer = [UInt8](repeating: 0, count: 64)
-            while read(fd, &buffer, buffer.count) > 0 {}
-            return
-        }
-        Issue.record("the virtual sensor socket never accepted a connection")
-    }
+    var reader: VirtualReader { VirtualReader(sandbox: sandbox) }
 
-    /// Waits until fprintd itself asks for a finger (so the scan lands in this verify, not a queue).
-    func waitForFingerNeeded() throws {
-        for _ in 0..<400 {
-            let property = try sandbox.run(
-                executable: URL(fileURLWithPath: "/usr/bin/busctl"),
-                ["--system", "get-property", "net.reactivated.Fprint", "/net/reactivated/Fprint/Device/0",
-                 "net.reactivated.Fprint.Device", "finger-needed"])
-            if property.stdout.hasPrefix("b true") { return }
-            usleep(50_000)
-        }
-        Issue.record("fprintd never asked for a finger")
-    }
+    func scan(_ id: String) throws { try reader.scan(id) }
+
+    func waitForFingerNeeded() throws { try reader.waitForFingerNeeded() }
 
     /// `user` (default: the calling user, root in CI) with exactly one finger enrolled, whose sensor id is `finger`.
     /// (fprintd refuses to enroll a print another user already enrolled: give each user its own `finger`.)
@@ -74,18 +34,7 @@ final class FingerprintCLITests {
 
     /// Enrolls one more finger of `user` (keeping the others) as `name`, with sensor id `finger`.
     func enrollFinger(user: String? = nil, finger: String, as name: String) throws {
-        let enroll = try PTYSession(
-            command: shellQuoted(["/usr/bin/fprintd-enroll", "-f", name] + (user.map { [$0] } ?? [])),
-            environment: sandbox.environment)
-        var stages = 0
-        while !enroll.text.contains("enroll-completed") && enroll.process.isRunning && stages < 12 {
-            try waitForFingerNeeded()
-            try scan(finger)
-            stages += 1
-            _ = enroll.waitFor("Enroll result", count: stages, seconds: 20)
-        }
-        #expect(enroll.finish() == 0, "fprintd-enroll: \(enroll.text)")
-        try #require(enroll.text.contains("enroll-completed"), "fprintd-enroll: \(enroll.text)")
+        try reader.enrollFinger(user: user, finger: finger, as: name)
     }
 
     /// Runs the CLI on a pty, answers its fingerprint prompt with `finger` (or Ctrl-C when `nil`).

@@ -154,17 +154,17 @@ public struct FingerprintAuthenticator: Authenticator {
     /// The user name fprintd expects: `""` (the caller) when it is us, so no `setusername` is needed.
     private var fprintdUser: String { user == Self.currentUserName() ? "" : user }
 
-    struct Probe: Sendable {
-        var reason: FingerprintAvailability
+    package struct Probe: Sendable {
+        package var reason: FingerprintAvailability
         var underlying: VaultError.Underlying?
-        var enrollment: EnrollmentFingerprint?
-        var error: VaultError? { reason.error.map { VaultError($0.code, underlying: underlying ?? $0.underlying) } }
+        package var enrollment: EnrollmentFingerprint?
+        package var error: VaultError? { reason.error.map { VaultError($0.code, underlying: underlying ?? $0.underlying) } }
     }
 
     /// Reads the reader and the user's enrolled fingers; with `enrollment`, also the reader's name (one
     /// more call) for ``Probe/enrollment``; with `claiming`, also claims and releases it. Availability
     /// needs neither: it is asked at every `retrieveVault`.
-    func probe(claiming: Bool, enrollment needsEnrollment: Bool = false) -> Probe {
+    package func probe(claiming: Bool, enrollment needsEnrollment: Bool = false) -> Probe {
         do throws(FprintdFailure) {
             if !claiming && !needsEnrollment {
                 let fingers = try FprintdDevice.enrolledFingersOnDefaultReader(user: fprintdUser)

@@ -42,6 +42,15 @@ public enum PolkitStatus: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// Whose authorization polkit is asked about.
+package enum PolkitSubject: Sendable, Hashable {
+    /// This process (a `unix-process` subject: pid and start time).
+    case thisProcess
+    /// The process behind a connection on the system bus (a `system-bus-name` subject): polkitd resolves
+    /// the name through the bus itself, so a service can ask about its caller without trusting a pid.
+    case systemBusName(String)
+}
+
 enum PolkitAuthority {
     static let service = "org.freedesktop.PolicyKit1"
     static let path = "/org/freedesktop/PolicyKit1/Authority"
@@ -78,24 +87,35 @@ enum PolkitAuthority {
     /// Blocks until the agent answered, `timeout` passed, or `cancellation` fired: run it on a dedicated
     /// thread.
     static func checkAuthorization(
-        actionID: String, timeout: Duration, cancellation: DBusCancellation, stop: StopRequest
+        actionID: String, subject: PolkitSubject = .thisProcess, reason: String? = nil, timeout: Duration,
+        cancellation: DBusCancellation, stop: StopRequest
     ) throws(VaultError) {
         let bus: DBusConnection
         do { bus = try DBusConnection(.system, cancellation: cancellation) } catch {
             throw error.vaultError(errors)
         }
         let cancellationID = "biometrics-vault-\(getpid())-\(UUID().uuidString)"
-        let subject = DBusArgument.tuple([
-            .string("unix-process"),
-            .vardict([
-                ("pid", .uint32(UInt32(getpid()))),
-                // pid alone is racy (it may be reused); polkit pairs it with the start time.
-                ("start-time", .uint64(processStartTime())),
-                ("uid", .int32(Int32(bitPattern: getuid()))),
-            ]),
-        ])
+        let subjectArgument: DBusArgument
+        switch subject {
+        case .thisProcess:
+            subjectArgument = .tuple([
+                .string("unix-process"),
+                .vardict([
+                    ("pid", .uint32(UInt32(getpid()))),
+                    // pid alone is racy (it may be reused); polkit pairs it with the start time.
+                    ("start-time", .uint64(processStartTime())),
+                    ("uid", .int32(Int32(bitPattern: getuid()))),
+                ]),
+            ])
+        case .systemBusName(let name):
+            subjectArgument = .tuple([.string("system-bus-name"), .vardict([("name", .string(name))])])
+        }
+        // The agent shows the action's message and lists the details: the vault service names what is
+        // being read there (as the action's owner it may pass details for another user's subject).
+        var details: [(key: String, value: String)] = []
+        if case .systemBusName = subject, let reason { details.append((key: "reason", value: reason)) }
         let arguments = DBusArgument.tuple([
-            subject, .string(actionID), .stringDict([(key: String, value: String)]()),
+            subjectArgument, .string(actionID), .stringDict(details),
             .uint32(allowUserInteraction), .string(cancellationID),
         ])
         let reply: DBusValue

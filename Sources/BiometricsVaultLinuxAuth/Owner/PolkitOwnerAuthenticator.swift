@@ -21,9 +21,20 @@ public struct PolkitOwnerAuthenticator: OwnerAuthenticator, Authenticator {
     /// How long to wait for the agent's answer.
     public let timeout: Duration
 
+    /// Whose password is asked: this process's user, or a system-bus caller's (the vault service's).
+    let subject: PolkitSubject
+
     public init(actionID: String = PolkitOwnerAuthenticator.defaultActionID, timeout: Duration = .seconds(120)) {
+        self.init(actionID: actionID, timeout: timeout, subject: .thisProcess)
+    }
+
+    /// Owner authentication of `subject`: polkit asks the subject's own agent for the subject's user's
+    /// password (`auth_self`). Checking a subject of another user needs the action's
+    /// `org.freedesktop.policykit.owner` annotation to name this process's user.
+    package init(actionID: String, timeout: Duration, subject: PolkitSubject) {
         self.actionID = actionID
         self.timeout = timeout
+        self.subject = subject
     }
 
     /// Whether polkitd runs and the action is installed, without prompting.
@@ -36,12 +47,15 @@ public struct PolkitOwnerAuthenticator: OwnerAuthenticator, Authenticator {
         if let error = Self.probe(actionID: actionID).error { throw error }
         let actionID = self.actionID
         let timeout = self.timeout
+        let subject = self.subject
+        let reason = prompt.reason
         let cancellation = DBusCancellation()
         let stop = StopRequest()
         try await withTaskCancellationHandler {
             try await DedicatedThread.run(name: "polkit-check") { () throws(VaultError) in
                 try PolkitAuthority.checkAuthorization(
-                    actionID: actionID, timeout: timeout, cancellation: cancellation, stop: stop)
+                    actionID: actionID, subject: subject, reason: reason, timeout: timeout,
+                    cancellation: cancellation, stop: stop)
             }
         } onCancel: {
             stop.stop(.taskCancelled)

@@ -4,12 +4,14 @@ import BiometricsVault
 /// `--store`: where the bytes live.
 enum StoreOption: String, CaseIterable, ExpressibleByArgument, Sendable {
     case auto
+    case service
     case secretService = "secret-service"
     case file
 
     var choice: PlatformStoreChoice {
         switch self {
         case .auto: .auto
+        case .service: .service
         case .secretService: .secretService
         case .file: .file
         }
@@ -41,7 +43,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "The namespace of the keys (Secret Service attribute `service`).")
     var service: String = VaultConfiguration.defaultService
 
-    @Option(help: "Where credentials live: auto picks the Secret Service on the session bus, or the encrypted file store when there is none.")
+    @Option(help: "Where credentials live: auto picks the vault service when it answers on the system bus, else the Secret Service on the session bus, else the encrypted file store.")
     var store: StoreOption = .auto
 
     @Option(help: "Who authenticates the owner: auto uses fprintd when a finger is enrolled; pam / polkit gate protected items by the login password; none stores plainly only.")

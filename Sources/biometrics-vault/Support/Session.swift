@@ -32,11 +32,12 @@ struct Session {
             Console.notice(notice)
         }
         var configuration = selection.configuration
-        let prompting = UnlockWindowHook.wrap(
-            FingerprintPromptAuthenticator(
-                wrapping: configuration.authenticator, timeout: selection.fingerprintTimeout,
-                probesAvailability: probesAvailability, prompt: FingerprintPromptLine.show),
-            options: options)
+        let prompt = FingerprintPromptAuthenticator(
+            wrapping: configuration.authenticator, timeout: selection.fingerprintTimeout,
+            probesAvailability: probesAvailability, prompt: FingerprintPromptLine.show)
+        // The agent's windows cannot open the vault service's items: the service releases them only after
+        // its own prompt. Each read of a protected item there asks.
+        let prompting = selection.storeName == "service" ? prompt : UnlockWindowHook.wrap(prompt, options: options)
         configuration.authenticator = SessionAwareAuthenticator(
             prompting: prompting, platform: configuration.authenticator,
             session: .current(ownerAuthenticationName: selection.ownerAuthenticationName), guidance: .commandLine,

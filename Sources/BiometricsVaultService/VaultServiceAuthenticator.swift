@@ -1,0 +1,159 @@
+#if os(Linux)
+import BiometricsVaultCore
+import BiometricsVaultDBus
+import Glibc
+
+/// The vault service's authentication, for ``VaultServiceStore``: the service itself verifies the
+/// caller's finger through fprintd, or the caller's password through polkit (the caller's own
+/// authentication agent asks for it), counts failed attempts and keeps the lockout, per user. This
+/// process only receives the outcome: on success a grant the service honours for this process's
+/// connection alone; on failure the typed error (`userCancel`, `authenticationFailed`,
+/// `biometryLockout`, `biometryChanged`, `biometryNotAvailable`, `biometryNotEnrolled`, ...).
+///
+/// With `startsTerminalAgent`, a password check on a terminal runs polkit's text agent (`pkttyagent`)
+/// for this process while it waits, so polkit can ask on the terminal where no desktop agent runs.
+public struct VaultServiceAuthenticator: Authenticator {
+    /// How long one prompt may take (a finger, or a password typed into the agent).
+    public let timeout: Duration
+    /// Whether a password prompt starts `pkttyagent` for this process on its controlling terminal.
+    public let startsTerminalAgent: Bool
+
+    public init(timeout: Duration = .seconds(150), startsTerminalAgent: Bool = false) {
+        self.timeout = timeout
+        self.startsTerminalAgent = startsTerminalAgent
+    }
+
+    /// What the service says about the caller's fingerprint and password, without prompting.
+    package static func status() throws(VaultError) -> VaultServiceStatus {
+        VaultServiceStatus(try VaultServiceConnection.call("Status", nil, replyType: "(a{sv})", timeout: .seconds(10))[0])
+    }
+
+    public var biometryType: BiometryType {
+        guard let status = try? Self.status() else { return .none }
+        return ["noFprintd", "noReader"].contains(status.biometry) ? .none : .fingerprint
+    }
+
+    public func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability {
+        let status: VaultServiceStatus
+        do { status = try Self.status() } catch { return .unavailable(error) }
+        let password: AuthenticatorAvailability = status.owner == "ready"
+            ? .available
+            : .unavailable(VaultError(.passcodeNotSet, underlying: .message("the vault service cannot ask for a password: polkit is \(status.owner)")))
+        switch policy {
+        case .devicePasscode: return password
+        case .userPresence:
+            if case .available = Self.fingerprint(status) { return .available }
+            return password
+        case .biometryAny, .biometryCurrentSet: return Self.fingerprint(status)
+        }
+    }
+
+    public func currentEnrollment() throws -> EnrollmentFingerprint? {
+        let status = try Self.status()
+        switch status.biometry {
+        case "available", "lockedOut":
+            guard let enrollment = status.enrollment else {
+                throw VaultError(.biometryNotAvailable, underlying: .message("the vault service did not report the enrolled fingers"))
+            }
+            return enrollment
+        case "notEnrolled": return nil
+        default: throw Self.fingerprintError(status.biometry)
+        }
+    }
+
+    public func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
+        let needsPassword = policy == .devicePasscode
+            || (policy == .userPresence && (try? Self.status().biometry) != "available")
+        let reply = try await prompting(withAgent: needsPassword) { cancellation throws(VaultError) in
+            try VaultServiceConnection.call(
+                "Authenticate", .tuple([.string(policy.rawValue), .string(prompt.reason)]),
+                replyType: "(ays)", timeout: timeout, cancellation: cancellation)
+        }
+        var token = reply[0].bytes ?? []
+        defer { token.zeroize() }
+        guard token.count == 32 else {
+            throw VaultError(.authenticationFailed, underlying: .message("the vault service returned no grant"))
+        }
+        let enrollment = reply[1].string.flatMap { $0.isEmpty ? nil : EnrollmentFingerprint($0) }
+        return Authorization(policy: policy, enrollment: enrollment, context: VaultServiceGrant(token: SecretBytes(token)))
+    }
+
+    public func authenticateOwner(prompt: PromptText) async throws {
+        _ = try await prompting(withAgent: true) { cancellation throws(VaultError) in
+            try VaultServiceConnection.call(
+                "AuthenticateOwner", .tuple([.string(prompt.reason)]), timeout: timeout, cancellation: cancellation)
+        }
+    }
+
+    // MARK: Private
+
+    /// Runs one prompting call on a thread of its own (it blocks until a person answers), with the text
+    /// agent for the password when asked; a cancelled task cancels the call and tells the service to stop
+    /// the prompt.
+    private func prompting(
+        withAgent: Bool, _ call: @escaping @Sendable (DBusCancellation) throws(VaultError) -> DBusValue
+    ) async throws(VaultError) -> DBusValue {
+        if Task.isCancelled { throw VaultError(.systemCancel, underlying: .message("task cancelled")) }
+        let agent = withAgent && startsTerminalAgent ? PolkitTextAgent.start() : nil
+        defer { agent?.stop() }
+        let cancellation = DBusCancellation()
+        let result: Result<DBusValue, VaultError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let thread = PromptThread {
+                    do throws(VaultError) {
+                        continuation.resume(returning: .success(try call(cancellation)))
+                    } catch {
+                        continuation.resume(returning: .failure(error))
+                    }
+                }
+                if !thread.start() {
+                    continuation.resume(returning: .failure(VaultError(.systemCancel, underlying: .message("no thread for the prompt"))))
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+            _ = try? VaultServiceConnection.call("CancelAuthentication", nil, timeout: .seconds(2))
+        }
+        return try result.get()
+    }
+
+    private static func fingerprint(_ status: VaultServiceStatus) -> AuthenticatorAvailability {
+        status.biometry == "available" ? .available : .unavailable(fingerprintError(status.biometry))
+    }
+
+    private static func fingerprintError(_ biometry: String) -> VaultError {
+        switch biometry {
+        case "notEnrolled": VaultError(.biometryNotEnrolled, underlying: .message("no finger is enrolled for this user"))
+        case "lockedOut":
+            VaultError(.biometryLockout, underlying: .message(
+                "\(FailedAttemptCounter.limit) failed fingerprint attempts; authenticate with the password"))
+        case "deviceBusy": VaultError(.systemCancel, underlying: .message("the fingerprint reader is in use by another process"))
+        case "permissionDenied": VaultError(.biometryNotAvailable, underlying: .message("polkit denied the vault service the fingerprint reader"))
+        case "noReader": VaultError(.biometryNotAvailable, underlying: .message("fprintd has no fingerprint reader"))
+        default: VaultError(.biometryNotAvailable, underlying: .message("fprintd is not running on the system bus"))
+        }
+    }
+}
+
+/// A pthread for one blocking call: a prompt can take minutes, which must not hold a thread of Swift's
+/// cooperative pool.
+private final class PromptThread: Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+
+    func start() -> Bool {
+        var thread = pthread_t()
+        let box = Unmanaged.passRetained(self).toOpaque()
+        let status = pthread_create(&thread, nil, { box in
+            Unmanaged<PromptThread>.fromOpaque(box!).takeRetainedValue().body()
+            return nil
+        }, box)
+        guard status == 0 else {
+            Unmanaged<PromptThread>.fromOpaque(box).release()
+            return false
+        }
+        pthread_detach(thread)
+        return true
+    }
+}
+#endif

@@ -1,0 +1,172 @@
+#if os(Linux)
+import BiometricsVaultCore
+import BiometricsVaultDBus
+import Glibc
+
+/// The vault service's D-Bus interface, version 1 (Docs/VaultService.md): its bus name, object, methods,
+/// and the one mapping between its D-Bus error names and `VaultError` codes, used by both ends.
+package enum VaultServiceInterface {
+    /// The well-known name on the system bus.
+    package static let busName = "io.github.biometricsvault.Vault1"
+    package static let objectPath = "/io/github/biometricsvault/Vault1"
+    /// The interface; a later incompatible version gets a new name (`Vault2`), so a client and a service
+    /// of different major versions never misread each other's calls.
+    package static let interface = "io.github.biometricsvault.Vault1"
+    /// D-Bus error names are this prefix followed by a `VaultError.Code` name (`...Error.biometryLockout`).
+    package static let errorPrefix = "io.github.biometricsvault.Vault1.Error."
+    /// The minor version of the interface, in ``Status``'s `version`.
+    package static let minorVersion: UInt32 = 0
+
+    /// The polkit action whose `auth_self` check asks the caller's own agent for the caller's password.
+    package static let ownerAction = "io.github.biometricsvault.vault-service.authenticate-owner"
+
+    package static let introspectionXML = """
+        <node>
+          <interface name="\(interface)">
+            <method name="Status">
+              <arg name="status" type="a{sv}" direction="out"/>
+            </method>
+            <method name="Authenticate">
+              <arg name="policy" type="s" direction="in"/>
+              <arg name="reason" type="s" direction="in"/>
+              <arg name="grant" type="ay" direction="out"/>
+              <arg name="enrollment" type="s" direction="out"/>
+            </method>
+            <method name="AuthenticateOwner">
+              <arg name="reason" type="s" direction="in"/>
+            </method>
+            <method name="CancelAuthentication"/>
+            <method name="Revoke">
+              <arg name="grant" type="ay" direction="in"/>
+            </method>
+            <method name="Read">
+              <arg name="service" type="s" direction="in"/>
+              <arg name="key" type="s" direction="in"/>
+              <arg name="grant" type="ay" direction="in"/>
+              <arg name="found" type="b" direction="out"/>
+              <arg name="header" type="s" direction="out"/>
+              <arg name="released" type="b" direction="out"/>
+              <arg name="payload" type="ay" direction="out"/>
+            </method>
+            <method name="Write">
+              <arg name="service" type="s" direction="in"/>
+              <arg name="key" type="s" direction="in"/>
+              <arg name="header" type="s" direction="in"/>
+              <arg name="payload" type="ay" direction="in"/>
+              <arg name="condition" type="s" direction="in"/>
+              <arg name="expected" type="s" direction="in"/>
+              <arg name="grant" type="ay" direction="in"/>
+            </method>
+            <method name="Delete">
+              <arg name="service" type="s" direction="in"/>
+              <arg name="key" type="s" direction="in"/>
+            </method>
+            <method name="List">
+              <arg name="service" type="s" direction="in"/>
+              <arg name="keys" type="as" direction="out"/>
+              <arg name="unreadable" type="u" direction="out"/>
+            </method>
+          </interface>
+        </node>
+        """
+
+    package static func method(_ member: String) -> DBusMethod {
+        DBusMethod(destination: busName, path: objectPath, interface: interface, member: member)
+    }
+
+    /// The D-Bus error name that carries `code`.
+    package static func errorName(_ code: VaultError.Code) -> String { errorPrefix + code.name }
+
+    /// The `VaultError` a failed call to the service means: the service's own error names carry their
+    /// code; a service that is not there (not installed, not running and not activatable) or does not
+    /// answer is `storeUnavailable`.
+    package static func vaultError(_ failure: DBusFailure) -> VaultError {
+        if failure.isRemote, failure.name.hasPrefix(errorPrefix) {
+            let name = failure.name.dropFirst(errorPrefix.count)
+            if let code = VaultError.Code.all.first(where: { $0.name == name }) {
+                return VaultError(code, underlying: .message(failure.message))
+            }
+        }
+        let why: String
+        switch failure.kind {
+        case .serviceMissing: why = "the vault service is not installed or not running (\(failure.name))"
+        case .timedOut: why = "the vault service did not answer in time"
+        case .accessDenied: why = "the system bus refused the call to the vault service"
+        case .cancelled: return VaultError(.systemCancel, underlying: failure.underlying)
+        default: why = "the vault service failed (\(failure.name): \(failure.message))"
+        }
+        return VaultError(.storeUnavailable, underlying: .message(why))
+    }
+
+    /// How a ``WriteCondition`` travels: a kind and, for the kinds that have one, the expected header.
+    package static func encode(_ condition: WriteCondition) -> (kind: String, expected: String) {
+        switch condition {
+        case .anything: ("anything", "")
+        case .absent: ("absent", "")
+        case .matching(let header): ("matching", header.attributeValue)
+        case .absentOr(let header): ("absentOr", header.attributeValue)
+        }
+    }
+
+    package static func decodeCondition(kind: String, expected: String) throws(VaultError) -> WriteCondition {
+        switch kind {
+        case "anything": return .anything
+        case "absent": return .absent
+        case "matching": return .matching(try ItemHeader(attributeValue: expected))
+        case "absentOr": return .absentOr(try ItemHeader(attributeValue: expected))
+        default: throw VaultError(.invalidVault, underlying: .message("unknown write condition"))
+        }
+    }
+}
+
+/// What the service's `Status` says about the caller's biometrics and password, without prompting.
+package struct VaultServiceStatus: Sendable, Equatable {
+    /// `available`, `notEnrolled`, `lockedOut`, `noReader`, `noFprintd`, `permissionDenied`, `deviceBusy`.
+    package var biometry: String
+    /// The caller's enrolled set (when readable).
+    package var enrollment: EnrollmentFingerprint?
+    package var failedAttempts: Int
+    /// Whether polkit can ask the caller's password (`ready`), or why not.
+    package var owner: String
+    package var version: String
+
+    package init(biometry: String, enrollment: EnrollmentFingerprint?, failedAttempts: Int, owner: String, version: String) {
+        self.biometry = biometry
+        self.enrollment = enrollment
+        self.failedAttempts = failedAttempts
+        self.owner = owner
+        self.version = version
+    }
+
+    package init(_ value: DBusValue) {
+        var status = VaultServiceStatus(biometry: "noFprintd", enrollment: nil, failedAttempts: 0, owner: "noPolkit", version: "")
+        for (key, entry) in value.properties ?? [] {
+            switch key {
+            case "biometry": status.biometry = entry.string ?? status.biometry
+            case "enrollment": status.enrollment = entry.string.flatMap { EnrollmentFingerprint($0) }
+            case "failedAttempts": status.failedAttempts = Int(entry.uint32 ?? 0)
+            case "owner": status.owner = entry.string ?? status.owner
+            case "version": status.version = entry.string ?? ""
+            default: break
+            }
+        }
+        self = status
+    }
+
+    package var argument: DBusArgument {
+        var entries: [(String, DBusArgument)] = [
+            ("biometry", .string(biometry)), ("failedAttempts", .uint32(UInt32(clamping: failedAttempts))),
+            ("owner", .string(owner)), ("version", .string(version)),
+        ]
+        if let enrollment { entries.append(("enrollment", .string(enrollment.value))) }
+        return .tuple([.vardict(entries)])
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Zeroes bytes that held a secret on their way through (`explicit_bzero`: not optimised away).
+    package mutating func zeroize() {
+        withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
+    }
+}
+#endif

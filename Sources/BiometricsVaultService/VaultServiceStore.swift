@@ -1,0 +1,130 @@
+#if os(Linux)
+import BiometricsVaultCore
+import BiometricsVaultDBus
+
+/// The vault service as a `SecretStore`: items kept by `biometrics-vault service`, a system service under
+/// its own uid, for the calling user only (Docs/VaultService.md).
+///
+/// Shaped like the Apple Keychain: the store enforces. `read` of a protected item without an
+/// ``Authorization`` from ``VaultServiceAuthenticator`` returns its header and no payload; the service
+/// releases the payload only to the connection that authenticated, after its own fingerprint match or
+/// polkit password check for the caller's uid. Replacing a protected item needs such an authorization
+/// too; deleting one does not (as on Apple platforms).
+///
+/// Every call is bounded by ``timeout``. A service that is not installed, not running and not activatable,
+/// or that does not answer, is `storeUnavailable`.
+public struct VaultServiceStore: SecretStore {
+    /// How long one call waits for the service (its start by D-Bus activation included).
+    public let timeout: Duration
+
+    public init(timeout: Duration = .seconds(10)) {
+        self.timeout = timeout
+    }
+
+    public var name: String { "service" }
+
+    /// What a ping of the vault service found.
+    package enum Ping: Sendable {
+        case answered
+        /// No system bus, or no service by that name (not installed, or not activatable).
+        case absent(VaultError)
+        /// The service is there and did not answer (activation failed, timed out, refused).
+        case failed(VaultError)
+    }
+
+    /// Pings the vault service on the system bus (`org.freedesktop.DBus.Peer.Ping`, which D-Bus
+    /// activation answers by starting it). Never prompts.
+    package static func ping(timeout: Duration = .seconds(10)) -> Ping {
+        do {
+            let bus = try DBusConnection(.system, sharing: .processShared, timeout: timeout)
+            _ = try bus.call(
+                DBusMethod(destination: VaultServiceInterface.busName, path: VaultServiceInterface.objectPath,
+                           interface: "org.freedesktop.DBus.Peer", member: "Ping"),
+                timeout: timeout)
+            return .answered
+        } catch {
+            let vaultError = VaultServiceInterface.vaultError(error)
+            return error.kind == .serviceMissing ? .absent(vaultError) : .failed(vaultError)
+        }
+    }
+
+    public func read(_ id: SecretItemID, authorization: Authorization?) throws -> StoredItem? {
+        let reply = try VaultServiceConnection.call(
+            "Read", .tuple([.string(id.service), .string(id.key), .bytes(VaultServiceGrant.token(of: authorization))]),
+            replyType: "(bsbay)", timeout: timeout)
+        guard reply[0].bool == true else { return nil }
+        let header = try ItemHeader(attributeValue: reply[1].string ?? "")
+        guard reply[2].bool == true else { return StoredItem(header: header, payload: nil) }
+        var bytes = reply[3].bytes ?? []
+        defer { bytes.zeroize() }
+        return StoredItem(header: header, payload: SecretBytes(bytes))
+    }
+
+    public func write(_ item: StoredItem, for id: SecretItemID, if condition: WriteCondition, authorization: Authorization?) throws {
+        guard let payload = item.payload else {
+            throw VaultError(.encodingFailed, underlying: .message("write without a payload"))
+        }
+        let (kind, expected) = VaultServiceInterface.encode(condition)
+        var bytes = payload.copyBytes()
+        defer { bytes.zeroize() }
+        _ = try VaultServiceConnection.call(
+            "Write",
+            .tuple([.string(id.service), .string(id.key), .string(item.header.attributeValue), .bytes(bytes),
+                    .string(kind), .string(expected), .bytes(VaultServiceGrant.token(of: authorization))]),
+            timeout: timeout)
+    }
+
+    public func delete(_ id: SecretItemID) throws {
+        _ = try VaultServiceConnection.call("Delete", .tuple([.string(id.service), .string(id.key)]), timeout: timeout)
+    }
+
+    public func keys(service: String) throws -> [String] {
+        try listing(service: service).keys
+    }
+
+    public func listing(service: String) throws -> KeyListing {
+        let reply = try VaultServiceConnection.call("List", .tuple([.string(service)]), replyType: "(asu)", timeout: timeout)
+        return KeyListing(keys: reply[0].strings ?? [], unreadable: Int(reply[1].uint32 ?? 0))
+    }
+}
+
+/// The calls of this process to the service, all on GIO's one system-bus connection of the process: the
+/// service ties an authorization to the connection that authenticated, so the store's reads and the
+/// authenticator's prompts must share it.
+enum VaultServiceConnection {
+    static func call(
+        _ member: String, _ arguments: DBusArgument?, replyType: String? = nil, timeout: Duration,
+        cancellation: DBusCancellation? = nil
+    ) throws(VaultError) -> DBusValue {
+        do {
+            let bus = try DBusConnection(.system, sharing: .processShared, timeout: timeout, cancellation: cancellation)
+            return try bus.call(
+                VaultServiceInterface.method(member), arguments, replyType: replyType, timeout: timeout,
+                cancellation: cancellation)
+        } catch {
+            throw VaultServiceInterface.vaultError(error)
+        }
+    }
+}
+
+/// The service's grant behind an ``Authorization``: an unguessable token the service issued to this
+/// process's connection after it authenticated the caller. Useless on any other connection.
+final class VaultServiceGrant: AuthorizationContext {
+    let token: SecretBytes
+
+    init(token: SecretBytes) { self.token = token }
+
+    static func token(of authorization: Authorization?) -> [UInt8] {
+        guard let authorization, authorization.isValid,
+            let grant = authorization.context as? VaultServiceGrant
+        else { return [] }
+        return grant.token.copyBytes()
+    }
+
+    /// Tells the service to forget the grant (best effort: it also ends when this process's connection
+    /// closes).
+    func invalidate() {
+        _ = try? VaultServiceConnection.call("Revoke", .tuple([.bytes(token.copyBytes())]), timeout: .seconds(2))
+    }
+}
+#endif

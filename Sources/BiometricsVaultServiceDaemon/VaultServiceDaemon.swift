@@ -1,0 +1,178 @@
+#if os(Linux)
+import BiometricsVaultCore
+import BiometricsVaultDBus
+import BiometricsVaultService
+import CProcessControl
+import Glibc
+
+/// `biometrics-vault service`: the vault service on the system bus (Docs/VaultService.md). It runs as
+/// its own system user, which the package creates; D-Bus activation starts it and it exits when idle.
+///
+/// Each method call is handled in a task of its own, for the user the bus daemon reports as the caller
+/// (never what the message says); the server's thread only dispatches. A caller that leaves the bus
+/// loses its grants, and its prompts in progress are stopped.
+package enum VaultServiceDaemon {
+    /// Where the service keeps its state when systemd does not say (`StateDirectory=`).
+    package static let defaultStateDirectory = "/var/lib/biometrics-vault"
+
+    /// Serves until idle for `idleExit` (no call in progress and no grant alive), or until the bus goes.
+    /// `log` gets one line per start, stop and failure to start: never a secret or an item's key.
+    package static func run(stateDirectory: String, idleExit: Duration, log: @escaping @Sendable (String) -> Void) throws {
+        guard getuid() != 0 else {
+            throw VaultError(.storeUnavailable, underlying: .message(
+                "the vault service runs as its own system user (biometrics-vault), not as root"))
+        }
+        // Same-uid processes must not read its memory (ptrace, /proc/PID/mem); no core dump of its keys.
+        _ = bv_set_not_dumpable()
+        umask(0o077)
+        var status = stat()
+        guard stat(stateDirectory, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == getuid(),
+            status.st_mode & 0o077 == 0
+        else {
+            throw VaultError(.storeUnavailable, underlying: .message(
+                "the state directory \(stateDirectory) must exist, be owned by the service's user and closed to others (0700)"))
+        }
+        let state = DaemonState(requests: VaultServiceRequests(stateDirectory: stateDirectory))
+        let server = try DBusServer(
+            bus: .system, name: VaultServiceInterface.busName, path: VaultServiceInterface.objectPath,
+            interfaceXML: VaultServiceInterface.introspectionXML,
+            handler: { call in state.dispatch(call) },
+            peerLeft: { connection in state.left(connection) })
+        state.server = server
+        func checkIdle() {
+            if state.isIdle(for: idleExit) {
+                server.stop()
+            } else {
+                server.schedule(after: .seconds(1)) { checkIdle() }
+            }
+        }
+        server.schedule(after: .seconds(1)) { checkIdle() }
+        do {
+            try server.run { log("serving \(VaultServiceInterface.busName) as uid \(getuid()) from \(stateDirectory)") }
+        } catch {
+            throw VaultServiceInterface.vaultError(error)
+        }
+        log("idle for \(idleExit): exiting")
+    }
+}
+
+/// The service's running state: calls in progress (by caller, so a departure can cancel them) and the
+/// time of the last one.
+final class DaemonState: Sendable {
+    let requests: VaultServiceRequests
+    private let running = LockedValue<(calls: [String: [Int: Task<Void, Never>]], next: Int, last: ContinuousClock.Instant)>(([:], 0, .now))
+    private let callers = LockedValue<[String: DBusPeerCredentials]>([:])
+    private let serverBox = LockedValue<DBusServer?>(nil)
+
+    init(requests: VaultServiceRequests) { self.requests = requests }
+
+    var server: DBusServer? {
+        get { serverBox.withLock { $0 } }
+        set { serverBox.withLock { $0 = newValue } }
+    }
+
+    func isIdle(for idle: Duration) -> Bool {
+        let quiet = running.withLock { $0.calls.isEmpty && ContinuousClock.now - $0.last >= idle }
+        return quiet && requests.grants.isEmpty
+    }
+
+    /// A caller left the bus: its grants end and its calls in progress (a prompt) are cancelled.
+    func left(_ connection: String) {
+        callers.withLock { $0[connection] = nil }
+        requests.grants.revokeAll(connection: connection)
+        let tasks = running.withLock { $0.calls[connection].map { Array($0.values) } ?? [] }
+        for task in tasks { task.cancel() }
+    }
+
+    func dispatch(_ call: DBusMethodCall) {
+        let sender = call.sender
+        running.withLock { state in
+            let id = state.next
+            state.next += 1
+            state.last = .now
+            let task = Task { [self] in
+                await handle(call)
+                running.withLock { state in
+                    state.calls[sender]?[id] = nil
+                    if state.calls[sender]?.isEmpty == true { state.calls[sender] = nil }
+                    state.last = .now
+                }
+            }
+            state.calls[sender, default: [:]][id] = task
+        }
+    }
+
+    private func caller(_ sender: String) throws(VaultError) -> Caller {
+        if let known = callers.withLock({ $0[sender] }) {
+            return Caller(connection: sender, uid: known.uid, pid: known.pid)
+        }
+        guard let server else { throw VaultError(.storeUnavailable, underlying: .message("the service is stopping")) }
+        let credentials: DBusPeerCredentials
+        do { credentials = try server.credentials(of: sender) } catch {
+            throw VaultError(.storeUnavailable, underlying: .message("the bus did not say who is calling"))
+        }
+        callers.withLock { $0[sender] = credentials }
+        return Caller(connection: sender, uid: credentials.uid, pid: credentials.pid)
+    }
+
+    private func handle(_ call: DBusMethodCall) async {
+        let arguments = call.parameters
+        do {
+            let caller = try caller(call.sender)
+            switch call.member {
+            case "Status":
+                call.reply(try requests.status(caller).argument)
+            case "Authenticate":
+                let (token, enrollment) = try await requests.authenticate(
+                    caller, policy: arguments[0].string ?? "", reason: arguments[1].string ?? "")
+                call.reply(.tuple([.bytes(token), .string(enrollment?.value ?? "")]))
+            case "AuthenticateOwner":
+                try await requests.authenticateOwner(caller, reason: arguments[0].string ?? "")
+                call.reply(nil)
+            case "CancelAuthentication":
+                // Every call of this connection in progress: the prompts it started (and this call, which
+                // has nothing left to cancel).
+                let tasks = running.withLock { $0.calls[call.sender].map { Array($0.values) } ?? [] }
+                for task in tasks { task.cancel() }
+                call.reply(nil)
+            case "Revoke":
+                requests.grants.revoke(arguments[0].bytes ?? [], connection: caller.connection)
+                call.reply(nil)
+            case "Read":
+                let item = try requests.read(
+                    caller, service: arguments[0].string ?? "", key: arguments[1].string ?? "",
+                    token: arguments[2].bytes ?? [])
+                guard let item else {
+                    call.reply(.tuple([.bool(false), .string(""), .bool(false), .bytes([])]))
+                    return
+                }
+                var payload = item.payload?.copyBytes() ?? []
+                defer { payload.zeroize() }
+                call.reply(.tuple([.bool(true), .string(item.header.attributeValue), .bool(item.payload != nil), .bytes(payload)]))
+            case "Write":
+                var payload = arguments[3].bytes ?? []
+                defer { payload.zeroize() }
+                let condition = try VaultServiceInterface.decodeCondition(
+                    kind: arguments[4].string ?? "", expected: arguments[5].string ?? "")
+                try requests.write(
+                    caller, service: arguments[0].string ?? "", key: arguments[1].string ?? "",
+                    header: arguments[2].string ?? "", payload: payload, condition: condition,
+                    token: arguments[6].bytes ?? [])
+                call.reply(nil)
+            case "Delete":
+                try requests.delete(caller, service: arguments[0].string ?? "", key: arguments[1].string ?? "")
+                call.reply(nil)
+            case "List":
+                let listing = try requests.listing(caller, service: arguments[0].string ?? "")
+                call.reply(.tuple([.strings(listing.keys), .uint32(UInt32(clamping: listing.unreadable))]))
+            default:
+                call.fail(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(call.member)")
+            }
+        } catch let error as VaultError {
+            call.fail(name: VaultServiceInterface.errorName(error.code), message: error.underlying?.description ?? error.code.name)
+        } catch {
+            call.fail(name: VaultServiceInterface.errorName(.storeUnavailable), message: String(describing: type(of: error)))
+        }
+    }
+}
+#endif

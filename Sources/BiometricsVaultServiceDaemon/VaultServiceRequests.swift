@@ -1,0 +1,158 @@
+#if os(Linux)
+import BiometricsVaultCore
+import BiometricsVaultFileStore
+import BiometricsVaultLinuxAuth
+import BiometricsVaultService
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Glibc
+
+/// The caller of one request, as the bus vouches for it.
+struct Caller: Sendable {
+    /// Its unique connection name.
+    let connection: String
+    let uid: UInt32
+    let pid: UInt32
+}
+
+/// What the vault service does for each method of its interface, for the calling user only: its own
+/// encrypted store under the state directory, its own failed-attempt count, its own fingerprints
+/// (fprintd `Claim(user)`), its own password (polkit, asked through the caller's agent).
+final class VaultServiceRequests: Sendable {
+    /// `users/<uid>/` under it holds each user's store, `lockout/` the failed-attempt counts.
+    let stateDirectory: String
+    let grants = Grants()
+    private let stores = LockedValue<[UInt32: EncryptedFileStore]>([:])
+
+    init(stateDirectory: String) {
+        self.stateDirectory = stateDirectory
+    }
+
+    func status(_ caller: Caller) throws(VaultError) -> VaultServiceStatus {
+        let owner = PolkitOwnerAuthenticator.probe(actionID: VaultServiceInterface.ownerAction).description
+        let version = "1.\(VaultServiceInterface.minorVersion)"
+        guard let fingerprint = try? fingerprintAuthenticator(caller) else {
+            return VaultServiceStatus(biometry: "noFprintd", enrollment: nil, failedAttempts: 0, owner: owner, version: version)
+        }
+        let probe = fingerprint.probe(claiming: false, enrollment: true)
+        let failures = (try? fingerprint.consecutiveFailures()) ?? FailedAttemptCounter.limit
+        let biometry: String
+        switch probe.reason {
+        case .available: biometry = failures >= FailedAttemptCounter.limit ? "lockedOut" : "available"
+        case .noDevice: biometry = "noReader"
+        case .noFprintd, .notEnrolled, .permissionDenied, .deviceBusy: biometry = probe.reason.description
+        }
+        return VaultServiceStatus(
+            biometry: biometry, enrollment: probe.enrollment, failedAttempts: failures, owner: owner, version: version)
+    }
+
+    /// Runs the caller's prompt (finger, or password through polkit) and issues a grant for its connection.
+    func authenticate(_ caller: Caller, policy: String, reason: String) async throws -> (token: [UInt8], enrollment: EnrollmentFingerprint?) {
+        guard let policy = ProtectionPolicy(rawValue: policy) else {
+            throw VaultError(.invalidVault, underlying: .message("unknown protection policy"))
+        }
+        let authorization = try await fingerprintAuthenticator(caller).authenticate(for: policy, prompt: PromptText(reason: reason))
+        let method: Grant.Method = authorization.enrollment.map { .fingerprint($0) } ?? .password
+        // A userPresence prompt answered by a finger still reports the set that matched.
+        return (grants.issue(connection: caller.connection, uid: caller.uid, method: method), authorization.enrollment)
+    }
+
+    func authenticateOwner(_ caller: Caller, reason: String) async throws {
+        try await fingerprintAuthenticator(caller).authenticateOwner(prompt: PromptText(reason: reason))
+    }
+
+    func read(_ caller: Caller, service: String, key: String, token: [UInt8]) throws -> StoredItem? {
+        let id = try SecretItemID(service: service, key: key)
+        let grant = try grants.grant(token, connection: caller.connection, uid: caller.uid)
+        guard let item = try store(caller).read(id, authorization: nil) else { return nil }
+        guard item.header.protection != .none else { return item }
+        guard let grant else { return StoredItem(header: item.header, payload: nil) }
+        try grant.check(item.header)
+        return item
+    }
+
+    /// A conditional write; a protected item (the one stored, or the one written) needs a grant that
+    /// releases it. The stored header checked is the one the store's own conditional write then expects,
+    /// so a concurrent writer makes this try again instead of slipping under the check.
+    func write(
+        _ caller: Caller, service: String, key: String, header: String, payload: [UInt8], condition: WriteCondition,
+        token: [UInt8]
+    ) throws {
+        let id = try SecretItemID(service: service, key: key)
+        let header = try ItemHeader(attributeValue: header)
+        guard payload.count <= VaultLimits.maximumCredentialsSize else {
+            throw VaultError(.credentialsTooLarge, underlying: .message("more than \(VaultLimits.maximumCredentialsSize) bytes"))
+        }
+        let grant = try grants.grant(token, connection: caller.connection, uid: caller.uid)
+        func authorize(_ header: ItemHeader) throws(VaultError) {
+            guard header.protection != .none else { return }
+            guard let grant else {
+                throw VaultError(.vaultLocked, underlying: .message("writing a protected item needs an authentication first"))
+            }
+            try grant.check(header)
+        }
+        try authorize(header)
+        let store = try store(caller)
+        let item = StoredItem(header: header, payload: SecretBytes(payload))
+        for _ in 0..<8 {
+            let current = try store.read(id, authorization: nil)?.header
+            try condition.check(current)
+            if let current { try authorize(current) }
+            do {
+                try store.write(item, for: id, if: current.map { .matching($0) } ?? .absent, authorization: nil)
+                return
+            } catch let error as VaultError where [.invalidVault, .itemNotFound, .biometryChanged].contains(error.code) {
+                continue  // another writer changed the item between the check and the write
+            }
+        }
+        throw VaultError(.invalidVault, underlying: .message("the item kept changing under concurrent writers"))
+    }
+
+    func delete(_ caller: Caller, service: String, key: String) throws {
+        try store(caller).delete(try SecretItemID(service: service, key: key))
+    }
+
+    func listing(_ caller: Caller, service: String) throws -> KeyListing {
+        try store(caller).listing(service: service)
+    }
+
+    // MARK: Private
+
+    private var usersDirectory: String { stateDirectory + "/users" }
+
+    /// The caller's own store: `users/<uid>` (0700, the service's user), its key in `master.key` there,
+    /// readable by the service's user alone.
+    private func store(_ caller: Caller) throws -> EncryptedFileStore {
+        if let store = stores.withLock({ $0[caller.uid] }) { return store }
+        if mkdir(usersDirectory, 0o700) != 0 && errno != EEXIST {
+            throw VaultError(.storeUnavailable, underlying: .file(operation: "create", path: usersDirectory, errno: errno))
+        }
+        let store = try EncryptedFileStore(directory: URL(fileURLWithPath: usersDirectory + "/\(caller.uid)", isDirectory: true))
+        stores.withLock { $0[caller.uid] = $0[caller.uid] ?? store }
+        return store
+    }
+
+    /// The caller's fingerprints and password: fprintd claimed for the caller's user name, polkit asked
+    /// about the caller's connection, failures counted in `lockout/` (one file per user name).
+    private func fingerprintAuthenticator(_ caller: Caller) throws(VaultError) -> FingerprintAuthenticator {
+        guard let user = Self.userName(caller.uid) else {
+            throw VaultError(.biometryNotAvailable, underlying: .message("uid \(caller.uid) has no user name"))
+        }
+        let owner = PolkitOwnerAuthenticator(
+            actionID: VaultServiceInterface.ownerAction, timeout: .seconds(120), subject: .systemBusName(caller.connection))
+        return FingerprintAuthenticator(
+            owner: owner, stateDirectory: URL(fileURLWithPath: stateDirectory + "/lockout", isDirectory: true), user: user)
+    }
+
+    static func userName(_ uid: UInt32) -> String? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else { return nil }
+        return String(cString: name)
+    }
+}
+#endif

@@ -1,0 +1,56 @@
+# Sourced: installs the vault service (Resources/linux/service) for the CI, pointing D-Bus activation at
+# a given build of the CLI, and removes it again. Without systemd (as in CI) the system dbus-daemon's
+# setuid helper starts it as its user, as on a machine where the package is installed without systemd.
+#   vault_service_install BINARY     # as root; BINARY is the biometrics-vault to run as the service
+#   vault_service_uninstall
+# The ASan build writes its reports where the run collects them (ASAN_OPTIONS of the caller): the
+# activation helper clears the environment, so a small launcher sets it again.
+
+VAULT_SERVICE_LAUNCHER=/usr/local/libexec/biometrics-vault-ci-service
+VAULT_SERVICE_FILES=(
+    /usr/share/dbus-1/system.d/io.github.biometricsvault.Vault1.conf
+    /usr/share/dbus-1/system-services/io.github.biometricsvault.Vault1.service
+    /usr/share/polkit-1/actions/io.github.biometricsvault.vault-service.policy
+    /usr/share/polkit-1/rules.d/50-biometrics-vault.rules
+    "$VAULT_SERVICE_LAUNCHER"
+)
+
+vault_service_reload_bus() {
+    dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+        org.freedesktop.DBus.ReloadConfig >/dev/null
+}
+
+vault_service_install() {
+    local binary=$1 resources=Resources/linux/service
+    getent group biometrics-vault >/dev/null || groupadd --system biometrics-vault
+    id biometrics-vault >/dev/null 2>&1 || useradd --system --gid biometrics-vault --home-dir /var/lib/biometrics-vault \
+        --no-create-home --shell /usr/sbin/nologin --comment "BiometricsVault vault service" biometrics-vault
+    install -d -m 700 -o biometrics-vault -g biometrics-vault /var/lib/biometrics-vault
+    install -d -m 755 /usr/share/dbus-1/system.d /usr/share/dbus-1/system-services /usr/local/libexec \
+        /usr/share/polkit-1/actions /usr/share/polkit-1/rules.d
+    install -m 644 "$resources/io.github.biometricsvault.Vault1.conf" /usr/share/dbus-1/system.d/
+    install -m 644 "$resources/io.github.biometricsvault.vault-service.policy" /usr/share/polkit-1/actions/
+    install -m 644 "$resources/50-biometrics-vault.rules" /usr/share/polkit-1/rules.d/
+    {
+        echo '#!/bin/sh'
+        printf 'export ASAN_OPTIONS=%q LSAN_OPTIONS=%q SWIFT_BACKTRACE=%q\n' \
+            "${ASAN_OPTIONS:-}" "${LSAN_OPTIONS:-}" "${SWIFT_BACKTRACE:-}"
+        printf 'exec %q service "$@"\n' "$binary"
+    } > "$VAULT_SERVICE_LAUNCHER"
+    chmod 755 "$VAULT_SERVICE_LAUNCHER"
+    sed "s|^Exec=.*|Exec=$VAULT_SERVICE_LAUNCHER|" "$resources/io.github.biometricsvault.Vault1.service" \
+        > /usr/share/dbus-1/system-services/io.github.biometricsvault.Vault1.service
+    chmod 644 /usr/share/dbus-1/system-services/io.github.biometricsvault.Vault1.service
+    vault_service_reload_bus
+}
+
+vault_service_stop() {
+    pkill -KILL -u biometrics-vault 2>/dev/null || true
+}
+
+vault_service_uninstall() {
+    vault_service_stop
+    rm -f "${VAULT_SERVICE_FILES[@]}"
+    rm -rf /var/lib/biometrics-vault
+    vault_service_reload_bus
+}
