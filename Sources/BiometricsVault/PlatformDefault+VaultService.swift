@@ -29,10 +29,13 @@ enum VaultServiceAdapter {
             ? UnavailableAuthenticator(reason: VaultError(.biometryNotAvailable, underlying: .message("biometrics not used (--authenticator none)")), owner: nil)
             : VaultServiceAuthenticator(startsTerminalAgent: interaction.hasTerminal)
         let store = VaultServiceStore()
+        // The service's password check needs an agent for this process: the CLI's text agent on a
+        // terminal, or the desktop's.
+        let canAskPassword = choice != .none && (interaction.hasTerminal || LinuxAuthAdapter.hasGraphicalSession)
         return PlatformSelection(
             configuration: VaultConfiguration(store: store, authenticator: authenticator, service: service),
             storeName: store.name, authenticatorName: choice == .none ? "none" : "service",
-            ownerAuthenticationName: choice == .none ? "none" : "polkit", fingerprintTimeout: .seconds(30), notice: notice)
+            ownerAuthenticationName: canAskPassword ? "service" : "none", fingerprintTimeout: .seconds(30), notice: notice)
     }
 
     /// What `doctor` shows: whether the service answers, and what it says about this user's reader.

@@ -220,6 +220,9 @@ package final class DBusServer: @unchecked Sendable {
 }
 
 extension DBusConnection {
+    /// Whether the bus or the peer closed the connection (calls on it then fail).
+    package var isClosed: Bool { g_dbus_connection_is_closed(raw) != 0 }
+
     /// This connection's unique name on its bus (`:1.42`), which the bus daemon assigned.
     package var uniqueName: String? {
         g_dbus_connection_get_unique_name(raw).map { String(cString: $0) }

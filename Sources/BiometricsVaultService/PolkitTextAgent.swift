@@ -1,14 +1,15 @@
 #if os(Linux)
-import BiometricsVaultDBus
 import Glibc
 
-/// polkit's text authentication agent (`pkttyagent`), registered for this process's system-bus
-/// connection while a password prompt of the vault service is pending: the service asks polkit about
-/// that connection, and polkit asks this agent, which reads the password on the controlling terminal
-/// (polkitd checks it, through its own helper and PAM; it never passes through this process).
+/// polkit's text authentication agent (`pkttyagent`), registered for this process (pid and start time)
+/// while a password prompt of the vault service is pending: the service asks polkit about this process's
+/// system-bus connection, polkitd resolves the connection to this process and asks this agent, which
+/// reads the password on the controlling terminal (polkitd checks it, through its own helper and PAM; it
+/// never passes through this process). polkit registers agents for processes and sessions only.
 ///
-/// Started only with a controlling terminal; `--fallback` leaves a desktop session's agent in charge
-/// where one is registered.
+/// Started only with a controlling terminal, and then it answers for this process even where a desktop
+/// agent runs (polkit asks a process's own agent first; one registered with `--fallback` it skips, which
+/// without a logind session would leave no agent at all).
 final class PolkitTextAgent: Sendable {
     private let pid: pid_t
 
@@ -22,12 +23,20 @@ final class PolkitTextAgent: Sendable {
         guard terminal >= 0 else { return nil }
         close(terminal)
         let executable = "/usr/bin/pkttyagent"
-        guard access(executable, X_OK) == 0,
-            let bus = try? DBusConnection(.system, sharing: .processShared), let name = bus.uniqueName
-        else { return nil }
+        guard access(executable, X_OK) == 0, let startTime = processStartTime() else { return nil }
         var notify: [Int32] = [-1, -1]
         guard pipe(&notify) == 0 else { return nil }
-        for fd in notify { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // Both ends above 3, so that the dup2 below really makes a copy (dup2 onto itself would keep the
+        // close-on-exec flag, and the agent would find no fd 3).
+        for index in notify.indices {
+            let moved = fcntl(notify[index], F_DUPFD_CLOEXEC, 10)
+            close(notify[index])
+            notify[index] = moved
+        }
+        guard notify.allSatisfy({ $0 >= 0 }) else {
+            for fd in notify where fd >= 0 { close(fd) }
+            return nil
+        }
         defer { close(notify[0]) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -36,7 +45,7 @@ final class PolkitTextAgent: Sendable {
         // the terminal itself.
         posix_spawn_file_actions_adddup2(&actions, notify[1], 3)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        let arguments = [executable, "--notify-fd", "3", "--fallback", "--system-bus-name", name]
+        let arguments = [executable, "--notify-fd", "3", "--process", "\(getpid()),\(startTime)"]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
@@ -49,10 +58,31 @@ final class PolkitTextAgent: Sendable {
         return PolkitTextAgent(pid: pid)
     }
 
-    /// Ends the agent and reaps it.
+    /// This process's start time in clock ticks since boot (field 22 of `/proc/self/stat`), which polkit
+    /// pairs with the pid so that a reused pid is another process.
+    private static func processStartTime() -> UInt64? {
+        let fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        let count = read(fd, &buffer, buffer.count)
+        guard count > 0, let closing = buffer[..<count].lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        // Fields after "(comm)" start at field 3; the start time is field 22.
+        let fields = buffer[(closing + 1)..<count].split(separator: UInt8(ascii: " "))
+        return fields.count > 19 ? UInt64(String(decoding: fields[19], as: UTF8.self)) : nil
+    }
+
+    /// Ends the agent and reaps it: SIGTERM, which it answers by giving the terminal back as it found it
+    /// (echo on); SIGKILL if it is still there after a second.
     func stop() {
         kill(pid, SIGTERM)
         var status: Int32 = 0
+        for _ in 0..<100 {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped < 0 && errno != EINTR) { return }
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }
 }

@@ -36,8 +36,7 @@ public struct VaultServiceStore: SecretStore {
     /// activation answers by starting it). Never prompts.
     package static func ping(timeout: Duration = .seconds(10)) -> Ping {
         do {
-            let bus = try DBusConnection(.system, sharing: .processShared, timeout: timeout)
-            _ = try bus.call(
+            _ = try VaultServiceConnection.connection(timeout: timeout).call(
                 DBusMethod(destination: VaultServiceInterface.busName, path: VaultServiceInterface.objectPath,
                            interface: "org.freedesktop.DBus.Peer", member: "Ping"),
                 timeout: timeout)
@@ -88,17 +87,30 @@ public struct VaultServiceStore: SecretStore {
     }
 }
 
-/// The calls of this process to the service, all on GIO's one system-bus connection of the process: the
-/// service ties an authorization to the connection that authenticated, so the store's reads and the
-/// authenticator's prompts must share it.
+/// The calls of this process to the service, all on one system-bus connection kept for the life of the
+/// process: the service ties an authorization to the connection that authenticated (its unique name), so
+/// the store's reads and the authenticator's prompts must share it. (GIO's shared connection is no such
+/// thing: GIO holds it weakly, and a new one, with a new name, follows once no call holds it.)
 enum VaultServiceConnection {
+    private static let kept = LockedValue<DBusConnection?>(nil)
+
+    /// The process's connection; a new one only when there is none yet or the bus closed it.
+    static func connection(timeout: Duration, cancellation: DBusCancellation? = nil) throws(DBusFailure) -> DBusConnection {
+        if let connection = kept.withLock({ $0 }), !connection.isClosed { return connection }
+        let connection = try DBusConnection(.system, sharing: .privateConnection, timeout: timeout, cancellation: cancellation)
+        return kept.withLock { kept in
+            if let existing = kept, !existing.isClosed { return existing }
+            kept = connection
+            return connection
+        }
+    }
+
     static func call(
         _ member: String, _ arguments: DBusArgument?, replyType: String? = nil, timeout: Duration,
         cancellation: DBusCancellation? = nil
     ) throws(VaultError) -> DBusValue {
         do {
-            let bus = try DBusConnection(.system, sharing: .processShared, timeout: timeout, cancellation: cancellation)
-            return try bus.call(
+            return try connection(timeout: timeout, cancellation: cancellation).call(
                 VaultServiceInterface.method(member), arguments, replyType: replyType, timeout: timeout,
                 cancellation: cancellation)
         } catch {

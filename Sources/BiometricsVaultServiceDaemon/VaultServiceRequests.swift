@@ -142,9 +142,22 @@ final class VaultServiceRequests: Sendable {
             throw VaultError(.biometryNotAvailable, underlying: .message("uid \(caller.uid) has no user name"))
         }
         let owner = PolkitOwnerAuthenticator(
-            actionID: VaultServiceInterface.ownerAction, timeout: .seconds(120), subject: .systemBusName(caller.connection))
+            actionID: VaultServiceInterface.ownerAction, timeout: .seconds(120), subject: try Self.polkitSubject(caller))
         return FingerprintAuthenticator(
             owner: owner, stateDirectory: URL(fileURLWithPath: stateDirectory + "/lockout", isDirectory: true), user: user)
+    }
+
+    /// The caller's process as polkit's subject: the pid the bus reported, if that process is still the
+    /// caller's (same uid), with its start time, so that polkit asks that process's agent for that uid's
+    /// password and a pid reused since by another process is not the same subject.
+    static func polkitSubject(_ caller: Caller) throws(VaultError) -> PolkitSubject {
+        var status = stat()
+        guard stat("/proc/\(caller.pid)", &status) == 0, status.st_uid == caller.uid,
+            let startTime = PolkitAuthority.processStartTime(of: "\(caller.pid)")
+        else {
+            throw VaultError(.interactionNotAllowed, underlying: .message("the calling process is gone"))
+        }
+        return .process(pid: caller.pid, startTime: startTime, uid: caller.uid)
     }
 
     static func userName(_ uid: UInt32) -> String? {

@@ -46,12 +46,13 @@ public enum PolkitStatus: Hashable, Sendable, CustomStringConvertible {
 package enum PolkitSubject: Sendable, Hashable {
     /// This process (a `unix-process` subject: pid and start time).
     case thisProcess
-    /// The process behind a connection on the system bus (a `system-bus-name` subject): polkitd resolves
-    /// the name through the bus itself, so a service can ask about its caller without trusting a pid.
-    case systemBusName(String)
+    /// Another process (a `unix-process` subject): a service's caller, by the pid the bus reported, its
+    /// start time (so a reused pid is another process) and its uid. polkit asks the agent registered for
+    /// that process (`pkttyagent --process PID,START`) or its session's.
+    case process(pid: UInt32, startTime: UInt64, uid: UInt32)
 }
 
-enum PolkitAuthority {
+package enum PolkitAuthority {
     static let service = "org.freedesktop.PolicyKit1"
     static let path = "/org/freedesktop/PolicyKit1/Authority"
     static let interface = "org.freedesktop.PolicyKit1.Authority"
@@ -107,13 +108,16 @@ enum PolkitAuthority {
                     ("uid", .int32(Int32(bitPattern: getuid()))),
                 ]),
             ])
-        case .systemBusName(let name):
-            subjectArgument = .tuple([.string("system-bus-name"), .vardict([("name", .string(name))])])
+        case .process(let pid, let startTime, let uid):
+            subjectArgument = .tuple([
+                .string("unix-process"),
+                .vardict([("pid", .uint32(pid)), ("start-time", .uint64(startTime)), ("uid", .int32(Int32(bitPattern: uid)))]),
+            ])
         }
         // The agent shows the action's message and lists the details: the vault service names what is
         // being read there (as the action's owner it may pass details for another user's subject).
         var details: [(key: String, value: String)] = []
-        if case .systemBusName = subject, let reason { details.append((key: "reason", value: reason)) }
+        if case .process = subject, let reason { details.append((key: "reason", value: reason)) }
         let arguments = DBusArgument.tuple([
             subjectArgument, .string(actionID), .stringDict(details),
             .uint32(allowUserInteraction), .string(cancellationID),
@@ -145,12 +149,17 @@ enum PolkitAuthority {
     /// This process's start time in clock ticks since boot (field 22 of /proc/self/stat), as polkit's
     /// unix-process subject expects.
     static func processStartTime() -> UInt64 {
-        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+        processStartTime(of: "self") ?? 0
+    }
+
+    /// The start time of process `pid` (`"self"` for this one), or `nil` when it cannot be read.
+    package static func processStartTime(of pid: String) -> UInt64? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let closing = stat.lastIndex(of: ")")
         else { return 0 }
         // Fields after "(comm)" start at field 3; start-time is field 22.
         let fields = stat[stat.index(after: closing)...].split(separator: " ")
-        return fields.count > 19 ? UInt64(fields[19]) ?? 0 : 0
+        return fields.count > 19 ? UInt64(fields[19]) : nil
     }
 }
 #endif

@@ -21,7 +21,7 @@ public struct PolkitOwnerAuthenticator: OwnerAuthenticator, Authenticator {
     /// How long to wait for the agent's answer.
     public let timeout: Duration
 
-    /// Whose password is asked: this process's user, or a system-bus caller's (the vault service's).
+    /// Whose password is asked: this process's user, or a service's caller's (the vault service's).
     let subject: PolkitSubject
 
     public init(actionID: String = PolkitOwnerAuthenticator.defaultActionID, timeout: Duration = .seconds(120)) {

@@ -1,0 +1,285 @@
+#if os(Linux)
+import BiometricsVaultTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// The vault service (`biometrics-vault service`) on the real system bus, started by D-Bus activation
+/// as its own system user, with the real fprintd on the virtual sensor and polkitd: the CLI as the
+/// non-root test users on ptys (root is always authorized by polkit), and a same-user program with no
+/// finger on the reader trying the other ways in.
+///
+/// Run alone by `scripts/extra-tests/40-cli-vault-service.sh` (which installs the service for that step
+/// and sets `BV_VAULT_SERVICE=1`): there is one reader.
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["BV_VAULT_SERVICE"] == "1", "run alone by scripts/extra-tests/40-cli-vault-service.sh"))
+final class VaultServiceCLITests {
+    static let finger = "service-user-finger"
+    static let otherFinger = "service-other-finger"
+    static let stateDirectory = "/var/lib/biometrics-vault"
+    let sandbox: CLISandbox
+    let user: String
+    let password: String
+    let other: String
+
+    init() throws {
+        sandbox = try CLISandbox()
+        let environment = ProcessInfo.processInfo.environment
+        user = try #require(environment["BV_TEST_USER"])
+        password = try #require(environment["BV_TEST_PASSWORD"])
+        other = try #require(environment["BV_TEST_OTHER_USER"])
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chmod"), ["755", sandbox.root.path])
+    }
+
+    deinit { sandbox.remove() }
+
+    var reader: VirtualReader { VirtualReader(sandbox: sandbox) }
+
+    /// `user` with exactly one finger enrolled, whose sensor id is `finger`.
+    func enrollOnly(_ user: String, finger: String) throws {
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        try reader.enrollFinger(user: user, finger: finger, as: "right-index-finger")
+    }
+
+    /// The command line that runs `arguments` as `user` (the CLI unless `executable` is given), in a
+    /// home of its own in the sandbox, with no flag but `extra`: the default store is the service.
+    func command(_ arguments: [String], as user: String, executable: String = CLISandbox.binary.path, detached: Bool = false) -> [String] {
+        let home = sandbox.root.appendingPathComponent("home-\(user)").path
+        return ["runuser", "-u", user, "--", "env", "-i", "PATH=/usr/bin:/bin", "HOME=\(home)", "USER=\(user)",
+                "XDG_RUNTIME_DIR=\(home)/run", "ASAN_OPTIONS=\(ProcessInfo.processInfo.environment["ASAN_OPTIONS"] ?? "")",
+                "LSAN_OPTIONS=\(ProcessInfo.processInfo.environment["LSAN_OPTIONS"] ?? "")", "SWIFT_BACKTRACE=enable=no"]
+            + (detached ? ["setsid", "-w"] : []) + [executable] + arguments
+    }
+
+    /// Makes each user's sandbox home (theirs, 0700).
+    func prepareHomes() throws {
+        for name in [user, other] {
+            let home = sandbox.root.appendingPathComponent("home-\(name)")
+            try FileManager.default.createDirectory(at: home.appendingPathComponent("run"), withIntermediateDirectories: true)
+            _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", name, home.path])
+            _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chmod"), ["-R", "700", home.path])
+        }
+    }
+
+    /// Runs without a terminal: status, stdout, stderr.
+    func run(_ arguments: [String], as user: String, stdin: String? = nil, executable: String = CLISandbox.binary.path) throws -> CLIResult {
+        let line = command(arguments, as: user, executable: executable)
+        return try sandbox.run(executable: URL(fileURLWithPath: "/usr/sbin/runuser"), Array(line.dropFirst()), stdin: stdin)
+    }
+
+    /// On a pty; `detached` leaves it without a controlling terminal (as under cron).
+    func session(_ arguments: [String], as user: String, detached: Bool = false) throws -> PTYSession {
+        try PTYSession(command: shellQuoted(command(arguments, as: user, detached: detached)), environment: sandbox.environment)
+    }
+
+    /// Runs on a pty and answers the fingerprint prompt with `finger`.
+    func scanned(_ arguments: [String], as user: String, finger: String, detached: Bool = false) throws -> (status: Int32, text: String) {
+        let running = try session(arguments, as: user, detached: detached)
+        #expect(running.waitFor("Touch the fingerprint reader"), "no fingerprint prompt: \(running.text)")
+        try reader.waitForFingerNeeded()
+        try reader.scan(finger)
+        return (running.finish(), running.text)
+    }
+
+    /// A protected item as `user`, stored with a finger.
+    func storeProtected(_ key: String, secret: String) throws {
+        _ = try run(["reset", key], as: user)
+        let file = sandbox.root.appendingPathComponent("home-\(user)/\(key).json")
+        try #"{"token":"\#(secret)"}"#.write(to: file, atomically: true, encoding: .utf8)
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, file.path])
+        let stored = try scanned(["store", key, "--biometrics", "--from-file", file.path], as: user, finger: Self.finger)
+        #expect(stored.status == 0, "\(stored.text)")
+        try FileManager.default.removeItem(at: file)
+    }
+
+    func servicePID() throws -> Int32? {
+        let found = try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pgrep"), ["-u", "biometrics-vault", "-x", "biometrics-vaul"])
+        return found.stdout.split(separator: "\n").first.flatMap { Int32($0) }
+    }
+
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger() throws {
+        try prepareHomes()
+        try enrollOnly(user, finger: Self.finger)
+        defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user]) }
+
+        // No flag: auto picks the service.
+        let doctor = try run(["doctor"], as: user)
+        #expect(doctor.stdout.contains("auto picks: store service; authenticator service"), "\(doctor.stdout)\(doctor.stderr)")
+
+        try storeProtected("fp", secret: "behind-the-service")
+        let status = try run(["status", "fp", "--json"], as: user)
+        #expect(status.stdout.contains(#""state":"locked""#), "\(status.stdout)\(status.stderr)")
+        #expect(status.stdout.contains(#""store":"service""#), "\(status.stdout)")
+
+        let shown = try scanned(["show", "fp", "--field", "token"], as: user, finger: Self.finger)
+        #expect(shown.status == 0, "\(shown.text)")
+        #expect(shown.text.contains("behind-the-service"))
+
+        let wrong = try scanned(["show", "fp"], as: user, finger: "not-enrolled-anywhere")
+        #expect(wrong.status == 4, "\(wrong.text)")
+        #expect(!wrong.text.contains("behind-the-service"))
+
+        // Another finger enrolled: the item bound to the old set is invalidated (exit 12), never released.
+        try reader.enrollFinger(user: user, finger: "service-user-second-finger", as: "left-index-finger")
+        let changed = try run(["show", "fp"], as: user)
+        #expect(changed.status == 12, "\(changed.stdout)\(changed.stderr)")
+        #expect(!changed.stdout.contains("behind-the-service"))
+        _ = try run(["reset", "fp"], as: user)
+    }
+
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aSameUserProgramWithoutAFingerGetsNothing() throws {
+        try prepareHomes()
+        try enrollOnly(user, finger: Self.finger)
+        defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user]) }
+        let secret = "never-without-a-finger"
+        try storeProtected("target", secret: secret)
+
+        func gdbus(_ method: String, _ arguments: [String]) throws -> CLIResult {
+            try run(["call", "--system", "--dest", "io.github.biometricsvault.Vault1", "--object-path",
+                     "/io/github/biometricsvault/Vault1", "--method", "io.github.biometricsvault.Vault1.\(method)"] + arguments,
+                    as: user, executable: "/usr/bin/gdbus")
+        }
+        // Every method called directly: the read gives the header and no payload; a forged grant is refused.
+        let read = try gdbus("Read", ["biometrics-vault", "target", "[]"])
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stdout.contains("true") && read.stdout.contains("false"), "\(read.stdout)")
+        let forged = try gdbus("Read", ["biometrics-vault", "target", "[" + Array(repeating: "0x41", count: 32).joined(separator: ", ") + "]"])
+        #expect(forged.stderr.contains("vaultLocked"), "\(forged.stdout)\(forged.stderr)")
+        let downgrade = try gdbus("Write", ["biometrics-vault", "target", "bv1;none", "[0x7b, 0x7d]", "anything", "", "[]"])
+        #expect(downgrade.stderr.contains("vaultLocked"), "\(downgrade.stdout)\(downgrade.stderr)")
+        let list = try gdbus("List", ["biometrics-vault"])
+        for result in [read, forged, downgrade, list] {
+            #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret))
+        }
+
+        // The service's files, its memory and its environment.
+        let pid = try #require(try servicePID(), "the service is not running")
+        for path in [Self.stateDirectory, "\(Self.stateDirectory)/users", "/proc/\(pid)/mem", "/proc/\(pid)/environ", "/proc/\(pid)/maps"] {
+            let probe = try run([path], as: user, executable: "/bin/cat")
+            #expect(probe.status != 0, "\(user) read \(path)")
+            #expect(!probe.stdout.contains(secret))
+        }
+        let files = try run(["-r", secret, Self.stateDirectory], as: user, executable: "/bin/grep")
+        #expect(files.status == 2, "grep as \(user): \(files.stdout)\(files.stderr)")
+        let traced = try run(["-p", "\(pid)", "-batch", "-ex", "info registers"], as: user, executable: "/usr/bin/gdb")
+        #expect(!traced.stdout.contains("rip "), "ptrace of the service succeeded: \(traced.stdout)")
+
+        // Five wrong fingers lock out (the fifth with no terminal to ask the password on); removing
+        // everything under the user's home and runtime directory resets nothing: the count is the service's.
+        for attempt in 1...5 {
+            let wrong = try scanned(["show", "target"], as: user, finger: "someone-else", detached: attempt == 5)
+            #expect(wrong.status == (attempt < 5 ? 4 : 5), "attempt \(attempt): \(wrong.text)")
+        }
+        let home = sandbox.root.appendingPathComponent("home-\(user)").path
+        _ = try run(["-c", "rm -rf \(home)/.local \(home)/run/* \(home)/.cache"], as: user, executable: "/bin/sh")
+        let stillLocked = try run(["show", "target"], as: user)
+        #expect(stillLocked.status == 5, "\(stillLocked.stdout)\(stillLocked.stderr)")
+        #expect(!stillLocked.stdout.contains(secret))
+        let status = try run(["status", "target", "--json"], as: user)
+        #expect(!status.stdout.contains(secret))
+
+        // The password, asked by polkit through the CLI's text agent on the terminal, ends the lockout;
+        // then the finger reads again.
+        let clearing = try session(["clear-lockout"], as: user)
+        let asked = clearing.waitFor("Password:")
+        #expect(asked, "no password prompt: \(clearing.text)")
+        if asked { clearing.type(password + "\r") }
+        #expect(clearing.finish() == 0, "\(clearing.text)")
+        #expect(!clearing.text.contains(password), "the password was echoed")
+        let shown = try scanned(["show", "target", "--field", "token"], as: user, finger: Self.finger)
+        #expect(shown.status == 0, "\(shown.text)")
+        #expect(shown.text.contains(secret))
+        _ = try run(["reset", "target"], as: user)
+    }
+
+    @Test(.needs(CLINeeds.testUser))
+    func anotherUserCannotReadListOrCountTheItems() throws {
+        try prepareHomes()
+        #expect(try run(["store", "mine"], as: user, stdin: #"{"token":"only-for-the-owner"}"#).status == 0)
+        let listed = try run(["list", "--json"], as: other)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(!listed.stdout.contains("mine"), "\(listed.stdout)")
+        let read = try run(["show", "mine"], as: other)
+        #expect(read.status == 2, "\(read.stdout)\(read.stderr)")
+        #expect(!read.stdout.contains("only-for-the-owner"))
+        let counted = try run(["call", "--system", "--dest", "io.github.biometricsvault.Vault1", "--object-path",
+                               "/io/github/biometricsvault/Vault1", "--method", "io.github.biometricsvault.Vault1.List", "biometrics-vault"],
+                              as: other, executable: "/usr/bin/gdbus")
+        #expect(counted.stdout.contains("(@as [], uint32 0)"), "\(counted.stdout)\(counted.stderr)")
+        #expect(try run(["show", "mine", "--field", "token"], as: user).stdout.contains("only-for-the-owner"))
+        _ = try run(["reset", "mine"], as: user)
+    }
+
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aClientThatLeavesDuringAPromptEndsIt() throws {
+        try prepareHomes()
+        try enrollOnly(user, finger: Self.finger)
+        defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user]) }
+        try storeProtected("leaving", secret: "left-behind")
+        let running = try session(["show", "leaving"], as: user)
+        #expect(running.waitFor("Touch the fingerprint reader"), "\(running.text)")
+        try reader.waitForFingerNeeded()
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pkill"), ["-KILL", "-u", user, "-x", "biometrics-vaul"])
+        _ = running.finish()
+        var released = false
+        for _ in 0..<100 where !released {
+            released = try !reader.fingerNeeded()
+            if !released { usleep(50_000) }
+        }
+        #expect(released, "the service kept waiting for a finger for a client that left")
+        // The reader is free again for the next prompt.
+        let shown = try scanned(["show", "leaving", "--field", "token"], as: user, finger: Self.finger)
+        #expect(shown.status == 0, "\(shown.text)")
+        _ = try run(["reset", "leaving"], as: user)
+    }
+
+    @Test(.needs(CLINeeds.testUser))
+    func fiftyParallelClientsOfTwoUsersEachSeeTheirOwn() throws {
+        try prepareHomes()
+        let script = """
+            for i in $(seq 25); do
+              ( echo "{\\"n\\":\\"$USER-$i\\"}" | "$0" store "p$i" >/dev/null 2>&1 && "$0" show "p$i" --field n ) &
+            done
+            wait
+            """
+        let started = try [user, other].map { name in
+            (name, try sandbox.start(
+                executable: URL(fileURLWithPath: "/usr/sbin/runuser"),
+                Array(command(["-c", script, CLISandbox.binary.path], as: name, executable: "/bin/sh").dropFirst())))
+        }
+        var results: [String: CLIResult] = [:]
+        for (name, process) in started {
+            process.waitUntilExit()
+            results[name] = process.result()
+        }
+        for name in [user, other] {
+            let lines = Set(results[name]?.stdout.split(separator: "\n").map(String.init) ?? [])
+            #expect(lines == Set((1...25).map { "\(name)-\($0)" }), "\(name): \(results[name]?.stdout ?? "") \(results[name]?.stderr ?? "")")
+            let listed = try run(["list"], as: name)
+            #expect(listed.stdout.split(separator: "\n").count == 25, "\(listed.stdout)\(listed.stderr)")
+            _ = try run(["-c", "for i in $(seq 25); do \"$0\" reset p$i; done", CLISandbox.binary.path], as: name, executable: "/bin/sh")
+        }
+    }
+
+    @Test(.needs(CLINeeds.testUser))
+    func killingTheServiceDuringWritesLosesNothing() throws {
+        try prepareHomes()
+        #expect(try run(["store", "durable"], as: user, stdin: #"{"v":"0"}"#).status == 0)
+        let writer = try sandbox.start(
+            executable: URL(fileURLWithPath: "/usr/sbin/runuser"),
+            Array(command(["-c", "for i in $(seq 200); do echo \"{\\\"v\\\":\\\"$i\\\"}\" | \"$0\" update durable >/dev/null 2>&1; done", CLISandbox.binary.path],
+                          as: user, executable: "/bin/sh").dropFirst()))
+        for _ in 0..<5 {
+            usleep(300_000)
+            if let pid = try servicePID() { kill(pid, SIGKILL) }
+        }
+        writer.waitUntilExit()
+        let shown = try run(["show", "durable", "--field", "v"], as: user)
+        #expect(shown.status == 0, "\(shown.stdout)\(shown.stderr)")
+        let value = Int(shown.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(value != nil, "the item is not a complete value: \(shown.stdout)")
+        _ = try run(["reset", "durable"], as: user)
+    }
+}
+#endif
