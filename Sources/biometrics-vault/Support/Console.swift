@@ -47,8 +47,10 @@ enum Console {
         _ = FileDescriptorOutput.writeAll(STDERR_FILENO, Array(text.utf8))
     }
 
+    /// One notice on stderr. Notices repeat what other programs may have written (config lines, variables,
+    /// paths, a library's message): control characters that could drive the terminal are shown escaped.
     static func notice(_ text: String) {
-        err("biometrics-vault: \(text)")
+        err("biometrics-vault: \(terminalSafe(text))")
     }
 
     /// Whether stdout is a terminal (where `show` escapes control characters).
