@@ -243,8 +243,12 @@ public struct SecretServiceStore: SecretStore {
         }
     }
 
+    /// The vault's keys under `service`. The whole listing ends within ``listingBound(items:timeout:)``
+    /// of its start: a provider that answers each attribute read slowly, but within the store's timeout,
+    /// fails it with `storeUnavailable` instead of holding the caller for hours.
     public func keys(service: String) throws -> [String] {
-        try perform { call throws(VaultError) -> [String] in
+        let start = ContinuousClock.now
+        return try perform { call throws(VaultError) -> [String] in
             let plain = try call.search(["xdg:schema": Self.plainSchema, "service": service])
             let protected = try call.search(["xdg:schema": Self.protectedSchema, "bv-service": service])
             if !plain.locked.isEmpty || !protected.locked.isEmpty {
@@ -254,18 +258,41 @@ public struct SecretServiceStore: SecretStore {
                 try Self.checkDefaultCollectionUnlocked(call)
                 return []
             }
+            let count = plain.unlocked.count + protected.unlocked.count
+            let bound = Self.listingBound(items: count, timeout: client.timeout)
+            let deadline = Deadline(after: max(bound - (ContinuousClock.now - start), .zero))
+            defer { deadline.finish() }
             // One batch of attribute reads per schema, not a round trip per item (10,000 items list in time).
             var keys = Set<String>()
-            for attributes in try call.attributes(of: plain.unlocked) {
-                // An item of the vault's schema without its header was not written by the vault: not listed.
-                guard let attributes, attributes[Self.headerAttribute] != nil, let key = attributes["username"] else { continue }
-                keys.insert(key)
-            }
-            for attributes in try call.attributes(of: protected.unlocked) {
-                if let key = attributes?["bv-key"] { keys.insert(key) }
+            do throws(VaultError) {
+                for attributes in try call.attributes(of: plain.unlocked, within: deadline) {
+                    // An item of the vault's schema without its header was not written by the vault: not listed.
+                    guard let attributes, attributes[Self.headerAttribute] != nil, let key = attributes["username"] else { continue }
+                    keys.insert(key)
+                }
+                for attributes in try call.attributes(of: protected.unlocked, within: deadline) {
+                    if let key = attributes?["bv-key"] { keys.insert(key) }
+                }
+            } catch where deadline.isCancelled {
+                throw VaultError(.storeUnavailable, underlying: .message(
+                    "listing the \(count) items under the service did not finish within \(SecretServiceClient.milliseconds(bound) / 1000) s "
+                        + "(the store's timeout plus \(SecretServiceClient.milliseconds(Self.listingTimePerItem)) ms an item, at most "
+                        + "\(SecretServiceClient.milliseconds(Self.maximumListingTime) / 1000) s): the Secret Service answers too slowly"))
             }
             return keys.sorted()
         }
+    }
+
+    /// What a listing may take per item on top of the store's timeout: ten times gnome-keyring's slowest
+    /// answer (about 1 ms an item).
+    public static let listingTimePerItem: Duration = .milliseconds(10)
+    /// The most any listing may take (120 s; the store's timeout, when that is longer).
+    public static let maximumListingTime: Duration = .seconds(120)
+
+    /// How long a listing of `items` items may take: the store's `timeout` plus ``listingTimePerItem`` an
+    /// item, at most ``maximumListingTime`` (or `timeout`, when that is longer).
+    public static func listingBound(items: Int, timeout: Duration) -> Duration {
+        min(timeout + listingTimePerItem * items, max(maximumListingTime, timeout))
     }
 
     // MARK: import
