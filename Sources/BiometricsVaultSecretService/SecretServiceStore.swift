@@ -307,11 +307,15 @@ public struct SecretServiceStore: SecretStore {
     /// source is untouched.
     ///
     /// The vault item is written completely before the source is touched; the source is deleted only
-    /// when `removeSource` is true, and only after the written item was read back with exactly the
-    /// payload written. Otherwise the source stays, and is the only copy that counts.
+    /// when `removeSource` is true, only after the written item was read back with exactly the payload
+    /// written, and only when the source, read again just before the delete, still has the attributes and
+    /// the secret that were imported. Otherwise the source stays, and is the only copy that counts. (The
+    /// Secret Service has no conditional delete: a change in the instant between that last read and the
+    /// delete is not seen.)
     ///
     /// - Throws: what `converting` throws; `itemNotFound` when no such foreign item exists;
-    ///   `invalidVault` when `id` already holds a vault item (nothing is overwritten);
+    ///   `invalidVault` when `id` already holds a vault item (nothing is overwritten), or when the source
+    ///   changed after it was read (the source is kept; `id` holds the secret as it was read);
     ///   `credentialsTooLarge`; `storeLocked`; `storeUnavailable`; `corruptedItem` when the written
     ///   item does not read back (the source is kept).
     public func importItem(
@@ -322,12 +326,12 @@ public struct SecretServiceStore: SecretStore {
         guard try read(id, authorization: nil) == nil else {
             throw VaultError(.invalidVault, underlying: .message("the target key already holds a vault item"))
         }
-        let (sourcePath, payload) = try perform { call throws(VaultError) -> (String, SecretBytes) in
+        let (sourcePath, sourceAttributes, payload) = try perform { call throws(VaultError) -> (String, SecretAttributes, SecretBytes) in
             let found = try call.search(["service": service, "username": username])
             for path in found.unlocked {
                 guard let attributes = try call.attributes(at: path), !Self.isVaultItem(attributes) else { continue }
                 guard let payload = try call.secret(at: path) else { continue }
-                return (path, payload)
+                return (path, attributes, payload)
             }
             if !found.locked.isEmpty { throw call.locked(found.locked, Self.lockedError) }
             if found.unlocked.isEmpty { try Self.checkDefaultCollectionUnlocked(call) }
@@ -343,7 +347,16 @@ public struct SecretServiceStore: SecretStore {
                 .corruptedItem,
                 underlying: .message("the imported item did not read back as written; the source item was kept"))
         }
-        try perform { call throws(VaultError) in try call.deleteItem(at: sourcePath) }
+        try perform { call throws(VaultError) in
+            // Another program may have updated the source in place since it was read: the vault item then
+            // holds the older secret, and the source is the only copy of the newer one.
+            guard try call.attributes(at: sourcePath) == sourceAttributes, try call.secret(at: sourcePath) == payload else {
+                throw VaultError(.invalidVault, underlying: .message(
+                    "the source item changed after it was read (another program updated or removed it); it was kept, and the "
+                        + "imported item holds the secret as it was read: check it, or delete it and import again"))
+            }
+            try call.deleteItem(at: sourcePath)
+        }
     }
 
     // MARK: internals

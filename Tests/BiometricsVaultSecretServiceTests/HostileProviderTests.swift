@@ -38,6 +38,35 @@ struct HostileProviderTests {
         #expect(try store.keys(service: Self.listedService).count == 400)
     }
 
+    /// The source changes after its secret was read (another program updates it in place): the vault then
+    /// holds the old secret, so the source, which holds the new one, must stay.
+    @Test func aSourceChangedDuringImportIsKept() throws {
+        let bus = try PrivateKeyring(withKeyring: false)
+        let provider = try FakeProvider(script: Self.inMemoryProvider(items: 0, attributeDelay: 0, changesSource: true), on: bus)
+        let store = try SecretServiceStore(busAddress: bus.address, timeout: .seconds(3))
+        let id = try SecretItemID(service: "bv-test.import", key: "alice")
+        let error = #expect(throws: VaultError.self) {
+            try store.importItem(service: "legacy", username: "alice", as: id, removeSource: true)
+        }
+        #expect(error?.code == .invalidVault, "\(String(describing: error))")
+        #expect("\(String(describing: error))".contains("changed"), "\(String(describing: error))")
+        let calls = provider.stopAndReadCalls()
+        #expect(calls.contains("changed \(Self.sourcePath)"), "\(calls)")
+        #expect(!calls.contains("Delete \(Self.sourcePath)"), "\(calls)")
+    }
+
+    /// An unchanged source is deleted once the vault item reads back.
+    @Test func anUnchangedSourceIsRemoved() throws {
+        let bus = try PrivateKeyring(withKeyring: false)
+        let provider = try FakeProvider(script: Self.inMemoryProvider(items: 0, attributeDelay: 0), on: bus)
+        let store = try SecretServiceStore(busAddress: bus.address, timeout: .seconds(3))
+        let id = try SecretItemID(service: "bv-test.import", key: "alice")
+        try store.importItem(service: "legacy", username: "alice", as: id, removeSource: true)
+        #expect(try store.read(id, authorization: nil)?.payload == SecretBytes(utf8: #""old""#))
+        let calls = provider.stopAndReadCalls()
+        #expect(calls.contains("Delete \(Self.sourcePath)"), "\(calls)")
+    }
+
     static let sourcePath = "/org/freedesktop/secrets/collection/login/1"
 
     /// An in-memory Secret Service: the default collection, unlocked; the source item `legacy`/`alice`
