@@ -119,7 +119,11 @@ import Testing
         // What execve counts: every string with its NUL and one pointer each, for argv and envp.
         func size(_ strings: [String]) -> Int { strings.reduce(0) { $0 + $1.utf8.count + 1 + 8 } }
         let environment = sandbox.environment.map { "\($0.key)=\($0.value)" }
-        let limit = sysconf(Int32(_SC_ARG_MAX))
+        // The kernel's limit (fs/exec.c): a quarter of the stack limit (unlimited: rlim_t.max), at most 6 MiB, at least 128 KiB.
+        var stack = rlimit()
+        try #require(getrlimit(__rlimit_resource_t(RLIMIT_STACK.rawValue), &stack) == 0)
+        let quarter = stack.rlim_cur == rlim_t.max ? Int.max : Int(stack.rlim_cur / 4)
+        let limit = max(min(6 * 1024 * 1024, quarter), 128 * 1024)
         let filler = String(repeating: "a", count: 1_000)
         // The CLI starts with about 24 KiB to spare; the 60 KB field then does not fit.
         let count = (limit - 24 * 1024 - size([CLISandbox.binary.path] + head) - size(environment)) / (filler.utf8.count + 1 + 8)
