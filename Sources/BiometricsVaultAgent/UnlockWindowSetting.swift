@@ -4,10 +4,15 @@ import BiometricsVaultCore
 /// one `key = value` per line; `#` starts a comment (to the end of the line); blank lines are skipped. The
 /// one key is `unlock-window` (a duration as ``UnlockWindowDuration`` reads it). An unknown key, a line
 /// without `=` or an invalid value is reported (``notices``) and ignored; when a key is given twice the
-/// later line counts.
+/// later line counts. Another program may have written the file: what a notice repeats of it is shown
+/// escaped (``displayed(_:limit:)``), and past ``maximumNotices`` bad lines are counted, not listed.
 public struct CLIConfigFile: Equatable, Sendable {
     /// The largest file read; a longer one is reported and ignored as a whole.
     public static let maximumSize = 65_536
+    /// Bad lines listed one notice each; the rest are counted in one more notice.
+    public static let maximumNotices = 8
+    /// The most characters of a key or value a notice repeats.
+    public static let maximumShownLength = 64
     public static let unlockWindowKey = "unlock-window"
 
     /// `unlock-window`: the window's seconds; `nil` when absent, `off`/`0` or invalid.
@@ -31,27 +36,54 @@ public struct CLIConfigFile: Equatable, Sendable {
     /// Reads `text`, the contents of the file at `path` (named in the notices).
     public static func parse(_ text: String, path: String) -> CLIConfigFile {
         var file = CLIConfigFile()
+        let shownPath = displayed(path, limit: nil)
+        var unlisted = 0
+        func notice(_ text: @autoclosure () -> String) {
+            if file.notices.count < maximumNotices { file.notices.append(text()) } else { unlisted += 1 }
+        }
         for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let line = rawLine.prefix { $0 != "#" }.trimmingWhitespace()
             if line.isEmpty { continue }
-            let place = "\(path):\(index + 1)"
+            let place = "\(shownPath):\(index + 1)"
             guard let equals = line.firstIndex(of: "=") else {
-                file.notices.append("\(place): ignoring a line that is not `key = value`")
+                notice("\(place): ignoring a line that is not `key = value`")
                 continue
             }
             let key = line[..<equals].trimmingWhitespace(), value = line[line.index(after: equals)...].trimmingWhitespace()
             guard key == unlockWindowKey else {
-                file.notices.append("\(place): ignoring the unknown key '\(key)' (the one key is \(unlockWindowKey))")
+                notice("\(place): ignoring the unknown key '\(displayed(key))' (the one key is \(unlockWindowKey))")
                 continue
             }
             switch UnlockWindowDuration.seconds(String(value)) {
             case .success(let seconds):
                 file.unlockWindowSeconds = seconds
                 file.setsUnlockWindow = true
-            case .failure(let error): file.notices.append("\(place): ignoring \(error)")
+            case .failure: notice("\(place): ignoring \(UnlockWindowDurationError(text: displayed(value)))")
             }
         }
+        if unlisted > 0 { file.notices.append("\(shownPath): \(unlisted) more lines ignored (not shown)") }
         return file
+    }
+
+    /// `text` as a notice may repeat it: characters that could drive a terminal or hide text (C0
+    /// controls, line breaks and tabs included, DEL, C1, U+2028/2029, the bidirectional controls) as
+    /// `\uXXXX`, and at most `limit` characters, then `...`. Keys, values and the variable come from
+    /// files and environments other programs may have written.
+    public static func displayed(_ text: some StringProtocol, limit: Int? = maximumShownLength) -> String {
+        var shown = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if let limit, count == limit { return shown + "..." }
+            count += 1
+            switch scalar.value {
+            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C:
+                let hex = String(scalar.value, radix: 16)
+                shown += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            default:
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        return shown
     }
 }
 
@@ -90,7 +122,7 @@ public struct UnlockWindowSetting: Equatable, Sendable {
         if let environment, !environment.isEmpty {
             switch UnlockWindowDuration.seconds(environment) {
             case .success(let seconds): return UnlockWindowSetting(seconds: seconds, source: .environment)
-            case .failure(let error): notices.append("ignoring $\(environmentVariable): \(error)")
+            case .failure: notices.append("ignoring $\(environmentVariable): \(UnlockWindowDurationError(text: CLIConfigFile.displayed(environment)))")
             }
         }
         guard let configFile else { return UnlockWindowSetting(seconds: nil, source: .none, notices: notices) }

@@ -304,18 +304,19 @@ extension DBusConnection {
     ///   - arguments: the arguments of each call (consumed by it), built when it is sent.
     package func pipelinedCalls(
         _ methods: [DBusMethod], arguments: (DBusMethod) -> DBusArgument?, replyType: String? = nil,
-        autoStart: Bool = true, window: Int, timeout: Duration = defaultTimeout,
+        autoStart: Bool = true, window: Int, timeout: Duration = defaultTimeout, cancellation: DBusCancellation? = nil,
         tolerating: (DBusFailure) -> Bool = { _ in false }
     ) throws(DBusFailure) -> [DBusValue?] {
         try withoutActuallyEscaping(tolerating) { tolerating throws(DBusFailure) in
             try pipelinedCalls(methods, arguments: arguments, replyType: replyType, autoStart: autoStart, window: window,
-                               timeout: timeout, batch: PipelinedBatch(count: methods.count, tolerating: tolerating))
+                               timeout: timeout, cancellation: cancellation,
+                               batch: PipelinedBatch(count: methods.count, tolerating: tolerating))
         }
     }
 
     private func pipelinedCalls(
         _ methods: [DBusMethod], arguments: (DBusMethod) -> DBusArgument?, replyType: String?, autoStart: Bool,
-        window: Int, timeout: Duration, batch: PipelinedBatch
+        window: Int, timeout: Duration, cancellation: DBusCancellation?, batch: PipelinedBatch
     ) throws(DBusFailure) -> [DBusValue?] {
         let context = g_main_context_new()
         defer { g_main_context_unref(context) }
@@ -331,7 +332,7 @@ extension DBusConnection {
                 let slot = Unmanaged.passRetained(PipelinedBatch.Slot(batch, next)).toOpaque()
                 g_dbus_connection_call(
                     raw, method.destination, method.path, method.interface, method.member, arguments(method)?.raw, type,
-                    autoStart ? G_DBUS_CALL_FLAGS_NONE : G_DBUS_CALL_FLAGS_NO_AUTO_START, Self.milliseconds(timeout), nil,
+                    autoStart ? G_DBUS_CALL_FLAGS_NONE : G_DBUS_CALL_FLAGS_NO_AUTO_START, Self.milliseconds(timeout), cancellation?.raw,
                     { source, result, slot in
                         let slot = Unmanaged<PipelinedBatch.Slot>.fromOpaque(slot!).takeRetainedValue()
                         slot.batch.finish(OpaquePointer(source), result, index: slot.index)

@@ -374,12 +374,12 @@ final class SecretServiceClient: Sendable {
         /// `Properties.Get` calls are sent together and their answers collected as they come
         /// (`DBusConnection.pipelinedCalls`), so 10,000 items cost one wait instead of 10,000 round trips.
         ///
-        /// Bounded per answer, not in total: each call fails after the store's timeout, and the first
-        /// failure stops the batch. A provider that stops answering fails the batch within one timeout;
-        /// one that holds 10,000 items (gnome-keyring answers about 0.2 to 1 ms per item) is not refused
-        /// for being large, which one deadline for the whole listing did at about 4,000 items.
-        func attributes(of paths: [String]) throws(VaultError) -> [SecretAttributes?] {
-            if paths.count == 1 { return [try attributes(at: paths[0])] }
+        /// Bounded per answer: each call fails after the store's timeout, and the first failure stops the
+        /// batch, so a provider that stops answering fails it within one timeout. In total, by `deadline`
+        /// when given (a listing's, which grows with the item count: one deadline of the store's timeout
+        /// refused gnome-keyring's 4,000 items, answered at about 0.2 to 1 ms each).
+        func attributes(of paths: [String], within deadline: Deadline? = nil) throws(VaultError) -> [SecretAttributes?] {
+            if paths.count == 1, deadline == nil { return [try attributes(at: paths[0])] }
             let replies: [DBusValue?]
             do throws(DBusFailure) {
                 replies = try handle.connection.pipelinedCalls(
@@ -389,7 +389,7 @@ final class SecretServiceClient: Sendable {
                     },
                     arguments: { _ in .tuple([.string("org.freedesktop.Secret.Item"), .string("Attributes")]) },
                     replyType: "(v)", autoStart: false, window: SecretServiceClient.pipelineWindow, timeout: timeout,
-                    tolerating: SecretServiceClient.isNoSuchObject)
+                    cancellation: deadline?.cancellation, tolerating: SecretServiceClient.isNoSuchObject)
             } catch {
                 throw SecretServiceClient.vaultError(error)
             }

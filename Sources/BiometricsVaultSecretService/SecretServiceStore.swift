@@ -243,8 +243,12 @@ public struct SecretServiceStore: SecretStore {
         }
     }
 
+    /// The vault's keys under `service`. The whole listing ends within ``listingBound(items:timeout:)``
+    /// of its start: a provider that answers each attribute read slowly, but within the store's timeout,
+    /// fails it with `storeUnavailable` instead of holding the caller for hours.
     public func keys(service: String) throws -> [String] {
-        try perform { call throws(VaultError) -> [String] in
+        let start = ContinuousClock.now
+        return try perform { call throws(VaultError) -> [String] in
             let plain = try call.search(["xdg:schema": Self.plainSchema, "service": service])
             let protected = try call.search(["xdg:schema": Self.protectedSchema, "bv-service": service])
             if !plain.locked.isEmpty || !protected.locked.isEmpty {
@@ -254,18 +258,41 @@ public struct SecretServiceStore: SecretStore {
                 try Self.checkDefaultCollectionUnlocked(call)
                 return []
             }
+            let count = plain.unlocked.count + protected.unlocked.count
+            let bound = Self.listingBound(items: count, timeout: client.timeout)
+            let deadline = Deadline(after: max(bound - (ContinuousClock.now - start), .zero))
+            defer { deadline.finish() }
             // One batch of attribute reads per schema, not a round trip per item (10,000 items list in time).
             var keys = Set<String>()
-            for attributes in try call.attributes(of: plain.unlocked) {
-                // An item of the vault's schema without its header was not written by the vault: not listed.
-                guard let attributes, attributes[Self.headerAttribute] != nil, let key = attributes["username"] else { continue }
-                keys.insert(key)
-            }
-            for attributes in try call.attributes(of: protected.unlocked) {
-                if let key = attributes?["bv-key"] { keys.insert(key) }
+            do throws(VaultError) {
+                for attributes in try call.attributes(of: plain.unlocked, within: deadline) {
+                    // An item of the vault's schema without its header was not written by the vault: not listed.
+                    guard let attributes, attributes[Self.headerAttribute] != nil, let key = attributes["username"] else { continue }
+                    keys.insert(key)
+                }
+                for attributes in try call.attributes(of: protected.unlocked, within: deadline) {
+                    if let key = attributes?["bv-key"] { keys.insert(key) }
+                }
+            } catch where deadline.isCancelled {
+                throw VaultError(.storeUnavailable, underlying: .message(
+                    "listing the \(count) items under the service did not finish within \(SecretServiceClient.milliseconds(bound) / 1000) s "
+                        + "(the store's timeout plus \(SecretServiceClient.milliseconds(Self.listingTimePerItem)) ms an item, at most "
+                        + "\(SecretServiceClient.milliseconds(Self.maximumListingTime) / 1000) s): the Secret Service answers too slowly"))
             }
             return keys.sorted()
         }
+    }
+
+    /// What a listing may take per item on top of the store's timeout: ten times gnome-keyring's slowest
+    /// answer (about 1 ms an item).
+    public static let listingTimePerItem: Duration = .milliseconds(10)
+    /// The most any listing may take (120 s; the store's timeout, when that is longer).
+    public static let maximumListingTime: Duration = .seconds(120)
+
+    /// How long a listing of `items` items may take: the store's `timeout` plus ``listingTimePerItem`` an
+    /// item, at most ``maximumListingTime`` (or `timeout`, when that is longer).
+    public static func listingBound(items: Int, timeout: Duration) -> Duration {
+        min(timeout + listingTimePerItem * items, max(maximumListingTime, timeout))
     }
 
     // MARK: import
@@ -280,11 +307,15 @@ public struct SecretServiceStore: SecretStore {
     /// source is untouched.
     ///
     /// The vault item is written completely before the source is touched; the source is deleted only
-    /// when `removeSource` is true, and only after the written item was read back with exactly the
-    /// payload written. Otherwise the source stays, and is the only copy that counts.
+    /// when `removeSource` is true, only after the written item was read back with exactly the payload
+    /// written, and only when the source, read again just before the delete, still has the attributes and
+    /// the secret that were imported. Otherwise the source stays, and is the only copy that counts. (The
+    /// Secret Service has no conditional delete: a change in the instant between that last read and the
+    /// delete is not seen.)
     ///
     /// - Throws: what `converting` throws; `itemNotFound` when no such foreign item exists;
-    ///   `invalidVault` when `id` already holds a vault item (nothing is overwritten);
+    ///   `invalidVault` when `id` already holds a vault item (nothing is overwritten), or when the source
+    ///   changed after it was read (the source is kept; `id` holds the secret as it was read);
     ///   `credentialsTooLarge`; `storeLocked`; `storeUnavailable`; `corruptedItem` when the written
     ///   item does not read back (the source is kept).
     public func importItem(
@@ -295,12 +326,12 @@ public struct SecretServiceStore: SecretStore {
         guard try read(id, authorization: nil) == nil else {
             throw VaultError(.invalidVault, underlying: .message("the target key already holds a vault item"))
         }
-        let (sourcePath, payload) = try perform { call throws(VaultError) -> (String, SecretBytes) in
+        let (sourcePath, sourceAttributes, payload) = try perform { call throws(VaultError) -> (String, SecretAttributes, SecretBytes) in
             let found = try call.search(["service": service, "username": username])
             for path in found.unlocked {
                 guard let attributes = try call.attributes(at: path), !Self.isVaultItem(attributes) else { continue }
                 guard let payload = try call.secret(at: path) else { continue }
-                return (path, payload)
+                return (path, attributes, payload)
             }
             if !found.locked.isEmpty { throw call.locked(found.locked, Self.lockedError) }
             if found.unlocked.isEmpty { try Self.checkDefaultCollectionUnlocked(call) }
@@ -316,7 +347,16 @@ public struct SecretServiceStore: SecretStore {
                 .corruptedItem,
                 underlying: .message("the imported item did not read back as written; the source item was kept"))
         }
-        try perform { call throws(VaultError) in try call.deleteItem(at: sourcePath) }
+        try perform { call throws(VaultError) in
+            // Another program may have updated the source in place since it was read: the vault item then
+            // holds the older secret, and the source is the only copy of the newer one.
+            guard try call.attributes(at: sourcePath) == sourceAttributes, try call.secret(at: sourcePath) == payload else {
+                throw VaultError(.invalidVault, underlying: .message(
+                    "the source item changed after it was read (another program updated or removed it); it was kept, and the "
+                        + "imported item holds the secret as it was read: check it, or delete it and import again"))
+            }
+            try call.deleteItem(at: sourcePath)
+        }
     }
 
     // MARK: internals

@@ -75,7 +75,9 @@ struct SessionEncryption: Sendable {
     }
 
     /// The session's encryption from the service's public key (OpenSession's output) and our key pair.
-    /// A public key outside 2...p-2 is refused: it would make the shared secret guessable.
+    /// A public key outside 2...p-2 is refused: it would make the shared secret guessable. So is one whose
+    /// shared secret is 1, p-1 or ±(our public key), which everyone on the bus sees (the keys 2 and p-2
+    /// give the last two).
     init(serverPublicKey: [UInt8], keyPair: KeyPair) throws(VaultError) {
         let peer = try Integer(bytes: serverPublicKey)
         guard peer.isUsablePublicKey else {
@@ -85,6 +87,9 @@ struct SessionEncryption: Sendable {
         // zeros included.
         var shared = try Integer.power(peer, Integer(keyPair.privateExponent)).bytes(width: Integer.width)
         defer { shared.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
+        guard try !Integer.isPublicSecret(shared, ourPublicKey: keyPair.publicKey) else {
+            throw Self.failure("the Secret Service sent a session key whose shared secret anyone on the bus can compute")
+        }
         keyDependsOnSecretWidth = shared[0] == 0
         // HKDF-SHA256 (RFC 5869) with no salt (a hash length of zeros) and no info, 16 bytes: one block,
         // HMAC(HMAC(zeros, shared), 0x01).
@@ -244,6 +249,28 @@ private final class Integer {
         defer { gcry_mpi_release(limit) }
         gcry_mpi_sub_ui(limit, prime.handle, 1)
         return gcry_mpi_cmp_ui(handle, 1) > 0 && gcry_mpi_cmp(handle, limit) < 0
+    }
+
+    /// Whether `shared` (a shared secret at the prime's width) is one an eavesdropper knows without any
+    /// private exponent: 1, p-1, our public key or p minus it (the server keys 1, p-1, 2 and p-2 give
+    /// them). Compared without an early exit, since `shared` is secret when it is none of them.
+    static func isPublicSecret(_ shared: [UInt8], ourPublicKey: [UInt8]) throws(VaultError) -> Bool {
+        let prime = try Integer(bytes: primeBytes)
+        let ours = try Integer(bytes: ourPublicKey)
+        guard let negated = gcry_mpi_new(UInt32(width * 8)) else { throw failure("gcry_mpi_new", 0) }
+        gcry_mpi_sub(negated, prime.handle, ours.handle)
+        let minusOurs = try Integer(negated).bytes(width: width)
+        var minusOne = primeBytes
+        minusOne[width - 1] -= 1
+        let one = [UInt8](repeating: 0, count: width - 1) + [1]
+        let known = [one, minusOne, try ours.bytes(width: width), minusOurs]
+        var matches = false
+        for candidate in known {
+            var difference: UInt8 = 0
+            for index in 0..<width { difference |= candidate[index] ^ shared[index] }
+            matches = matches || difference == 0
+        }
+        return matches
     }
 
     /// Big-endian bytes, without leading zeros, or left-padded with zeros to `width`. A caller holding a

@@ -109,6 +109,31 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    /// A command line that fits when the CLI starts but not once the fields join the environment:
+    /// execve fails with E2BIG, which is not "permission denied or not a program".
+    @Test func argumentsAndEnvironmentTooLongForExecveAreSaidSo() throws {
+        defer { sandbox.remove() }
+        let field = String(repeating: "f", count: 60_000)
+        #expect(try sandbox.run(["store", "big"] + Self.plain, stdin: #"{"big":"\#(field)"}"#).status == 0)
+        let head = ["exec", "big", "--env", "BIG=big"] + Self.plain + ["--", "/bin/true"]
+        // What execve counts: every string with its NUL and one pointer each, for argv and envp.
+        func size(_ strings: [String]) -> Int { strings.reduce(0) { $0 + $1.utf8.count + 1 + 8 } }
+        let environment = sandbox.environment.map { "\($0.key)=\($0.value)" }
+        // The kernel's limit (fs/exec.c): a quarter of the stack limit (unlimited: rlim_t.max), at most 6 MiB, at least 128 KiB.
+        var stack = rlimit()
+        try #require(getrlimit(__rlimit_resource_t(RLIMIT_STACK.rawValue), &stack) == 0)
+        let quarter = stack.rlim_cur == rlim_t.max ? Int.max : Int(stack.rlim_cur / 4)
+        let limit = max(min(6 * 1024 * 1024, quarter), 128 * 1024)
+        let filler = String(repeating: "a", count: 1_000)
+        // The CLI starts with about 24 KiB to spare; the 60 KB field then does not fit.
+        let count = (limit - 24 * 1024 - size([CLISandbox.binary.path] + head) - size(environment)) / (filler.utf8.count + 1 + 8)
+        let result = try sandbox.run(head + Array(repeating: filler, count: count))
+        #expect(result.status == 126, "\(result.stderr)")
+        #expect(result.stderr.contains("Argument list too long"), "\(result.stderr)")
+        #expect(!result.stderr.contains("permission denied"), "\(result.stderr)")
+        #expect(!result.stderr.contains(field))
+    }
+
     @Test func nothingStoredIsNotFound() throws {
         defer { sandbox.remove() }
         let result = try sandbox.run(["exec", "nothing", "--env", "T=token"] + Self.plain + ["--", "/bin/true"])

@@ -85,6 +85,42 @@ final class FingerprintCLITests {
         _ = try sandbox.run(["reset", "fp", "--store", "file", "--authenticator", "none"])
     }
 
+    /// After five wrong fingers `show` exits 5 naming the way out; `status` must say the same, not only
+    /// `locked` as for any protected item at rest. The counter is set as five non-matching scans leave it
+    /// (the lockout tests make the scans; as root, a fifth one on a terminal would ask root's password).
+    @Test(.needs(CLINeeds.fingerprint))
+    func statusSaysBiometricsAreLockedOutAndHowToRecover() throws {
+        try enrollOneFinger()
+        let credentials = try sandbox.file("creds.json", #"{"token":"behind-a-locked-out-reader"}"#)
+        let stored = try runScanning(["store", "fp", "--biometrics", "--from-file", credentials], finger: Self.finger)
+        #expect(stored.status == 0, "\(stored.text)")
+        let fprintd = ["--store", "file", "--authenticator", "fprintd"]
+        let before = try sandbox.run(["status", "fp", "--json"] + fprintd)
+        #expect(before.stdout.jsonObject?["biometricsLockedOut"] as? Bool == false, "\(before.stdout)")
+
+        let counter = sandbox.root.appendingPathComponent("state/biometrics-vault/fingerprint-attempts-\(NSUserName())")
+        try Data("5\n".utf8).write(to: counter)
+        defer { try? FileManager.default.removeItem(at: counter) }
+
+        let text = try sandbox.run(["status", "fp"] + fprintd)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("state:     locked"), "\(text.stdout)")
+        #expect(text.stdout.contains("lockout:   biometrics are locked out after 5 failed attempts"), "\(text.stdout)")
+        #expect(text.stdout.contains("biometrics-vault clear-lockout"), "\(text.stdout)")
+        #expect(!text.stderr.contains("Touch"), "\(text.stderr)")
+        let json = try sandbox.run(["status", "fp", "--json"] + fprintd)
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = json.stdout.jsonObject
+        #expect(object?["state"] as? String == "locked", "\(json.stdout)")
+        #expect(object?["biometricsLockedOut"] as? Bool == true, "\(json.stdout)")
+        #expect((object?["lockoutRecovery"] as? String)?.contains("biometrics-vault clear-lockout") == true, "\(json.stdout)")
+        // What status says is what show does: exit 5 at once, without a prompt.
+        let shown = try sandbox.run(["show", "fp"] + fprintd)
+        #expect(shown.status == 5, "\(shown.stderr)")
+
+        _ = try sandbox.run(["reset", "fp", "--store", "file", "--authenticator", "none"])
+    }
+
     /// `exec` of a protected item: one finger, then the command runs with the field in its environment
     /// (global options before the verb, since everything after `--` belongs to the command).
     @Test(.needs(CLINeeds.fingerprint))

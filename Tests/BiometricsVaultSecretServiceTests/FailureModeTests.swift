@@ -243,8 +243,8 @@ struct SecretServiceFailureModeTests {
         #expect(calls.contains("Get Locked"), "\(calls)")
     }
 
-    /// Owns org.freedesktop.secrets: an encrypted session (its public key is the group's generator, 2:
-    /// no secret crosses here), one unlocked item for every search, and a prompt for every Delete, which
+    /// Owns org.freedesktop.secrets: an encrypted session (a fixed public key, of SessionEncryptionTests'
+    /// vectors; no secret crosses here), one unlocked item for every search, and a prompt for every Delete, which
     /// it completes as dismissed (`answer` "dismiss") or never ("never"). Prints each call's member and path.
     /// With `emptySecrets`, GetSecrets answers every item with an empty value and the item's Locked is true.
     static func confirmingProvider(answer: String, emptySecrets: Bool = false) -> String { """
@@ -273,7 +273,10 @@ struct SecretServiceFailureModeTests {
                 conn.send(new_method_return(msg, "a{o(oayays)}", ({item: secret},)))
             elif member == "OpenSession":
                 print(member, flush=True)
-                key = bytes(127) + bytes([2])
+                key = bytes.fromhex(
+                    "0c2c7c2d97d482632eaccb5eee13dd155a495548fc00c7363e828eb9db43f73bc595d0be44f730b695e42be52d243d19"
+                    "bdf31a7544cd9258edc1f2ce7bf4caa04d11652b0fd8eb178e4cd83ef30d8f0cdfb15218a00a499d5313cb5a0acdf89f"
+                    "73fc95711ae6cea70df5b6d370fd75df9efd7e3d19925d40c84188cddbd7f314")
                 conn.send(new_method_return(msg, "vo", (("ay", key), "/org/freedesktop/secrets/session/s1")))
             elif member == "SearchItems":
                 print(member, flush=True)

@@ -145,6 +145,20 @@ struct SessionEncryptionTests {
         #expect(error?.code == .storeUnavailable, "\(name)")
     }
 
+    /// 2 and p-2 lie in 2...p-2, but the shared secret is then ±(the client's public key), which the bus
+    /// shows: a secret sent in such a session is readable by anyone who saw OpenSession. Both signs are met
+    /// (the sign of (p-2)^x is x's parity), so both an even and an odd exponent are tried.
+    static let serverKeysGivingAKnownSecret: [(String, [UInt8])] = [
+        ("two", [2]), ("two, at the prime's width", [UInt8](repeating: 0, count: 127) + [2]), ("p-2", prime.dropLast() + [0xFD]),
+    ]
+
+    @Test(arguments: serverKeysGivingAKnownSecret, [clientExponent, Array(clientExponent.dropLast()) + [clientExponent.last! ^ 1]])
+    func aServerKeyWhoseSharedSecretIsPublicIsRefused(_ key: (String, [UInt8]), exponent: [UInt8]) throws {
+        let pair = try SessionEncryption.KeyPair(privateExponent: exponent)
+        let error = #expect(throws: VaultError.self) { try SessionEncryption(serverPublicKey: key.1, keyPair: pair) }
+        #expect(error?.code == .storeUnavailable, "\(key.0)")
+    }
+
     static let malformedSecrets: [(String, [UInt8], [UInt8])] = [
         ("short IV", Array(iv.prefix(8)), vectors[0].ciphertext),
         ("not whole blocks", iv, Array(vectors[0].ciphertext.dropLast())),

@@ -17,6 +17,7 @@ tail -n 30 "$LOG"
 for name in protectedShowMatchesAndFailsOnTheRealReader gitCredentialFillIsAnsweredByAFinger \
     lockoutIsRecoveredByTheLoginPasswordOnATerminal execUnlocksAProtectedItemWithOneFinger \
     lockoutUnderTheDefaultAuthenticatorIsNotInvalidation oneFingerOpensTheWindowForThisTerminalOnly \
-    fiftyParallelReadsInsideAWindowTakeNoFinger anEnrollmentChangeClosesTheWindow; do
+    fiftyParallelReadsInsideAWindowTakeNoFinger anEnrollmentChangeClosesTheWindow \
+    statusSaysBiometricsAreLockedOutAndHowToRecover; do
     grep -q "$name() passed" "$LOG" || { echo "the fingerprint CLI test $name did not run"; exit 1; }
 done

@@ -47,7 +47,7 @@ extension BiometricsVaultCommand {
             }
             if action == .version {
                 let version = BiometricsVaultCommand.configuration.version
-                RawOutput.put("\(DockerCredentialVerb.helperName) (biometrics-vault) \(version)".trimmingTrailingSpaces + "\n", to: STDOUT_FILENO)
+                Console.outRaw("\(DockerCredentialVerb.helperName) (biometrics-vault) \(version)".trimmingTrailingSpaces + "\n")
                 return
             }
             var missed = false
@@ -77,7 +77,8 @@ extension BiometricsVaultCommand {
                         missed = true
                         return
                     }
-                    RawOutput.put(answer, to: STDOUT_FILENO)
+                    // Through Console: an answer stdout did not take is exit 14, as for `show`, never success.
+                    Console.outRaw(answer)
                 } catch {
                     // Clients show what the helper printed on stdout: the failure goes there too (and, as
                     // for every verb, on stderr with its exit status).

@@ -161,10 +161,22 @@ enum ProgramLookup {
             pointer?.deallocate()
         }
         let name = String(decoding: program.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if failure == ENOENT {
+        switch failure {
+        case ENOENT:
             return CLIFailure(status: .commandNotFound, code: "commandNotFound", message: "\(name): command not found")
+        case EACCES, EPERM, ENOEXEC:
+            return notExecutable(name)
+        case E2BIG:
+            // The kernel's limit is on argv and the environment together, the --env fields included.
+            return CLIFailure(
+                status: .commandNotExecutable, code: "commandNotExecutable",
+                message: "\(name): cannot be run: \(FileDescriptorOutput.words(failure)) (errno \(failure)): its arguments and "
+                    + "environment, with the --env fields, exceed the system's limit (getconf ARG_MAX; 128 KiB for one argument or variable)")
+        default:
+            return CLIFailure(
+                status: .commandNotExecutable, code: "commandNotExecutable",
+                message: "\(name): cannot be run: \(FileDescriptorOutput.words(failure)) (errno \(failure))")
         }
-        return notExecutable(name)
     }
 
     private static func cString(_ bytes: [UInt8]) -> [CChar] {

@@ -57,7 +57,8 @@ extension BiometricsVaultCommand {
                 case .get:
                     try await Interrupts.cancellingOnInterrupt {
                         guard let text = try await helper.get(request) else { return }
-                        RawOutput.put(text, to: STDOUT_FILENO)
+                        // Through Console: an answer stdout did not take is exit 14, as for `show`.
+                        Console.outRaw(text)
                     }
                 case .store:
                     try await Interrupts.cancellingOnInterrupt {

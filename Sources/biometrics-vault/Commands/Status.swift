@@ -12,7 +12,8 @@ extension BiometricsVaultCommand {
                 States: emptyWithBiometrics, empty, keychain, keychainUpgradable, locked. Exits 0 for every state; \
                 an item that cannot be read is not a state: a corrupted one exits 11 and is left in place \
                 (`reset` would delete it, and with it the only copy of what it holds), an unreachable store 6. \
-                It also shows this terminal's unlock window for the service, asking a running agent only (none \
+                After 5 failed fingerprint attempts it says that biometrics are locked out, and how to end that \
+                (`clear-lockout`). It also shows this terminal's unlock window for the service, asking a running agent only (none \
                 is started); `off` without a window length (--unlock-window, its variable or the config file).
                 """)
 
@@ -24,6 +25,7 @@ extension BiometricsVaultCommand {
                 let session = Session(options: options, allowsStorePrompts: false)
                 let vault = try session.retrieve(item.key)
                 var report = VaultReport(vault: vault, session: session)
+                report.lockedOut = VaultReport.biometricsLockedOut(vault: vault, session: session)
                 report.unlockWindow = UnlockWindowHook.state(options: options, service: options.service)
                 report.print()
             }
@@ -38,6 +40,8 @@ struct VaultReport {
     var action: String?
     /// `status` only: this terminal's unlock window for the service.
     var unlockWindow: UnlockWindowState?
+    /// `status` only: whether fingerprints are locked out (`nil`: not asked).
+    var lockedOut: Bool?
 
     init(vault: Vault<JSONValue>, session: Session, action: String? = nil) {
         self.vault = vault
@@ -63,6 +67,21 @@ struct VaultReport {
         }
     }
 
+    /// Whether biometrics are locked out (5 failed attempts), asked of the platform authenticator without a
+    /// prompt, for the states where biometrics matter; a plain or empty item without biometrics is not asked.
+    static func biometricsLockedOut(vault: Vault<JSONValue>, session: Session) -> Bool {
+        switch vault {
+        case .locked, .biometrics, .keychainUpgradable, .emptyWithBiometrics:
+            return (session.configuration.authenticator as? SessionAwareAuthenticator)?.isLockedOut ?? false
+        case .keychain, .empty:
+            return false
+        }
+    }
+
+    /// What ends a lockout, as `show` says it when it meets one.
+    static let lockoutRecovery =
+        "biometrics are locked out after \(FailedAttemptCounter.limit) failed attempts; \(SessionAwareAuthenticator.Guidance.commandLine.lockoutWayOut)"
+
     func print() {
         var fields: [String: JSONValue] = [
             "key": .string(vault.key),
@@ -84,6 +103,13 @@ struct VaultReport {
             "protected: \(vault.biometricsEnabled ? "yes (\(policy?.rawValue ?? "?"))" : "no")",
         ]
         if let invalidation { lines.append("invalidated: \(invalidation)") }
+        if let lockedOut {
+            fields["biometricsLockedOut"] = .bool(lockedOut)
+            if lockedOut {
+                fields["lockoutRecovery"] = .string(Self.lockoutRecovery)
+                lines.append("lockout:   \(Self.lockoutRecovery)")
+            }
+        }
         if let unlockWindow {
             fields["unlockWindow"] = unlockWindow.json
             lines += unlockWindow.lines

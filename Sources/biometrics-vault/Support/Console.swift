@@ -24,8 +24,16 @@ enum Console {
     private static let stdoutFailure = LockedValue<Int32?>(nil)
 
     static func out(_ text: String) {
+        outRaw(text + "\n")
+    }
+
+    /// Writes `text` to stdout as it is (no newline added), remembering a failure as ``out(_:)`` does. The
+    /// bytes are zeroed after the write: the credential helpers' answers carry the secret.
+    static func outRaw(_ text: String) {
         guard stdoutFailure.withLock({ $0 }) == nil else { return }
-        if let error = FileDescriptorOutput.writeAll(STDOUT_FILENO, Array((text + "\n").utf8)) {
+        var bytes = Array(text.utf8)
+        defer { for index in bytes.indices { bytes[index] = 0 } }
+        if let error = FileDescriptorOutput.writeAll(STDOUT_FILENO, bytes) {
             stdoutFailure.withLock { $0 = $0 ?? error }
         }
     }
@@ -39,8 +47,10 @@ enum Console {
         _ = FileDescriptorOutput.writeAll(STDERR_FILENO, Array(text.utf8))
     }
 
+    /// One notice on stderr. Notices repeat what other programs may have written (config lines, variables,
+    /// paths, a library's message): control characters that could drive the terminal are shown escaped.
     static func notice(_ text: String) {
-        err("biometrics-vault: \(text)")
+        err("biometrics-vault: \(terminalSafe(text))")
     }
 
     /// Whether stdout is a terminal (where `show` escapes control characters).
