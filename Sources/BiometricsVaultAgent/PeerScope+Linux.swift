@@ -20,8 +20,8 @@ struct PeerScope: Hashable, CustomStringConvertible {
     let session: Int
     /// The session leader's start time (`/proc/SID/stat` field 22, clock ticks after boot).
     let leaderStart: UInt64
-    /// The inode number of a pidfd of the session leader: unique per process on pidfs, the same for every
-    /// process before it (then it adds nothing, and the start time alone tells sessions apart).
+    /// The inode number of a pidfd of the session leader: unique per process on pidfs; on a kernel
+    /// without pidfs every pidfd shares one inode, and the start time alone tells sessions apart.
     let leaderInode: UInt64
 
     var description: String {
