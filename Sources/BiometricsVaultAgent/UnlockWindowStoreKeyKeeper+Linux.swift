@@ -16,7 +16,8 @@ public struct UnlockWindowStoreKeyKeeper: StoreKeyKeeper {
 
     /// Asked only with a controlling terminal (without one there is no scope to keep a key for).
     public func key(store: String, keyFile: String) -> SecretBytes? {
-        guard PeerScope.thisProcessHasTerminal, let answer = try? client.exchange(.storeKey(store: store, keyFile: keyFile), storeKey: nil, startingAgent: false),
+        guard PeerScope.thisProcessHasTerminal,
+            let answer = try? client.exchange(.storeKey(store: store, keyFile: keyFile), storeKey: nil, startingAgent: false),
             case .storeKey(found: true) = answer.response
         else { return nil }
         return answer.storeKey
