@@ -20,8 +20,10 @@ enum FileStoreAdapter {
 
     /// A store whose key needs a secret (a passphrase, a TPM PIN), opened with the key `keeper` keeps for
     /// its key file as it is now; else with the secret, asked once, and the key then given to `keeper`.
-    /// A kept key that does not open the store is dropped and the secret asked. `nil` for a store that
-    /// needs no secret (or has no key file yet): opened as usual.
+    /// A kept key that does not open the store is dropped and the secret asked; so is one the store's
+    /// data cannot prove to be its key (a store with no item yet): any process on the terminal can
+    /// hand the keeper a key, and data written under a planted key would be the planter's to read.
+    /// `nil` for a store that needs no secret (or has no key file yet): opened as usual.
     private static func openKept(_ keeper: any StoreKeyKeeper, interaction: PlatformInteraction) throws -> EncryptedFileStore? {
         switch try EncryptedFileStore.keyProtection() {
         case nil, .keyFile, .sealed(_, usesPIN: false): return nil
@@ -29,8 +31,9 @@ enum FileStoreAdapter {
         }
         let root = try EncryptedFileStore.requireDefaultDirectory().standardizedFileURL.path
         if let keyFile = try EncryptedFileStore.keyFileDigest(), let master = keeper.key(store: root, keyFile: keyFile) {
+            let kept = UnlockedStoreKey(master: master, keyFileDigest: keyFile)
             do {
-                return try EncryptedFileStore(keySource: .unlocked(UnlockedStoreKey(master: master, keyFileDigest: keyFile)))
+                if try EncryptedFileStore.provesKey(kept) { return try EncryptedFileStore(keySource: .unlocked(kept)) }
             } catch {
                 keeper.forget(store: root)
             }

@@ -78,12 +78,14 @@ public enum UnlockWindows {
     /// `notice` hears what the agent's log should say: another agent already serves (this one then
     /// returns at once), or the screen lock cannot be watched (the agent serves anyway).
     ///
+    /// - Parameter logToFile: log to `agent.log` in the agent's directory, which the agent opens itself
+    ///   (refusing a symlink) and starts anew past 1 MiB, instead of stderr (never truncated).
     /// - Throws: `storeUnavailable` without `XDG_RUNTIME_DIR`, or when the agent cannot listen.
-    public static func runAgent(idleSeconds: Int, notice: (String) -> Void) throws(VaultError) {
+    public static func runAgent(idleSeconds: Int, logToFile: Bool = false, notice: (String) -> Void) throws(VaultError) {
         guard let paths = AgentPaths.current() else {
             throw VaultError(.storeUnavailable, underlying: .message("XDG_RUNTIME_DIR is not set: the agent has nowhere private to listen"))
         }
-        guard let agent = try UnlockWindowAgent.start(paths: paths, idleSeconds: idleSeconds) else {
+        guard let agent = try UnlockWindowAgent.start(paths: paths, idleSeconds: idleSeconds, logToFile: logToFile) else {
             notice("an agent already serves \(paths.socket)")
             return
         }

@@ -10,7 +10,9 @@ import Foundation
 /// scope, so it cannot ask about another terminal's windows.
 public enum AgentRequest: Codable, Equatable, Sendable {
     /// Opens (or renews) this scope's window for `service` and `policy`, for `seconds`, after the client
-    /// authenticated; `enrollment` is the enrolled set that matched, if any.
+    /// authenticated; `enrollment` is the enrolled set that matched, if any. The agent, running as the
+    /// same user, cannot check that authentication: a process on the terminal that sends this opens a
+    /// window there (SECURITY.md, "a window not earned by an authentication").
     case open(service: String, policy: String, seconds: Int, enrollment: String?)
     /// Whether this scope has an open window for `service` and `policy`.
     case query(service: String, policy: String)

@@ -13,7 +13,7 @@ public struct AgentPaths: Sendable, Equatable {
     public var socket: String { directory + "/agent.sock" }
     public var lock: String { directory + "/agent.lock" }
     public var log: String { directory + "/agent.log" }
-    /// The agent starts its log anew (truncates it) once a line leaves it longer than this.
+    /// The agent starts its own log anew (truncates it) once a line leaves it longer than this (``AgentLog``).
     public static let maximumLogSize = 1 << 20
 
     /// From `XDG_RUNTIME_DIR` (which must be an absolute path); `nil` without one: no agent then.
@@ -246,11 +246,13 @@ enum AgentSocket {
     /// Starts `executable agent` outside this process's session and process tree: `sh` (in a new session,
     /// so the agent has no controlling terminal and no terminal signal reaches it) starts it in the
     /// background and exits at once, so the agent is nobody's child here (a program `exec` runs never
-    /// sees a stray child). Its stdin and stdout are /dev/null, its stderr `log`.
+    /// sees a stray child). Its stdin, stdout and stderr are /dev/null: with `--log-file` it opens its
+    /// log itself (``AgentLog/openOwnLog(_:)``), never through a shell redirection that would follow a
+    /// symlink planted as `agent.log`.
     /// glibc's `POSIX_SPAWN_SETSID` (2.26 and later), which Glibc's module leaves out (`_GNU_SOURCE`).
     private static let spawnSetSID: Int32 = 0x80
 
-    static func startDetached(executable: String, log: String) throws(VaultError) {
+    static func startDetached(executable: String) throws(VaultError) {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -262,7 +264,7 @@ enum AgentSocket {
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(Self.spawnSetSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let arguments = ["sh", "-c", #""$0" agent </dev/null >/dev/null 2>>"$1" &"#, executable, log]
+        let arguments = ["sh", "-c", #""$0" agent --log-file </dev/null >/dev/null 2>/dev/null &"#, executable]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
@@ -304,21 +306,8 @@ enum AgentSocket {
         return String(decoding: bytes[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// One line on the agent's stderr. When stderr is a regular file (the log `agent.log`, opened for
-    /// appending) that this line leaves longer than ``AgentPaths/maximumLogSize``, the file is emptied and
-    /// starts with a line saying so: a peer that makes the agent log in a loop cannot fill the disk.
-    static func log(_ line: String) {
-        let bytes = Array(("biometrics-vault agent: " + line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-        var info = stat()
-        guard fstat(2, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) > AgentPaths.maximumLogSize,
-            ftruncate(2, 0) == 0
-        else { return }
-        // Without O_APPEND (a `2>` redirection) the next write would land at the old offset, after a hole.
-        lseek(2, 0, SEEK_SET)
-        let notice = Array("biometrics-vault agent: the log passed \(AgentPaths.maximumLogSize) bytes: started anew\n".utf8)
-        _ = notice.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-    }
+    /// One line on the agent's log (``AgentLog``).
+    static func log(_ line: String) { AgentLog.write(line) }
 
     /// Throws when `path` does not fit a Unix socket address (`sun_path`, with its terminating NUL).
     static func checkAddress(_ path: String) throws(VaultError) {

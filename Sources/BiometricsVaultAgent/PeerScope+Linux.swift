@@ -1,41 +1,120 @@
 #if os(Linux)
+import CProcessControl
 import FoundationEssentials
 import Glibc
 
-/// Where a peer process runs, as far as unlock windows go: its controlling terminal and its session, read
-/// from `/proc/PID/stat` (as sudo scopes its timestamp per terminal). Two processes share windows only when
-/// both are equal; a process without a controlling terminal has no scope and gets no window.
+/// Where a peer process runs, as far as unlock windows go: its controlling terminal, its session, and
+/// the start time of that session's leader, read from `/proc` (as sudo scopes its timestamp per
+/// terminal). Two processes share windows only when all three are equal; a process without a
+/// controlling terminal, or whose session leader is gone, has no scope and gets no window.
+///
+/// The leader's identity is what tells a session from a later one that reuses its number: once the
+/// leader has exited, a process that is given its pid, calls `setsid()` and takes the same pty as its
+/// controlling terminal has the same terminal and session id, but a later start time; and, where pidfds
+/// live in pidfs (Linux 6.9 and later), another pidfd inode number, which no two processes of one boot
+/// share (the start time only counts clock ticks, 10 ms).
 struct PeerScope: Hashable, CustomStringConvertible {
     /// `tty_nr`: the controlling terminal's device number (never 0 here).
     let terminal: Int
     /// The session id (the session leader's pid).
     let session: Int
+    /// The session leader's start time (`/proc/SID/stat` field 22, clock ticks after boot).
+    let leaderStart: UInt64
+    /// The inode number of a pidfd of the session leader: unique per process on pidfs; on a kernel
+    /// without pidfs every pidfd shares one inode, and the start time alone tells sessions apart.
+    let leaderInode: UInt64
 
-    var description: String { "tty \(terminal >> 8 & 0xFFF):\(terminal & 0xFF | (terminal >> 12) & 0xFFF00) session \(session)" }
+    var description: String {
+        "tty \(terminal >> 8 & 0xFFF):\(terminal & 0xFF | (terminal >> 12) & 0xFFF00) session \(session) (leader started at tick \(leaderStart))"
+    }
 
-    /// The scope of `pid`; `nil` when it has no controlling terminal or `/proc` cannot tell.
-    static func of(pid: Int32) -> PeerScope? {
-        guard pid > 0, let text = readStat(pid) else { return nil }
-        return parse(stat: text)
+    /// The scope of a process whose `/proc/PID/stat` says `stat`; `nil` when it has no controlling
+    /// terminal, or the session's leader is gone (or no longer on that terminal).
+    static func of(stat: ProcessStat) -> PeerScope? {
+        guard stat.terminal != 0, stat.session > 0, let leader = Leader.read(session: stat.session),
+            leader.stat.isLeader(ofSession: stat.session, onTerminal: stat.terminal)
+        else { return nil }
+        return PeerScope(terminal: stat.terminal, session: stat.session, leaderStart: leader.stat.startTime, leaderInode: leader.inode)
+    }
+
+    /// Whether this process has a controlling terminal: without one it has no scope, so no agent can
+    /// hold a window or a key for it, and an answer that says otherwise is not the agent's.
+    static var thisProcessHasTerminal: Bool {
+        (ProcessStat.read(pid: getpid())?.terminal ?? 0) != 0
+    }
+
+    /// Whether the session this scope names still runs on its terminal: its leader (the same process,
+    /// by its start time and pidfd inode) is alive and still has the terminal. A hung-up terminal, an
+    /// exited leader or a session that only reuses the number ends every window and key of the scope.
+    var isCurrent: Bool {
+        guard let leader = Leader.read(session: session) else { return false }
+        return leader.stat.isLeader(ofSession: session, onTerminal: terminal) && leader.stat.startTime == leaderStart
+            && leader.inode == leaderInode
+    }
+
+    /// The process whose pid is `session`: its stat, read while a pidfd of it was alive (so it is that
+    /// process's), and that pidfd's inode number.
+    private struct Leader {
+        let stat: ProcessStat
+        let inode: UInt64
+
+        static func read(session: Int) -> Leader? {
+            guard let pid = Int32(exactly: session), pid > 0 else { return nil }
+            let pidfd = bv_pidfd_open(pid)
+            guard pidfd >= 0 else { return nil }
+            defer { close(pidfd) }
+            var info = Glibc.stat()
+            guard fstat(pidfd, &info) == 0, let leader = ProcessStat.read(pid: pid), ProcessStat.isAlive(pidfd: pidfd) else { return nil }
+            return Leader(stat: leader, inode: UInt64(info.st_ino))
+        }
+    }
+}
+
+/// The fields of `/proc/PID/stat` the agent uses.
+struct ProcessStat: Equatable {
+    /// Field 6.
+    let session: Int
+    /// Field 7, `tty_nr` (0: no controlling terminal).
+    let terminal: Int
+    /// Field 22, clock ticks after boot.
+    let startTime: UInt64
+    /// Field 3; a zombie (`Z`) or a dead process (`X`) holds no terminal any more.
+    let state: Character
+
+    func isLeader(ofSession session: Int, onTerminal terminal: Int) -> Bool {
+        self.session == session && self.terminal == terminal && state != "Z" && state != "X"
     }
 
     /// Fields after the command name (which may hold spaces and parentheses, so the last `)` ends it):
-    /// state, ppid, pgrp, session, tty_nr.
-    static func parse(stat text: String) -> PeerScope? {
+    /// state (field 3) first, so field N is at index N - 3.
+    static func parse(_ text: String) -> ProcessStat? {
         guard let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 4, let session = Int(fields[3]), let terminal = Int(fields[4]), terminal != 0 else { return nil }
-        return PeerScope(terminal: terminal, session: session)
+        guard fields.count > 19, let state = fields[0].first, let session = Int(fields[3]), let terminal = Int(fields[4]),
+            let start = UInt64(fields[19])
+        else { return nil }
+        return ProcessStat(session: session, terminal: terminal, startTime: start, state: state)
     }
 
-    private static func readStat(_ pid: Int32) -> String? {
+    /// A pidfd polls readable once its process has exited (a zombie included).
+    static func isAlive(pidfd: Int32) -> Bool {
+        var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&entry, 1, 0)
+            if ready < 0 && errno == EINTR { continue }
+            return ready == 0
+        }
+    }
+
+    static func read(pid: Int32) -> ProcessStat? {
+        guard pid > 0 else { return nil }
         let descriptor = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: 1024)
-        let got = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
         guard got > 0 else { return nil }
-        return String(decoding: bytes[..<got], as: UTF8.self)
+        return parse(String(decoding: bytes[..<got], as: UTF8.self))
     }
 }
 #endif

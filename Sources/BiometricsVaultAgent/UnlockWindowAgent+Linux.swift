@@ -9,6 +9,10 @@ import FoundationEssentials
 /// Every connection's peer is checked with `SO_PEERCRED`: another uid is refused and logged on stderr. A
 /// request longer than ``AgentFrame/maximumBodySize``, a malformed one, or a client that sends no complete
 /// request within ``clientTimeout`` seconds is dropped (and logged) without affecting the others.
+///
+/// The peer's process is pinned (a pidfd) and its scope read when the connection is accepted
+/// (``PeerProcess``); an answer that depends on the scope is sent only while that process is still
+/// there. Windows and keys of a scope end when its terminal's session does (``PeerScope/isCurrent``).
 public final class UnlockWindowAgent {
     private struct WindowKey: Hashable {
         let scope: PeerScope
@@ -22,7 +26,7 @@ public final class UnlockWindowAgent {
     }
 
     private struct Client {
-        let peer: PeerCredentials
+        let peer: PeerProcess
         let deadline: Double
         var buffer: [UInt8] = []
         /// A `keepStoreKey` request whose key is still arriving, straight into locked memory.
@@ -44,6 +48,12 @@ public final class UnlockWindowAgent {
 
     /// Store keys kept at once, across scopes; more are refused (each takes a locked page).
     static let maximumStoreKeys = 64
+    /// Windows open at once for one scope, and for all; more are refused, so that a peer opening windows
+    /// in a loop cannot grow the agent's memory, and one scope's `status` stays within a frame.
+    static let maximumWindowsPerScope = 32
+    static let maximumWindows = 1024
+    /// The longest service name and enrollment text a window keeps (UTF-8 bytes).
+    static let maximumNameLength = 256
 
     /// Seconds a client has to send its whole request.
     public static let clientTimeout = 2.0
@@ -59,16 +69,23 @@ public final class UnlockWindowAgent {
     private var storeKeys: [StoreKeyID: KeptStoreKey] = [:]
     private var clients: [Int32: Client] = [:]
     private var lastActivity = AgentSocket.now()
+    private var lastScopeCheck = 0.0
 
     /// Prepares the directory, takes the agent lock and listens; `nil` when another agent already holds
     /// the lock (it serves this user; nothing to do).
     ///
-    /// - Parameter idleSeconds: the agent exits once it has had no window and no client for this long.
-    public static func start(paths: AgentPaths, idleSeconds: Int) throws(VaultError) -> UnlockWindowAgent? {
+    /// - Parameters:
+    ///   - idleSeconds: the agent exits once it has had no window and no client for this long.
+    ///   - logToFile: log to ``AgentPaths/log`` (opened by the agent, started anew past
+    ///     ``AgentPaths/maximumLogSize``) instead of stderr.
+    public static func start(paths: AgentPaths, idleSeconds: Int, logToFile: Bool = false) throws(VaultError) -> UnlockWindowAgent? {
         AgentSocket.closeInheritedDescriptors()
         // Before any key can arrive: no core file, no ptrace or /proc/PID/mem by the user's other processes.
         try AgentProcess.makeNotDumpable()
         try AgentSocket.prepareDirectory(paths.directory, create: true)
+        if logToFile, let refusal = AgentLog.openOwnLog(paths.log) {
+            AgentSocket.log("refused the log file: \(refusal); logging to stderr")
+        }
         // An agent that is exiting holds the lock a moment longer: wait for it rather than leave the
         // client that started us without an agent.
         var lock: Int32?
@@ -114,6 +131,10 @@ public final class UnlockWindowAgent {
             let now = AgentSocket.now()
             windows = windows.filter { $0.value.expires > now }
             storeKeys = storeKeys.filter { $0.value.expires > now }
+            if now - lastScopeCheck >= 1 {
+                lastScopeCheck = now
+                endScopesWhoseSessionEnded()
+            }
             for (descriptor, client) in clients where client.deadline <= now {
                 AgentSocket.log("pid \(client.peer.pid) sent no complete request within \(Int(Self.clientTimeout)) s; dropped")
                 drop(descriptor)
@@ -139,13 +160,31 @@ public final class UnlockWindowAgent {
         AgentSocket.closeDescriptor(lockDescriptor)
     }
 
+    /// Drops the windows and keys of every scope whose terminal's session ended (its leader exited, or
+    /// no longer has the terminal): a later session given the same number never finds them.
+    private func endScopesWhoseSessionEnded() {
+        let scopes = Set(windows.keys.map(\.scope)).union(storeKeys.keys.map(\.scope))
+        for scope in scopes where !scope.isCurrent {
+            let closed = windows.keys.filter { $0.scope == scope }.count
+            let dropped = storeKeys.keys.filter { $0.scope == scope }.count
+            windows = windows.filter { $0.key.scope != scope }
+            storeKeys = storeKeys.filter { $0.key.scope != scope }
+            AgentSocket.log("the session of \(scope) ended: closed \(closed) window(s), dropped \(dropped) key(s)")
+        }
+    }
+
     private func acceptWaiting() {
-        while clients.count < Self.maximumClients, let (descriptor, peer) = AgentSocket.accept(listener) {
+        while clients.count < Self.maximumClients, let (descriptor, credentials) = AgentSocket.accept(listener) {
             lastActivity = AgentSocket.now()
-            guard peer.uid == AgentSocket.userID else {
-                AgentSocket.log("refused a connection from pid \(peer.pid) of uid \(peer.uid) (this agent serves uid \(AgentSocket.userID) only)")
+            guard credentials.uid == AgentSocket.userID else {
+                AgentSocket.log(
+                    "refused a connection from pid \(credentials.pid) of uid \(credentials.uid) (this agent serves uid \(AgentSocket.userID) only)")
                 AgentSocket.closeDescriptor(descriptor)
                 continue
+            }
+            let peer = PeerProcess(socket: descriptor, credentials: credentials)
+            if peer.pinning == .none {
+                AgentSocket.log("pid \(credentials.pid) had exited before its connection was accepted: it gets no scope")
             }
             clients[descriptor] = Client(peer: peer, deadline: lastActivity + Self.clientTimeout)
         }
@@ -221,8 +260,8 @@ public final class UnlockWindowAgent {
 
     /// Answers `storeKey`: `found: true` and the key's bytes, from locked memory, when this scope keeps
     /// one for `store` and its key file is still `keyFile`; a key kept for another key file is dropped.
-    private func sendStoreKey(_ descriptor: Int32, store: String, keyFile: String, peer: PeerCredentials) {
-        guard let scope = PeerScope.of(pid: peer.pid) else { return reply(descriptor, .storeKey(found: false)) }
+    private func sendStoreKey(_ descriptor: Int32, store: String, keyFile: String, peer: PeerProcess) {
+        guard let scope = peer.scope, scope.isCurrent else { return reply(descriptor, .storeKey(found: false)) }
         let id = StoreKeyID(scope: scope, store: store)
         guard let kept = storeKeys[id], kept.expires > AgentSocket.now() else { return reply(descriptor, .storeKey(found: false)) }
         guard kept.keyFile == keyFile else {
@@ -230,16 +269,27 @@ public final class UnlockWindowAgent {
             AgentSocket.log("dropped the key of the store \(store) on \(scope): its key file changed")
             return reply(descriptor, .storeKey(found: false))
         }
-        if let frame = try? AgentFrame.encode(AgentResponse.storeKey(found: true)), AgentSocket.writeAll(descriptor, frame) {
-            _ = kept.key.withUnsafeBytes { AgentSocket.writeAll(descriptor, raw: $0) }
+        // Last, right before the key leaves: the process that asked is still the one that connected.
+        guard peer.isStillThere else { return dropGonePeer(descriptor, peer) }
+        if let frame = try? AgentFrame.encode(AgentResponse.storeKey(found: true)), AgentSocket.writeAll(descriptor, frame),
+            kept.key.withUnsafeBytes({ AgentSocket.writeAll(descriptor, raw: $0) })
+        {
+            AgentSocket.log("handed the key of the store \(store) to pid \(peer.pid) on \(scope)")
         }
         lastActivity = AgentSocket.now()
         drop(descriptor)
     }
 
-    private func keep(_ request: AgentRequest, key: LockedSecret, peer: PeerCredentials) -> AgentResponse {
+    /// A peer whose process exited (or whose pid is another process's now) gets no answer.
+    private func dropGonePeer(_ descriptor: Int32, _ peer: PeerProcess) {
+        AgentSocket.log("pid \(peer.pid) is no longer the process that connected: not answered")
+        lastActivity = AgentSocket.now()
+        drop(descriptor)
+    }
+
+    private func keep(_ request: AgentRequest, key: LockedSecret, peer: PeerProcess) -> AgentResponse {
         guard case .keepStoreKey(let store, let keyFile, let seconds) = request else { return .refused(reason: "malformed request") }
-        guard let scope = PeerScope.of(pid: peer.pid) else {
+        guard let scope = peer.scope, peer.isStillThere else {
             return .refused(reason: "the process has no controlling terminal: no unlock window")
         }
         let id = StoreKeyID(scope: scope, store: store)
@@ -249,6 +299,7 @@ public final class UnlockWindowAgent {
         guard storeKeys.count < Self.maximumStoreKeys || storeKeys[id] != nil else {
             return .refused(reason: "the agent keeps \(Self.maximumStoreKeys) store keys already")
         }
+        guard store.utf8.count <= 4 * Self.maximumNameLength else { return .refused(reason: "invalid store key window") }
         storeKeys[id] = KeptStoreKey(keyFile: keyFile, expires: AgentSocket.now() + Double(seconds), key: key)
         AgentSocket.log("kept the key of the store \(store) for \(seconds) s on \(scope)")
         return .keptStoreKey(seconds: seconds)
@@ -260,16 +311,31 @@ public final class UnlockWindowAgent {
         drop(descriptor)
     }
 
-    private func answer(_ request: AgentRequest, peer: PeerCredentials) -> AgentResponse {
-        let scope = PeerScope.of(pid: peer.pid)
+    private func answer(_ request: AgentRequest, peer: PeerProcess) -> AgentResponse {
+        // The scope read when the peer connected, while it is still the process that connected and its
+        // session still runs: a pid given to another process since names nothing here.
+        let scope = peer.scope.flatMap { $0.isCurrent && peer.isStillThere ? $0 : nil }
         let now = AgentSocket.now()
         switch request {
         case .open(let service, let policy, let seconds, let enrollment):
             guard let scope else { return .refused(reason: "the process has no controlling terminal: no unlock window") }
-            guard (1...AgentFrame.maximumWindowSeconds).contains(seconds), !service.isEmpty, ProtectionPolicy(rawValue: policy) != nil else {
+            guard (1...AgentFrame.maximumWindowSeconds).contains(seconds), !service.isEmpty, service.utf8.count <= Self.maximumNameLength,
+                (enrollment?.utf8.count ?? 0) <= Self.maximumNameLength, ProtectionPolicy(rawValue: policy) != nil
+            else {
                 return .refused(reason: "invalid window")
             }
-            windows[WindowKey(scope: scope, service: service, policy: policy)] = Window(expires: now + Double(seconds), enrollment: enrollment)
+            let key = WindowKey(scope: scope, service: service, policy: policy)
+            if windows[key] == nil {
+                guard windows.keys.filter({ $0.scope == scope }).count < Self.maximumWindowsPerScope else {
+                    AgentSocket.log("refused a window for service '\(service)' on \(scope): it has \(Self.maximumWindowsPerScope) already")
+                    return .refused(reason: "this terminal has \(Self.maximumWindowsPerScope) unlock windows open already")
+                }
+                guard windows.count < Self.maximumWindows else {
+                    AgentSocket.log("refused a window for service '\(service)' on \(scope): \(Self.maximumWindows) are open")
+                    return .refused(reason: "the agent holds \(Self.maximumWindows) unlock windows already")
+                }
+            }
+            windows[key] = Window(expires: now + Double(seconds), enrollment: enrollment)
             AgentSocket.log("opened a \(seconds) s window for service '\(service)' (\(policy)) on \(scope)")
             return .opened(UnlockWindowReport(service: service, policy: policy, remainingSeconds: seconds, enrollment: enrollment))
         case .query(let service, let policy):
@@ -293,7 +359,7 @@ public final class UnlockWindowAgent {
             let mine = windows.filter { $0.key.scope == scope }
                 .map { report(service: $0.key.service, policy: $0.key.policy, $0.value, now: now) }
                 .sorted { ($0.service, $0.policy) < ($1.service, $1.policy) }
-            return .status(scope: scope.description, windows: mine)
+            return Self.fittingStatus(scope: scope.description, windows: mine)
         case .keepStoreKey, .storeKey:
             // Served by ``awaitStoreKey(_:_:)`` and ``sendStoreKey(_:store:keyFile:peer:)``: raw key bytes
             // travel with them.
@@ -304,6 +370,16 @@ public final class UnlockWindowAgent {
             AgentSocket.log("dropped \(before - storeKeys.count) key(s) of the store \(store): it no longer opened it")
             return .locked(count: before - storeKeys.count)
         }
+    }
+
+    /// `status` with as many of `windows` as fit in one frame (the bounds on names and windows make it
+    /// all of them in practice; an answer too long would not be sent at all).
+    static func fittingStatus(scope: String, windows: [UnlockWindowReport]) -> AgentResponse {
+        var shown = windows
+        while !shown.isEmpty, (try? AgentFrame.encode(AgentResponse.status(scope: scope, windows: shown))) == nil {
+            shown.removeLast()
+        }
+        return .status(scope: scope, windows: shown)
     }
 
     private func report(service: String, policy: String, _ window: Window, now: Double) -> UnlockWindowReport {

@@ -65,9 +65,11 @@ public struct UnlockWindowAuthenticator: Authenticator {
     }
 
     /// The open window of this scope for `policy`, if the agent runs and has one that still fits the
-    /// enrolled set (one that does not is closed).
+    /// enrolled set (one that does not is closed). A process without a controlling terminal has no
+    /// scope and asks nothing: whatever listens on the socket cannot give it a window.
     private func openWindow(for policy: ProtectionPolicy) -> UnlockWindowReport? {
-        guard case .window(let window?)? = try? client.send(.query(service: service, policy: policy.rawValue), startingAgent: false)
+        guard PeerScope.thisProcessHasTerminal,
+            case .window(let window?)? = try? client.send(.query(service: service, policy: policy.rawValue), startingAgent: false)
         else { return nil }
         if policy.bindsEnrollment {
             // An unreadable set is no window, but not a reason to close it; no set enrolled is.

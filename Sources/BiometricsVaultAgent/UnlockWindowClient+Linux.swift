@@ -84,7 +84,7 @@ public struct UnlockWindowAgentClient: Sendable {
         case .success(let descriptor): return descriptor
         case .failure(let error):
             guard startingAgent, let agentExecutable else { throw error }
-            try AgentSocket.startDetached(executable: agentExecutable, log: paths.log)
+            try AgentSocket.startDetached(executable: agentExecutable)
             // The agent listens within milliseconds; allow a loaded machine 3 s.
             var last = error
             for _ in 0..<150 {

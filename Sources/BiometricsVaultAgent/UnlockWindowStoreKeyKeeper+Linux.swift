@@ -14,8 +14,10 @@ public struct UnlockWindowStoreKeyKeeper: StoreKeyKeeper {
         self.seconds = seconds
     }
 
+    /// Asked only with a controlling terminal (without one there is no scope to keep a key for).
     public func key(store: String, keyFile: String) -> SecretBytes? {
-        guard let answer = try? client.exchange(.storeKey(store: store, keyFile: keyFile), storeKey: nil, startingAgent: false),
+        guard PeerScope.thisProcessHasTerminal,
+            let answer = try? client.exchange(.storeKey(store: store, keyFile: keyFile), storeKey: nil, startingAgent: false),
             case .storeKey(found: true) = answer.response
         else { return nil }
         return answer.storeKey

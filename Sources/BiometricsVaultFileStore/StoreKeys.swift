@@ -229,10 +229,13 @@ enum KeyCheck {
     /// Checks every service directory of the store against `keys` (and removes spare keys left by a
     /// killed creator, see ``KeyFile/removeSpareKeys(root:among:)``). A directory written before check
     /// values existed (or whose creator died before writing one) is checked by authenticating one of its
-    /// item files instead; one with no items proves nothing either way and passes.
-    static func verify(root: String, keys: StoreKeys) throws(VaultError) {
+    /// item files instead; one with no items proves nothing either way and passes. Returns how many
+    /// directories proved `keys` right (0 for a store with no data yet).
+    @discardableResult
+    static func verify(root: String, keys: StoreKeys) throws(VaultError) -> Int {
         let entries = try FileSystem.directoryEntries(root) ?? []
         try KeyFile.removeSpareKeys(root: root, among: entries)
+        var proven = 0
         for entry in entries where entry.count == 64 {
             guard Hex.decode(Substring(entry))?.count == 32 else { continue }
             let directory = root + "/" + entry
@@ -240,15 +243,18 @@ enum KeyCheck {
             switch try FileSystem.readFile(directory + "/" + fileName, limit: 64) {
             case .contents(let stored):
                 guard stored == keys.checkValue(directoryName: entry) else { throw mismatch(directory) }
+                proven += 1
             case .notAFile, .tooLarge:
                 throw mismatch(directory)
             case .missing:
-                try verifyByItem(directory: directory, keys: keys)
+                if try verifyByItem(directory: directory, keys: keys) { proven += 1 }
             }
         }
+        return proven
     }
 
-    private static func verifyByItem(directory: String, keys: StoreKeys) throws(VaultError) {
+    /// Whether an item of `directory` opened with `keys` (`false`: it has none); throws when one does not.
+    private static func verifyByItem(directory: String, keys: StoreKeys) throws(VaultError) -> Bool {
         let suffix = EncryptedFileStore.itemSuffix
         for entry in try FileSystem.directoryEntries(directory) ?? [] where !entry.hasPrefix(".") && entry.hasSuffix(suffix) {
             guard let digest = Hex.decode(entry.dropLast(suffix.count)), digest.count == 32 else { continue }
@@ -257,11 +263,12 @@ enum KeyCheck {
             }
             do {
                 _ = try ItemFile.open(bytes, digest: digest, using: keys.itemKey)
-                return
+                return true
             } catch {
                 throw mismatch(directory)
             }
         }
+        return false
     }
 
     /// Writes the directory's check value if it has none (a new directory, or one from before check

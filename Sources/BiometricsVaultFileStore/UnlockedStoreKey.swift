@@ -46,6 +46,24 @@ extension EncryptedFileStore {
     }
 }
 
+extension EncryptedFileStore {
+    /// Whether the store's own data proves `unlocked` to be its key: it is bound to the key file as it
+    /// is now, at least one service directory's key check value (or, for a directory without one, an
+    /// item) was made with it, and none contradicts it. An unlocked key handed over by another process
+    /// (the unlock-window agent) cannot be checked against the key file itself, which only the
+    /// passphrase or the TPM opens; so a store with no data yet proves nothing, and `false` means: ask
+    /// for the secret rather than write under a key nobody showed to be this store's.
+    ///
+    /// - Throws: `corruptedItem` when the data was written with another key; `storeLocked` when the key
+    ///   file changed since the key was unlocked; `storeUnavailable` for I/O errors.
+    public static func provesKey(_ unlocked: UnlockedStoreKey, directory: URL? = nil) throws -> Bool {
+        let root = (try directory ?? requireDefaultDirectory()).standardizedFileURL.path
+        try StoreLocation.validate(root)
+        guard let keys = try KeyFile.load(root: root, source: .unlocked(unlocked)) else { return false }
+        return try KeyCheck.verify(root: root, keys: keys) > 0
+    }
+}
+
 extension KeyFile {
     static func digest(_ bytes: [UInt8]) -> String {
         Hex.encode(SHA256.hash(data: bytes))

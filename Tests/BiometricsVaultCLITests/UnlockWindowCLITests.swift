@@ -458,23 +458,16 @@ import Testing
 
     // MARK: the agent's protocol (an agent of the calling user; no terminal needed)
 
-    /// Starts `biometrics-vault agent` as the calling user (its stderr appended to its log when
-    /// `logToFile`, as a command starts it); waits until it listens.
-    func startAgent(idleExit: Int = 30, logToFile: Bool = false) throws -> Process {
+    /// Starts `biometrics-vault agent` as the calling user (with `--log-file` when `logToFile`, as a
+    /// command starts it; its stderr `stderr`, else /dev/null); waits until it listens.
+    func startAgent(idleExit: Int = 30, logToFile: Bool = false, stderr: FileHandle? = nil) throws -> Process {
         let process = Process()
         process.executableURL = CLISandbox.binary
-        process.arguments = ["agent", "--idle-exit", "\(idleExit)"]
+        process.arguments = ["agent", "--idle-exit", "\(idleExit)"] + (logToFile ? ["--log-file"] : [])
         var environment = sandbox.environment
         environment["XDG_RUNTIME_DIR"] = runtime.path
         process.environment = environment
-        if logToFile {
-            // O_APPEND, as the shell's `2>>` that starts it on demand.
-            let log = open(paths.log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-            try #require(log >= 0)
-            process.standardError = FileHandle(fileDescriptor: log, closeOnDealloc: true)
-        } else {
-            process.standardError = FileHandle.nullDevice
-        }
+        process.standardError = stderr ?? FileHandle.nullDevice
         try process.run()
         for _ in 0..<200 {
             if let descriptor = connectRaw() {

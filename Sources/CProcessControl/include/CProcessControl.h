@@ -8,6 +8,10 @@ int bv_set_not_dumpable(void);
 /// prctl(PR_GET_DUMPABLE): 0 or 1, or -1 (errno).
 int bv_get_dumpable(void);
 
+/// pidfd_open(pid, 0) (Linux 5.3 and later), which glibc 2.36 wraps and older ones do not: a descriptor
+/// that keeps referring to that process, never to a later one given the same pid. Returns it or -1 (errno).
+int bv_pidfd_open(int pid);
+
 #include <stddef.h>
 
 /// For a process under an address-space limit (RLIMIT_AS): one malloc arena (glibc reserves 64 MiB per

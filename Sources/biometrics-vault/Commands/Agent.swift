@@ -26,6 +26,11 @@ extension BiometricsVaultCommand {
         @Flag(help: "Instead of running the agent, print the windows open for this terminal and when they end.")
         var status = false
 
+        @Flag(
+            name: .customLong("log-file"),
+            help: "Log to $XDG_RUNTIME_DIR/biometrics-vault/agent.log (never a symlink; started anew past 1 MiB) instead of stderr, which is never truncated. Commands that start the agent use it.")
+        var logFile = false
+
         @OptionGroup var options: GlobalOptions
 
         func validate() throws {
@@ -34,7 +39,7 @@ extension BiometricsVaultCommand {
 
         func run() async throws {
             try await Console.run(options) {
-                guard status else { return try UnlockWindows.runAgent(idleSeconds: idleExit, notice: Console.notice) }
+                guard status else { return try UnlockWindows.runAgent(idleSeconds: idleExit, logToFile: logFile, notice: Console.notice) }
                 guard let (scope, windows) = try UnlockWindows.status() else {
                     return Console.emit(options, json: .object(["agent": .bool(false), "windows": .array([])]), text: "no agent runs: no unlock window is open")
                 }
