@@ -51,7 +51,8 @@ install -d -m 755 "$PKG/DEBIAN" "$PKG/usr/bin" "$PKG/usr/share/man/man1" \
     "$PKG/usr/share/bash-completion/completions" "$PKG/usr/share/zsh/vendor-completions" \
     "$PKG/usr/share/fish/vendor_completions.d" "$PKG/etc/pam.d" "$PKG/usr/share/polkit-1/actions" \
     "$PKG/usr/share/$PACKAGE" "$PKG/usr/share/doc/$PACKAGE" "$PKG/usr/share/lintian/overrides" \
-    "$PKG/usr/lib/systemd/user"
+    "$PKG/usr/lib/systemd/user" "$PKG/usr/lib/systemd/system" "$PKG/usr/lib/sysusers.d" "$PKG/usr/lib/tmpfiles.d" \
+    "$PKG/usr/share/dbus-1/system.d" "$PKG/usr/share/dbus-1/system-services" "$PKG/usr/share/polkit-1/rules.d"
 
 install -m 755 -s "$BIN" "$PKG/usr/bin/$PACKAGE"
 strip --remove-section=.comment "$PKG/usr/bin/$PACKAGE"  # compiler version strings: nothing runs them
@@ -69,6 +70,21 @@ install -m 644 Resources/linux/biometrics-vault "$PKG/etc/pam.d/$PACKAGE"
 install -m 644 Resources/linux/io.github.biometricsvault.policy "$PKG/usr/share/polkit-1/actions/"
 install -m 644 Resources/linux/biometrics-vault Resources/linux/io.github.biometricsvault.policy "$PKG/usr/share/$PACKAGE/"
 install -m 644 Resources/linux/$PACKAGE-agent.service "$PKG/usr/lib/systemd/user/"
+# The vault service (Docs/VaultService.md): its unit, user, state directory, bus policy and activation,
+# and polkit action and rule. The postinst creates the user and the directory; nothing runs until a
+# client calls it (D-Bus activation).
+SERVICE=Resources/linux/service
+install -m 644 $SERVICE/$PACKAGE.service "$PKG/usr/lib/systemd/system/$PACKAGE.service"
+install -m 644 $SERVICE/$PACKAGE.sysusers "$PKG/usr/lib/sysusers.d/$PACKAGE.conf"
+install -m 644 $SERVICE/$PACKAGE.tmpfiles "$PKG/usr/lib/tmpfiles.d/$PACKAGE.conf"
+install -m 644 $SERVICE/io.github.biometricsvault.Vault1.conf "$PKG/usr/share/dbus-1/system.d/"
+install -m 644 $SERVICE/io.github.biometricsvault.Vault1.service "$PKG/usr/share/dbus-1/system-services/"
+install -m 644 $SERVICE/io.github.biometricsvault.vault-service.policy "$PKG/usr/share/polkit-1/actions/"
+install -m 644 $SERVICE/50-$PACKAGE.rules "$PKG/usr/share/polkit-1/rules.d/"
+# Maintainer scripts (Resources/linux/service/deb): the system user and state directory also where
+# systemd's tools are missing; the service stopped before its files go; the state directory (every
+# user's items) removed on purge only.
+install -m 755 $SERVICE/deb/postinst $SERVICE/deb/prerm $SERVICE/deb/postrm "$PKG/DEBIAN/"
 # Machine-readable (DEP-5). The MIT text comes from LICENSE; the Apache-2.0 text is in common-licenses
 # on every Debian system.
 {

@@ -203,12 +203,13 @@ import Testing
     @Test func doctorListsEveryComponentAndTheAutoPick() throws {
         let text = try sandbox.run(["doctor"])
         #expect(text.status == Exit.ok)
-        for name in ["secret-service", "file", "fprintd", "pam", "polkit", "auto picks: store file"] {
+        for name in ["service", "secret-service", "file", "fprintd", "pam", "polkit", "auto picks: store file"] {
             #expect(text.stdout.contains(name), "doctor output lacks \(name)")
         }
         let json = try sandbox.run(["doctor", "--json"]).stdout.jsonObject
         let components = json?["components"] as? [[String: Any]] ?? []
-        #expect(components.count == 5)
+        #expect(components.count == 6)
+        #expect(components.first { $0["name"] as? String == "service" }?["isUsable"] as? Bool == false)
         let secretService = components.first { $0["name"] as? String == "secret-service" }
         #expect(secretService?["isUsable"] as? Bool == false)
         #expect((secretService?["detail"] as? String)?.isEmpty == false)

@@ -188,7 +188,8 @@ import Testing
 
     @Test func theDiagnosisNamesEveryComponentAndPicksOneStore() {
         let diagnosis = VaultConfiguration.platformDiagnosis(interaction: .noninteractive)
-        #expect(diagnosis.components(.store).map(\.name) == ["secret-service", "file"])
+        // No vault service installed here: it is listed, unusable, and not picked.
+        #expect(diagnosis.components(.store).map(\.name) == ["service", "secret-service", "file"])
         #expect(diagnosis.components(.authenticator).map(\.name) == ["fprintd"])
         #expect(diagnosis.components(.ownerAuthentication).map(\.name) == ["pam", "polkit"])
         #expect(diagnosis.components(.store).filter(\.isSelected).count == 1)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Debian package as a user gets it: scripts/package-deb.sh builds it (a release build with the
 # static Swift runtime: the costly part), `dpkg -i` installs it, the installed binary runs `doctor`, a
-# store/show and the git and docker helper links, `dpkg -P` purges it, and no file of the package may be left.
+# store/show and the git and docker helper links, the vault service as D-Bus activation starts it for
+# the test user, `dpkg -P` purges it, and no file of the package (nor the service's state) may be left.
 # lintian checks the package and fails the run on an error (warnings are printed); it is installed in
 # the background while the release build runs (128 packages, about 2 min on a loaded machine), so it
 # adds only its own run to CI (6 s on the release package).
@@ -111,6 +112,31 @@ if command -v systemd-analyze >/dev/null; then
     XDG_RUNTIME_DIR=$WORK/run systemd-analyze verify --man=no --user "$UNIT" || { echo "systemd-analyze rejects $UNIT"; exit 1; }
 fi
 
+# The vault service as the package installs it: D-Bus activation starts the installed binary as its own
+# user for a call of the test user, whose commands pick it with no flag; its unit passes systemd's check.
+SERVICE_FILES=(/usr/lib/systemd/system/$PACKAGE.service /usr/lib/sysusers.d/$PACKAGE.conf /usr/lib/tmpfiles.d/$PACKAGE.conf
+    /usr/share/dbus-1/system.d/io.github.biometricsvault.Vault1.conf
+    /usr/share/dbus-1/system-services/io.github.biometricsvault.Vault1.service
+    /usr/share/polkit-1/actions/io.github.biometricsvault.vault-service.policy /usr/share/polkit-1/rules.d/50-$PACKAGE.rules)
+for file in "${SERVICE_FILES[@]}"; do [ -e "$file" ] || { echo "$file not installed"; exit 1; }; done
+[ "$(stat -c '%U %a' /var/lib/$PACKAGE)" = "$PACKAGE 700" ] || { echo "/var/lib/$PACKAGE is not 0700 $PACKAGE's"; exit 1; }
+if [ -n "${BV_TEST_USER:-}" ]; then
+    dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.ReloadConfig >/dev/null
+    USER_HOME=$(runuser -u "$BV_TEST_USER" -- mktemp -d)
+    as_user() { (cd /tmp && runuser -u "$BV_TEST_USER" -- env -i PATH=/usr/bin:/bin HOME="$USER_HOME" "$@"); }
+    as_user "$BIN" doctor | grep -q '^auto picks: store service; authenticator service' \
+        || { as_user "$BIN" doctor; echo "the installed service is not what auto picks"; exit 1; }
+    echo '{"token":"kept-by-the-service"}' | as_user "$BIN" store deb-service-check
+    [ "$(as_user "$BIN" show deb-service-check --field token)" = kept-by-the-service ] \
+        || { echo "store/show through the installed service failed"; exit 1; }
+    pgrep -u "$PACKAGE" -x biometrics-vaul >/dev/null || { echo "the service does not run as $PACKAGE"; exit 1; }
+    as_user "$BIN" reset deb-service-check
+    rm -rf "$USER_HOME"
+fi
+if command -v systemd-analyze >/dev/null; then
+    systemd-analyze verify --man=no /usr/lib/systemd/system/$PACKAGE.service || { echo "systemd-analyze rejects the service unit"; exit 1; }
+fi
+
 grep -q '^License: Expat' /usr/share/doc/$PACKAGE/copyright || { echo "copyright does not declare the MIT (Expat) license"; exit 1; }
 
 dpkg -P "$PACKAGE"
@@ -119,5 +145,7 @@ while read -r file; do
     if [ -e "$file" ] || [ -L "$file" ]; then echo "left after purge: $file"; left=1; fi
 done < "$WORK/files"
 [ ! -e /etc/pam.d/$PACKAGE ] || { echo "left after purge: /etc/pam.d/$PACKAGE"; left=1; }
+[ ! -e /var/lib/$PACKAGE ] || { echo "left after purge: /var/lib/$PACKAGE"; left=1; }
+pgrep -u "$PACKAGE" >/dev/null 2>&1 && { echo "the service still runs after purge"; left=1; }
 [ "$left" -eq 0 ] || exit 1
 echo "deb: installed, used, purged; nothing left ($(wc -l < "$WORK/files") files checked)"
