@@ -124,8 +124,9 @@ if [ -n "${BV_TEST_USER:-}" ]; then
     dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.ReloadConfig >/dev/null
     USER_HOME=$(runuser -u "$BV_TEST_USER" -- mktemp -d)
     as_user() { (cd /tmp && runuser -u "$BV_TEST_USER" -- env -i PATH=/usr/bin:/bin HOME="$USER_HOME" "$@"); }
-    as_user "$BIN" doctor | grep -q '^auto picks: store service; authenticator service' \
-        || { as_user "$BIN" doctor; echo "the installed service is not what auto picks"; exit 1; }
+    doctor=$(as_user "$BIN" doctor)
+    grep -q '^auto picks: store service; authenticator service' <<<"$doctor" \
+        || { echo "$doctor"; echo "the installed service is not what auto picks"; exit 1; }
     echo '{"token":"kept-by-the-service"}' | as_user "$BIN" store deb-service-check
     [ "$(as_user "$BIN" show deb-service-check --field token)" = kept-by-the-service ] \
         || { echo "store/show through the installed service failed"; exit 1; }
