@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVaultCore
+import Glibc
 
 /// Whether a Secret Service provider (gnome-keyring, KWallet, KeePassXC) can hold vault items now.
 public enum SecretServiceStatus: Sendable, Equatable {
@@ -347,15 +348,27 @@ public struct SecretServiceStore: SecretStore {
                 .corruptedItem,
                 underlying: .message("the imported item did not read back as written; the source item was kept"))
         }
-        try perform { call throws(VaultError) in
-            // Another program may have updated the source in place since it was read: the vault item then
-            // holds the older secret, and the source is the only copy of the newer one.
-            guard try call.attributes(at: sourcePath) == sourceAttributes, try call.secret(at: sourcePath) == payload else {
-                throw VaultError(.invalidVault, underlying: .message(
-                    "the source item changed after it was read (another program updated or removed it); it was kept, and the "
-                        + "imported item holds the secret as it was read: check it, or delete it and import again"))
+        // Another program may have updated the source in place since it was read: the vault item then holds
+        // the older secret, and the source is the only copy of the newer one. A source that cannot be read
+        // this instant (a provider busy with other clients) is read again, a few times, before it counts
+        // as changed; a source read back different is changed at once.
+        var difference = ""
+        for attempt in 0..<5 {
+            if attempt > 0 { usleep(200_000) }
+            difference = try perform { call throws(VaultError) -> String in
+                guard let attributes = try call.attributes(at: sourcePath) else { return "its attributes could not be read" }
+                guard attributes == sourceAttributes else { return "its attributes differ" }
+                guard let secret = try call.secret(at: sourcePath) else { return "its secret could not be read" }
+                guard secret == payload else { return "its secret differs" }
+                try call.deleteItem(at: sourcePath)
+                return ""
             }
-            try call.deleteItem(at: sourcePath)
+            if difference.isEmpty || difference.hasSuffix("differ") || difference.hasSuffix("differs") { break }
+        }
+        guard difference.isEmpty else {
+            throw VaultError(.invalidVault, underlying: .message(
+                "the source item changed after it was read (\(difference): another program updated or removed it); it was "
+                    + "kept, and the imported item holds the secret as it was read: check it, or delete it and import again"))
         }
     }
 

@@ -44,7 +44,14 @@ final class Grants: Sendable {
 
     private let table = LockedValue<[[UInt8]: Grant]>([:])
 
-    var isEmpty: Bool { table.withLock { $0.isEmpty } }
+    /// Whether no grant is alive (expired ones are dropped here too, so they never keep the service up).
+    var isEmpty: Bool {
+        let now = ContinuousClock.now
+        return table.withLock { table in
+            table = table.filter { $0.value.expires > now }
+            return table.isEmpty
+        }
+    }
 
     /// A new grant for `caller`: its random token.
     func issue(connection: String, uid: UInt32, method: Grant.Method) -> [UInt8] {

@@ -1,6 +1,7 @@
 #if os(Linux)
 import BiometricsVaultCore
 import BiometricsVaultDBus
+import BiometricsVaultLinuxAuth
 import BiometricsVaultService
 import CProcessControl
 import Glibc
@@ -17,7 +18,27 @@ package enum VaultServiceDaemon {
 
     /// Serves until idle for `idleExit` (no call in progress and no grant alive), or until the bus goes.
     /// `log` gets one line per start, stop and failure to start: never a secret or an item's key.
-    package static func run(stateDirectory: String, idleExit: Duration, log: @escaping @Sendable (String) -> Void) throws {
+    ///
+    /// The server's loop runs on a thread of its own for its whole life, never on one of Swift's
+    /// cooperative threads, which serve the calls.
+    package static func run(stateDirectory: String, idleExit: Duration, log: @escaping @Sendable (String) -> Void) async throws {
+        let result: Result<Void, any Error> = await withCheckedContinuation { continuation in
+            let status = DedicatedThread.start(name: "vault-service") {
+                do {
+                    try serve(stateDirectory: stateDirectory, idleExit: idleExit, log: log)
+                    continuation.resume(returning: .success(()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+            if status != 0 {
+                continuation.resume(returning: .failure(VaultError(.storeUnavailable, underlying: .errno(status))))
+            }
+        }
+        try result.get()
+    }
+
+    private static func serve(stateDirectory: String, idleExit: Duration, log: @escaping @Sendable (String) -> Void) throws {
         guard getuid() != 0 else {
             throw VaultError(.storeUnavailable, underlying: .message(
                 "the vault service runs as its own system user (biometrics-vault), not as root"))
@@ -33,21 +54,21 @@ package enum VaultServiceDaemon {
                 "the state directory \(stateDirectory) must exist, be owned by the service's user and closed to others (0700)"))
         }
         let state = DaemonState(requests: VaultServiceRequests(stateDirectory: stateDirectory))
-        let server = try DBusServer(
-            bus: .system, name: VaultServiceInterface.busName, path: VaultServiceInterface.objectPath,
-            interfaceXML: VaultServiceInterface.introspectionXML,
-            handler: { call in state.dispatch(call) },
-            peerLeft: { connection in state.left(connection) })
-        state.server = server
-        func checkIdle() {
-            if state.isIdle(for: idleExit) {
-                server.stop()
-            } else {
-                server.schedule(after: .seconds(1)) { checkIdle() }
+        do throws(DBusFailure) {
+            let server = try DBusServer(
+                bus: .system, name: VaultServiceInterface.busName, path: VaultServiceInterface.objectPath,
+                interfaceXML: VaultServiceInterface.introspectionXML,
+                handler: { call in state.dispatch(call) },
+                peerLeft: { connection in state.left(connection) })
+            state.server = server
+            func checkIdle() {
+                if state.isIdle(for: idleExit) {
+                    server.stop()
+                } else {
+                    server.schedule(after: .seconds(1)) { checkIdle() }
+                }
             }
-        }
-        server.schedule(after: .seconds(1)) { checkIdle() }
-        do {
+            server.schedule(after: .seconds(1)) { checkIdle() }
             try server.run { log("serving \(VaultServiceInterface.busName) as uid \(getuid()) from \(stateDirectory)") }
         } catch {
             throw VaultServiceInterface.vaultError(error)

@@ -178,6 +178,7 @@ final class VaultServiceCLITests {
         #expect(!stillLocked.stdout.contains(secret))
         let status = try run(["status", "target", "--json"], as: user)
         #expect(!status.stdout.contains(secret))
+        #expect(status.stdout.contains(#""biometricsLockedOut":true"#), "\(status.stdout)\(status.stderr)")
 
         // The password, asked by polkit through the CLI's text agent on the terminal, ends the lockout;
         // then the finger reads again.
@@ -209,6 +210,32 @@ final class VaultServiceCLITests {
         #expect(counted.stdout.contains("(@as [], uint32 0)"), "\(counted.stdout)\(counted.stderr)")
         #expect(try run(["show", "mine", "--field", "token"], as: user).stdout.contains("only-for-the-owner"))
         _ = try run(["reset", "mine"], as: user)
+    }
+
+    @Test(.needs(CLINeeds.testUser))
+    func theHelpersExecAndImportUseTheServiceByDefault() throws {
+        try prepareHomes()
+        let git = try run(["git-credential", "store"], as: user, stdin: "protocol=https\nhost=svc.example\nusername=u\npassword=through-the-service\n\n")
+        #expect(git.status == 0, "\(git.stderr)")
+        let filled = try run(["git-credential", "get"], as: user, stdin: "protocol=https\nhost=svc.example\n\n")
+        #expect(filled.stdout.contains("password=through-the-service"), "\(filled.stdout)\(filled.stderr)")
+        #expect(try run(["docker-credential", "store"], as: user, stdin: #"{"ServerURL":"svc.example","Username":"u","Secret":"s3"}"#).status == 0)
+        #expect(try run(["docker-credential", "get"], as: user, stdin: "svc.example\n").stdout.contains(#""Secret":"s3""#))
+        #expect(try run(["store", "for-exec"], as: user, stdin: #"{"token":"in-the-environment"}"#).status == 0)
+        let exec = try run(["exec", "for-exec", "--env", "T=token", "--", "/bin/sh", "-c", "echo \"$T\""], as: user)
+        #expect(exec.stdout == "in-the-environment\n", "\(exec.stdout)\(exec.stderr)")
+        // Not readable by the other user through any of them.
+        #expect(!(try run(["git-credential", "get"], as: other, stdin: "protocol=https\nhost=svc.example\n\n").stdout.contains("through-the-service")))
+
+        // An item of the user's file store moves into the service; the source goes once the copy reads back.
+        #expect(try run(["store", "moving", "--store", "file", "--authenticator", "none"], as: user, stdin: #"{"token":"from-the-file-store"}"#).status == 0)
+        let moved = try run(["import", "--from-store", "file", "--remove-source"], as: user)
+        #expect(moved.status == 0, "\(moved.stdout)\(moved.stderr)")
+        #expect(moved.stdout.contains("moving: moved, plain; the source is removed"), "\(moved.stdout)")
+        #expect(try run(["show", "moving", "--field", "token"], as: user).stdout == "from-the-file-store\n")
+        #expect(try run(["show", "moving", "--store", "file", "--authenticator", "none"], as: user).status == 2)
+        for key in ["git:https:u@svc.example", "for-exec", "moving"] { _ = try run(["reset", key], as: user) }
+        _ = try run(["docker-credential", "erase"], as: user, stdin: "svc.example\n")
     }
 
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))

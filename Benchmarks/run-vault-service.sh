@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The vault service, whole processes, with hyperfine: `biometrics-vault show --store service` of a plain
+# item against `secret-tool lookup` of the same bytes on gnome-keyring (goal: 1.0x, Docs/Benchmarks.md),
+# and the first answer after the service exited (D-Bus activation starts it again: `--prepare` kills it).
+# As root: it installs the service (scripts/lib/vault-service.sh) pointed at the release build, on the
+# system bus that scripts/setup/30-fprintd-polkit.sh runs, and removes it at the end.
+#   sudo bash Benchmarks/run-vault-service.sh     # SCRATCH=.build-release (package-deb.sh's) RUNS=30
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" -eq 0 ] || { echo "run-vault-service.sh needs root (it installs the service)"; exit 1; }
+SCRATCH=${SCRATCH:-.build-release}
+RUNS=${RUNS:-30}
+command -v hyperfine >/dev/null || { apt-get update -qq && apt-get install -y -qq hyperfine >/dev/null; }
+swift build -c release --product biometrics-vault --static-swift-stdlib --scratch-path "$SCRATCH" 2>&1 | tail -n 1
+BIN="$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/biometrics-vault"
+
+# shellcheck source=../scripts/lib/vault-service.sh
+source scripts/lib/vault-service.sh
+WORK=$(mktemp -d /tmp/bv-service-bench.XXXXXX)
+chmod 755 "$WORK"
+trap 'vault_service_uninstall; rm -rf "$WORK"' EXIT
+vault_service_install "$BIN"
+ITEM='{"user":"bench","token":"0123456789abcdef0123456789abcdef0123456789abcdef","url":"https://example.invalid/api"}'
+echo "$ITEM" | "$BIN" store bench --store service >/dev/null
+OURS="$BIN show bench --store service"
+[ "$($OURS)" = "$ITEM" ] || { echo "the service did not return the item"; exit 1; }
+
+# The peer: secret-tool on a throw-away session bus with an unlocked gnome-keyring (as run-secret-service.sh).
+mkdir -p "$WORK/data" "$WORK/run"; chmod 700 "$WORK/run"
+export XDG_DATA_HOME=$WORK/data XDG_RUNTIME_DIR=$WORK/run BIN OURS RUNS ITEM WORK
+unset DISPLAY WAYLAND_DISPLAY
+dbus-run-session -- bash -euo pipefail -c '
+    printf %s bench-keyring-password | gnome-keyring-daemon --replace --unlock --components=secrets >/dev/null 2>&1
+    gdbus wait --session --timeout 10 org.freedesktop.secrets
+    printf %s "$ITEM" | secret-tool store --label bench service bv-service-bench username bench
+    THEIRS="secret-tool lookup service bv-service-bench username bench"
+    hyperfine -N --warmup 5 --runs "$RUNS" --export-json "$WORK/warm.json" "$OURS" "$THEIRS"
+    hyperfine -N --runs 10 --prepare "pkill -KILL -u biometrics-vault; sleep 0.2" --export-json "$WORK/cold.json" "$OURS"
+'
+python3 - "$WORK/warm.json" "$WORK/cold.json" <<'PY'
+import json, sys
+warm = json.load(open(sys.argv[1]))["results"]
+cold = json.load(open(sys.argv[2]))["results"][0]
+ours, theirs = warm[0]["median"], warm[1]["median"]
+print(f"show through the service: {ours*1000:.2f} ms median; secret-tool lookup: {theirs*1000:.2f} ms; ratio {ours/theirs:.2f}x")
+print(f"first show after the service exited (D-Bus activation included): {cold['median']*1000:.1f} ms median")
+PY
