@@ -4,15 +4,17 @@
 # and the first answer after the service exited (D-Bus activation starts it again: `--prepare` kills it).
 # As root: it installs the service (scripts/lib/vault-service.sh) pointed at the release build, on the
 # system bus that scripts/setup/30-fprintd-polkit.sh runs, and removes it at the end.
-#   sudo bash Benchmarks/run-vault-service.sh     # SCRATCH=.build-release (package-deb.sh's) RUNS=30
+#   sudo bash Benchmarks/run-vault-service.sh     # SCRATCH=.build-release (package-deb.sh's) RUNS=30 BIN=...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "run-vault-service.sh needs root (it installs the service)"; exit 1; }
 SCRATCH=${SCRATCH:-.build-release}
 RUNS=${RUNS:-30}
 command -v hyperfine >/dev/null || { apt-get update -qq && apt-get install -y -qq hyperfine >/dev/null; }
-swift build -c release --product biometrics-vault --static-swift-stdlib --scratch-path "$SCRATCH" 2>&1 | tail -n 1
-BIN="$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/biometrics-vault"
+if [ -z "${BIN:-}" ]; then   # BIN=path: a release build made elsewhere (package-deb.sh's, say)
+    swift build -c release --product biometrics-vault --static-swift-stdlib --scratch-path "$SCRATCH" 2>&1 | tail -n 1
+    BIN="$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/biometrics-vault"
+fi
 
 # shellcheck source=../scripts/lib/vault-service.sh
 source scripts/lib/vault-service.sh
@@ -35,7 +37,7 @@ dbus-run-session -- bash -euo pipefail -c '
     printf %s "$ITEM" | secret-tool store --label bench service bv-service-bench username bench
     THEIRS="secret-tool lookup service bv-service-bench username bench"
     hyperfine -N --warmup 5 --runs "$RUNS" --export-json "$WORK/warm.json" "$OURS" "$THEIRS"
-    hyperfine -N --runs 10 --prepare "pkill -KILL -u biometrics-vault; sleep 0.2" --export-json "$WORK/cold.json" "$OURS"
+    hyperfine -N --runs 10 --prepare "sh -c \"pkill -KILL -u biometrics-vault; sleep 0.3\"" --export-json "$WORK/cold.json" "$OURS"
 '
 python3 - "$WORK/warm.json" "$WORK/cold.json" <<'PY'
 import json, sys

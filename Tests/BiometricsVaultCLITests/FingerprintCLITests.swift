@@ -457,13 +457,7 @@ extension FingerprintCLITests {
     }
 
     /// Whether fprintd asks for a finger now.
-    func fingerNeeded() throws -> Bool {
-        let property = try sandbox.run(
-            executable: URL(fileURLWithPath: "/usr/bin/busctl"),
-            ["--system", "get-property", "net.reactivated.Fprint", "/net/reactivated/Fprint/Device/0",
-             "net.reactivated.Fprint.Device", "finger-needed"])
-        return property.stdout.hasPrefix("b true")
-    }
+    func fingerNeeded() throws -> Bool { try reader.fingerNeeded() }
 
     /// Stores `item` behind the finger (`store --biometrics`, no window) on `terminal`: one scan.
     func storeBehindTheFinger(_ item: String, token: String, on terminal: WindowTerminal) throws {

@@ -173,13 +173,13 @@ _biometrics-vault() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|git-credential|docker-credential|exec|clear-lockout|key|agent|lock|help)
+    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|git-credential|docker-credential|exec|clear-lockout|key|agent|lock|service|help)
         # Offer subcommand argument completions
         "_biometrics-vault_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup git-credential docker-credential exec clear-lockout key agent lock help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup git-credential docker-credential exec clear-lockout key agent lock service help' -- "${cur}"))
         ;;
     esac
 }
@@ -197,7 +197,7 @@ _biometrics-vault_status() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -223,7 +223,7 @@ _biometrics-vault_store() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -252,7 +252,7 @@ _biometrics-vault_show() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -281,7 +281,7 @@ _biometrics-vault_update() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -310,7 +310,7 @@ _biometrics-vault_upgrade() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -336,7 +336,7 @@ _biometrics-vault_downgrade() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -362,7 +362,7 @@ _biometrics-vault_reset() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -388,7 +388,7 @@ _biometrics-vault_list() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -405,7 +405,7 @@ _biometrics-vault_import() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --as-string --remove-source --version -h --help)
     repeating_options=()
-    non_repeating_options=(--service --store --authenticator --unlock-window --from-service --username --key)
+    non_repeating_options=(--service --store --authenticator --unlock-window --from-store --from-service --username --key)
     __biometrics-vault_offer_flags_options 0
 
     # Offer option value completions
@@ -414,7 +414,7 @@ _biometrics-vault_import() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -422,6 +422,10 @@ _biometrics-vault_import() {
         return
         ;;
     '--unlock-window')
+        return
+        ;;
+    '--from-store')
+        __biometrics-vault_add_completions -W 'file'$'\n''secret-service'
         return
         ;;
     '--from-service')
@@ -449,7 +453,7 @@ _biometrics-vault_doctor() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -475,7 +479,7 @@ _biometrics-vault_setup() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -507,7 +511,7 @@ _biometrics-vault_git-credential() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -533,7 +537,7 @@ _biometrics-vault_docker-credential() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -559,7 +563,7 @@ _biometrics-vault_exec() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -588,7 +592,7 @@ _biometrics-vault_clear-lockout() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -637,7 +641,7 @@ _biometrics-vault_key_status() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -663,7 +667,7 @@ _biometrics-vault_key_seal() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -689,7 +693,7 @@ _biometrics-vault_key_unseal() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -715,7 +719,7 @@ _biometrics-vault_key_passphrase() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -730,7 +734,7 @@ _biometrics-vault_key_passphrase() {
 
 _biometrics-vault_agent() {
     repeating_flags=()
-    non_repeating_flags=(--status --json --verbose --pin-stdin --passphrase-stdin --version -h --help)
+    non_repeating_flags=(--status --log-file --json --verbose --pin-stdin --passphrase-stdin --version -h --help)
     repeating_options=()
     non_repeating_options=(--idle-exit --service --store --authenticator --unlock-window)
     __biometrics-vault_offer_flags_options 0
@@ -744,7 +748,7 @@ _biometrics-vault_agent() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -770,7 +774,7 @@ _biometrics-vault_lock() {
         return
         ;;
     '--store')
-        __biometrics-vault_add_completions -W 'auto'$'\n''secret-service'$'\n''file'
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
         return
         ;;
     '--authenticator')
@@ -778,6 +782,21 @@ _biometrics-vault_lock() {
         return
         ;;
     '--unlock-window')
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_service() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--idle-exit)
+    __biometrics-vault_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--idle-exit')
         return
         ;;
     esac
