@@ -17,8 +17,8 @@ enum PlatformBackends {
         interaction: PlatformInteraction,
         preparesProbes: Bool = false
     ) -> PlatformSelection {
-        // The vault service first: it enforces the finger itself, so it also authenticates.
-        var serviceNotice: String?
+        // The vault service first: it enforces the finger itself, so it also authenticates. One that is
+        // installed and fails may hold the items: `auto` reports it on every call, never switches stores.
         switch storeChoice {
         case .service:
             return VaultServiceAdapter.select(authenticator: authenticatorChoice, service: service, interaction: interaction)
@@ -27,8 +27,8 @@ enum PlatformBackends {
             case .answers:
                 return VaultServiceAdapter.select(authenticator: authenticatorChoice, service: service, interaction: interaction)
             case .failed(let error):
-                serviceNotice = "the vault service is installed and failed (\(error.underlying?.description ?? error.code.name)); "
-                    + "its items are not reachable now"
+                return VaultServiceAdapter.select(
+                    authenticator: authenticatorChoice, service: service, interaction: interaction, failed: error)
             case .absent:
                 break
             }
@@ -89,7 +89,7 @@ enum PlatformBackends {
             authenticator = UnavailableAuthenticator(reason: notChosen(authenticatorChoice), owner: nil)
         }
 
-        var notice = serviceNotice
+        var notice: String?
         let store: any SecretStore
         switch storeChoice {
         case .service:
@@ -108,8 +108,7 @@ enum PlatformBackends {
             case .absent(let error):
                 store = FileStoreAdapter.makeStore(interaction: interaction)
                 let reason = error.underlying?.description ?? error.code.name
-                notice = [notice, "no Secret Service (\(reason)); using the encrypted file store in \(FileStoreAdapter.location)"]
-                    .compactMap { $0 }.joined(separator: "; ")
+                notice = "no Secret Service (\(reason)); using the encrypted file store in \(FileStoreAdapter.location)"
             case .failed(let error):
                 store = SecretServiceAdapter.failedStore(error)
             }

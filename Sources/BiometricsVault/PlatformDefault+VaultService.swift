@@ -21,21 +21,27 @@ enum VaultServiceAdapter {
     }
 
     /// The store and its authenticator (`--authenticator none` keeps items plain: no authenticator).
+    /// With `failed`, a store that throws it (with the way out) on every call: the service is installed
+    /// and did not answer, and it may hold the items.
     static func select(
         authenticator choice: PlatformAuthenticatorChoice, service: String, interaction: PlatformInteraction,
-        notice: String? = nil
+        failed: VaultError? = nil
     ) -> PlatformSelection {
         let authenticator: any Authenticator = choice == .none
             ? UnavailableAuthenticator(reason: VaultError(.biometryNotAvailable, underlying: .message("biometrics not used (--authenticator none)")), owner: nil)
             : VaultServiceAuthenticator(startsTerminalAgent: interaction.hasTerminal)
-        let store = VaultServiceStore()
+        let store: any SecretStore = failed.map { error in
+            UnopenedStore(name: "service", error: VaultError(error.code, underlying: .message(
+                "\(error.underlying?.description ?? error.code.name); the vault service is installed (its items may be "
+                    + "there), so `auto` does not switch stores: retry, or pick another store explicitly (--store file)")))
+        } ?? VaultServiceStore()
         // The service's password check needs an agent for this process: the CLI's text agent on a
         // terminal, or the desktop's.
         let canAskPassword = choice != .none && (interaction.hasTerminal || LinuxAuthAdapter.hasGraphicalSession)
         return PlatformSelection(
             configuration: VaultConfiguration(store: store, authenticator: authenticator, service: service),
             storeName: store.name, authenticatorName: choice == .none ? "none" : "service",
-            ownerAuthenticationName: canAskPassword ? "service" : "none", fingerprintTimeout: .seconds(30), notice: notice)
+            ownerAuthenticationName: canAskPassword ? "service" : "none", fingerprintTimeout: .seconds(30), notice: nil)
     }
 
     /// What `doctor` shows: whether the service answers, and what it says about this user's reader.
