@@ -271,10 +271,14 @@ public final class UnlockWindowAgent {
         }
         // Last, right before the key leaves: the process that asked is still the one that connected.
         guard peer.isStillThere else { return dropGonePeer(descriptor, peer) }
-        if let frame = try? AgentFrame.encode(AgentResponse.storeKey(found: true)), AgentSocket.writeAll(descriptor, frame),
+        // Logged before the key leaves, so the log has the line by the time the peer has the key.
+        AgentSocket.log("handed the key of the store \(store) to pid \(peer.pid) on \(scope)")
+        guard let frame = try? AgentFrame.encode(AgentResponse.storeKey(found: true)), AgentSocket.writeAll(descriptor, frame),
             kept.key.withUnsafeBytes({ AgentSocket.writeAll(descriptor, raw: $0) })
-        {
-            AgentSocket.log("handed the key of the store \(store) to pid \(peer.pid) on \(scope)")
+        else {
+            AgentSocket.log("the key of the store \(store) did not reach pid \(peer.pid): the connection failed")
+            lastActivity = AgentSocket.now()
+            return drop(descriptor)
         }
         lastActivity = AgentSocket.now()
         drop(descriptor)
