@@ -233,7 +233,7 @@ var targets: [Target] = [
     .target(
         name: "BiometricsVaultServiceDaemon",
         dependencies: [
-            "BiometricsVaultCore", "BiometricsVaultFileStore",
+            "BiometricsVaultCore", "BiometricsVaultFileStore", "BiometricsVaultTPM",
             .target(name: "BiometricsVaultService", condition: linux),
             .target(name: "BiometricsVaultDBus", condition: linux),
             .target(name: "BiometricsVaultLinuxAuth", condition: linux),

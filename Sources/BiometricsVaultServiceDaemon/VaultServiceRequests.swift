@@ -3,6 +3,7 @@ import BiometricsVaultCore
 import BiometricsVaultFileStore
 import BiometricsVaultLinuxAuth
 import BiometricsVaultService
+import BiometricsVaultTPM
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -124,15 +125,41 @@ final class VaultServiceRequests: Sendable {
     private var usersDirectory: String { stateDirectory + "/users" }
 
     /// The caller's own store: `users/<uid>` (0700, the service's user), its key in `master.key` there,
-    /// readable by the service's user alone.
+    /// readable by the service's user alone, and sealed to the TPM when the service can use one.
     private func store(_ caller: Caller) throws -> EncryptedFileStore {
-        if let store = stores.withLock({ $0[caller.uid] }) { return store }
-        if mkdir(usersDirectory, 0o700) != 0 && errno != EEXIST {
-            throw VaultError(.storeUnavailable, underlying: .file(operation: "create", path: usersDirectory, errno: errno))
+        // Opened under the lock: two first calls of one user never both seal its key.
+        try stores.withLock { stores in
+            if let store = stores[caller.uid] { return store }
+            if mkdir(usersDirectory, 0o700) != 0 && errno != EEXIST {
+                throw VaultError(.storeUnavailable, underlying: .file(operation: "create", path: usersDirectory, errno: errno))
+            }
+            let directory = URL(fileURLWithPath: usersDirectory + "/\(caller.uid)", isDirectory: true)
+            let store = try EncryptedFileStore(directory: directory, keySource: try Self.keySource(directory))
+            stores[caller.uid] = store
+            return store
         }
-        let store = try EncryptedFileStore(directory: URL(fileURLWithPath: usersDirectory + "/\(caller.uid)", isDirectory: true))
-        stores.withLock { $0[caller.uid] = $0[caller.uid] ?? store }
-        return store
+    }
+
+    /// The key source of the store in `directory`. A TPM the service can use seals a new store's key, and
+    /// the key of a store made while there was none (moved from a key file atomically: the old file or
+    /// the new one, never neither). Without a TPM the key file stays; a sealed key needs its TPM.
+    static func keySource(_ directory: URL) throws -> EncryptedFileStore.KeySource {
+        let protection = try EncryptedFileStore.keyProtection(directory: directory)
+        let sealer = TPMSealer()
+        switch protection {
+        case .sealed(TPMSealer.mechanism, usesPIN: false)?:
+            return .sealed(sealer)
+        case .sealed?, .passphrase?:
+            throw VaultError(.storeUnavailable, underlying: .message("the key of \(directory.path) is protected in a way the service never uses"))
+        case nil, .keyFile?:
+            guard (try? TPMStatus.read(tcti: sealer.tcti)) != nil else { return .keyFile }
+            if protection == nil {
+                try EncryptedFileStore.createKey(directory: directory, source: .sealed(sealer))
+            } else {
+                try EncryptedFileStore.changeKeySource(directory: directory, from: .keyFile, to: .sealed(sealer))
+            }
+            return .sealed(sealer)
+        }
     }
 
     /// The caller's fingerprints and password: fprintd claimed for the caller's user name, polkit asked

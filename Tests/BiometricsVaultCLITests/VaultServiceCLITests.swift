@@ -289,6 +289,48 @@ final class VaultServiceCLITests {
         }
     }
 
+    /// Each user's store key is sealed to the service's TPM (`BV_VAULT_SERVICE_TPM=1`: the CI gives the
+    /// service a swtpm of its own); a store the service made while it had no TPM is moved under the TPM
+    /// when it is next opened, its items kept.
+    @Test(.needs(CLINeeds.testUser))
+    func theStoreKeysAreSealedToTheServicesTPM() throws {
+        try prepareHomes()
+        // master.key's kind (0 a key file, 2 sealed) and, when sealed, the mechanism (1 the TPM) and flags
+        // (0: no PIN), as the file store's key file format lays them out after "BVFK" and the version.
+        let sealed: [UInt8] = ProcessInfo.processInfo.environment["BV_VAULT_SERVICE_TPM"] == "1" ? [2, 1, 0] : [0]
+        func protection(_ name: String) throws -> [UInt8] {
+            let uid = try #require(getpwnam(name)?.pointee.pw_uid)
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(Self.stateDirectory)/users/\(uid)/master.key")))
+            try #require(bytes.count > 8 && Array(bytes.prefix(4)) == Array("BVFK".utf8))
+            return bytes[5] == 0 ? [0] : Array(bytes[5...7])
+        }
+        #expect(try run(["store", "sealed"], as: user, stdin: #"{"t":"under-the-tpm"}"#).status == 0)
+        #expect(try protection(user) == sealed)
+
+        // A key-file store made by the service's user, put in as the other user's, with the service stopped.
+        let otherUID = try #require(getpwnam(other)?.pointee.pw_uid)
+        let staging = "\(Self.stateDirectory)/staging"
+        let made = try sandbox.run(
+            executable: URL(fileURLWithPath: "/usr/sbin/runuser"),
+            ["-u", "biometrics-vault", "--", "env", "-i", "PATH=/usr/bin:/bin", "HOME=\(Self.stateDirectory)", "XDG_DATA_HOME=\(staging)",
+             "ASAN_OPTIONS=\(ProcessInfo.processInfo.environment["ASAN_OPTIONS"] ?? "")", "SWIFT_BACKTRACE=enable=no",
+             CLISandbox.binary.path, "store", "made-before", "--store", "file", "--authenticator", "none"],
+            stdin: #"{"t":"kept-across-the-move"}"#)
+        #expect(made.status == 0, "\(made.stdout)\(made.stderr)")
+        if let pid = try servicePID() { kill(pid, SIGKILL) }
+        let target = "\(Self.stateDirectory)/users/\(otherUID)"
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/rm"), ["-rf", target])
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/mv"), ["\(staging)/biometrics-vault", target])
+        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/rm"), ["-rf", staging])
+        #expect(try protection(other) == [0])
+        let shown = try run(["show", "made-before", "--field", "t"], as: other)
+        #expect(shown.stdout == "kept-across-the-move\n", "\(shown.stdout)\(shown.stderr)")
+        #expect(try protection(other) == sealed)
+        #expect(try run(["show", "sealed", "--field", "t"], as: user).stdout == "under-the-tpm\n")
+        _ = try run(["reset", "sealed"], as: user)
+        _ = try run(["reset", "made-before"], as: other)
+    }
+
     @Test(.needs(CLINeeds.testUser))
     func killingTheServiceDuringWritesLosesNothing() throws {
         try prepareHomes()

@@ -3,10 +3,13 @@
 # setuid helper starts it as its user, as on a machine where the package is installed without systemd.
 #   vault_service_install BINARY     # as root; BINARY is the biometrics-vault to run as the service
 #   vault_service_uninstall
+# Where swtpm is installed, the service gets a TPM of its own (a swtpm run as the service's user, its
+# socket in a directory only that user can open), as /dev/tpmrm0 is to a service in the `tss` group.
 # The ASan build writes its reports where the run collects them (ASAN_OPTIONS of the caller): the
 # activation helper clears the environment, so a small launcher sets it again.
 
 VAULT_SERVICE_LAUNCHER=/usr/local/libexec/biometrics-vault-ci-service
+VAULT_SERVICE_TPM=/var/lib/biometrics-vault-ci-tpm
 VAULT_SERVICE_FILES=(
     /usr/share/dbus-1/system.d/io.github.biometricsvault.Vault1.conf
     /usr/share/dbus-1/system-services/io.github.biometricsvault.Vault1.service
@@ -26,6 +29,14 @@ vault_service_install() {
     id biometrics-vault >/dev/null 2>&1 || useradd --system --gid biometrics-vault --home-dir /var/lib/biometrics-vault \
         --no-create-home --shell /usr/sbin/nologin --comment "BiometricsVault vault service" biometrics-vault
     install -d -m 700 -o biometrics-vault -g biometrics-vault /var/lib/biometrics-vault
+    local tcti=""
+    if command -v swtpm >/dev/null; then
+        install -d -m 700 -o biometrics-vault -g biometrics-vault "$VAULT_SERVICE_TPM" "$VAULT_SERVICE_TPM/state"
+        runuser -u biometrics-vault -- swtpm socket --tpm2 --tpmstate dir="$VAULT_SERVICE_TPM/state" \
+            --server type=unixio,path="$VAULT_SERVICE_TPM/tpm.sock" --ctrl type=unixio,path="$VAULT_SERVICE_TPM/tpm.sock.ctrl" \
+            --flags not-need-init,startup-clear --daemon --pid file="$VAULT_SERVICE_TPM/swtpm.pid"
+        tcti="swtpm:path=$VAULT_SERVICE_TPM/tpm.sock"
+    fi
     install -d -m 755 /usr/share/dbus-1/system.d /usr/share/dbus-1/system-services /usr/local/libexec \
         /usr/share/polkit-1/actions /usr/share/polkit-1/rules.d
     install -m 644 "$resources/io.github.biometricsvault.Vault1.conf" /usr/share/dbus-1/system.d/
@@ -35,6 +46,7 @@ vault_service_install() {
         echo '#!/bin/sh'
         printf 'export ASAN_OPTIONS=%q LSAN_OPTIONS=%q SWIFT_BACKTRACE=%q\n' \
             "${ASAN_OPTIONS:-}" "${LSAN_OPTIONS:-}" "${SWIFT_BACKTRACE:-}"
+        [ -z "$tcti" ] || printf 'export BIOMETRICS_VAULT_TPM_TCTI=%q\n' "$tcti"
         printf 'exec %q service "$@"\n' "$binary"
     } > "$VAULT_SERVICE_LAUNCHER"
     chmod 755 "$VAULT_SERVICE_LAUNCHER"
@@ -48,9 +60,14 @@ vault_service_stop() {
     pkill -KILL -u biometrics-vault 2>/dev/null || true
 }
 
+# The vault service's own swtpm's TCTI, empty without one.
+vault_service_tcti() {
+    [ -S "$VAULT_SERVICE_TPM/tpm.sock" ] && echo "swtpm:path=$VAULT_SERVICE_TPM/tpm.sock" || true
+}
+
 vault_service_uninstall() {
     vault_service_stop
     rm -f "${VAULT_SERVICE_FILES[@]}"
-    rm -rf /var/lib/biometrics-vault
+    rm -rf /var/lib/biometrics-vault "$VAULT_SERVICE_TPM"
     vault_service_reload_bus
 }
