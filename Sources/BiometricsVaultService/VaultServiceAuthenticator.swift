@@ -24,9 +24,23 @@ public struct VaultServiceAuthenticator: Authenticator {
     }
 
     /// What the service says about the caller's fingerprint and password, without prompting.
+    ///
+    /// One read of an item asks several questions of the authenticator in the same instant (the enrolled
+    /// set, the biometry type, the lockout), and each `Status` costs the service an fprintd call that
+    /// fprintd checks with polkit (about 20 ms). So an answer younger than ``statusLifetime`` is reused,
+    /// and every prompt drops it: a prompt is what changes the failure count. The answer only routes the
+    /// request; the service enforces the policy whatever the client believed.
     package static func status() throws(VaultError) -> VaultServiceStatus {
-        VaultServiceStatus(try VaultServiceConnection.call("Status", nil, replyType: "(a{sv})", timeout: .seconds(10))[0])
+        let now = ContinuousClock.now
+        if let (status, at) = recentStatus.withLock({ $0 }), now - at <= statusLifetime { return status }
+        let status = VaultServiceStatus(try VaultServiceConnection.call("Status", nil, replyType: "(a{sv})", timeout: .seconds(10))[0])
+        recentStatus.withLock { $0 = (status, now) }
+        return status
     }
+
+    /// How long one `Status` answer is reused.
+    package static let statusLifetime: Duration = .seconds(1)
+    private static let recentStatus = LockedValue<(VaultServiceStatus, ContinuousClock.Instant)?>(nil)
 
     public var biometryType: BiometryType {
         guard let status = try? Self.status() else { return .none }
@@ -94,6 +108,8 @@ public struct VaultServiceAuthenticator: Authenticator {
         withAgent: Bool, _ call: @escaping @Sendable (DBusCancellation) throws(VaultError) -> DBusValue
     ) async throws(VaultError) -> DBusValue {
         if Task.isCancelled { throw VaultError(.systemCancel, underlying: .message("task cancelled")) }
+        Self.recentStatus.withLock { $0 = nil }
+        defer { Self.recentStatus.withLock { $0 = nil } }
         let agent = withAgent && startsTerminalAgent ? PolkitTextAgent.start() : nil
         defer { agent?.stop() }
         let cancellation = DBusCancellation()

@@ -27,13 +27,14 @@ final class VaultServiceRequests: Sendable {
     let stateDirectory: String
     let grants = Grants()
     private let stores = LockedValue<[UInt32: EncryptedFileStore]>([:])
+    private let ownerReady = LockedValue(false)
 
     init(stateDirectory: String) {
         self.stateDirectory = stateDirectory
     }
 
     func status(_ caller: Caller) throws(VaultError) -> VaultServiceStatus {
-        let owner = PolkitOwnerAuthenticator.probe(actionID: VaultServiceInterface.ownerAction).description
+        let owner = ownerStatus().description
         let version = "1.\(VaultServiceInterface.minorVersion)"
         guard let fingerprint = try? fingerprintAuthenticator(caller) else {
             return VaultServiceStatus(biometry: "noFprintd", enrollment: nil, failedAttempts: 0, owner: owner, version: version)
@@ -121,6 +122,16 @@ final class VaultServiceRequests: Sendable {
     }
 
     // MARK: Private
+
+    /// Whether polkit can ask for the password. Once polkitd has answered that the action is installed,
+    /// that answer stands for the life of this process (the package that installs the action also
+    /// installs the service); anything else is asked again on the next call.
+    private func ownerStatus() -> PolkitStatus {
+        if ownerReady.withLock({ $0 }) { return .ready }
+        let status = PolkitOwnerAuthenticator.probe(actionID: VaultServiceInterface.ownerAction)
+        if status == .ready { ownerReady.withLock { $0 = true } }
+        return status
+    }
 
     private var usersDirectory: String { stateDirectory + "/users" }
 

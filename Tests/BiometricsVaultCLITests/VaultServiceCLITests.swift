@@ -91,6 +91,24 @@ final class VaultServiceCLITests {
         try FileManager.default.removeItem(at: file)
     }
 
+    /// The methods of the service's interface called while `body` runs, in order (`dbus-monitor`, as root).
+    func serviceCalls(_ body: () throws -> Void) throws -> [String] {
+        let monitor = try sandbox.start(
+            executable: URL(fileURLWithPath: "/usr/bin/dbus-monitor"),
+            ["--system", "type='method_call',interface='io.github.biometricsvault.Vault1'"])
+        usleep(500_000)  // until it is a monitor of the bus
+        defer { monitor.process.terminate() }
+        try body()
+        usleep(300_000)
+        monitor.process.terminate()
+        return monitor.result().stdout.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("method call"), let member = line.split(separator: " ").first(where: { $0.hasPrefix("member=") }) else {
+                return nil
+            }
+            return String(member.dropFirst("member=".count))
+        }
+    }
+
     func servicePID() throws -> Int32? {
         let found = try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pgrep"), ["-u", "biometrics-vault", "-x", "biometrics-vaul"])
         return found.stdout.split(separator: "\n").first.flatMap { Int32($0) }
@@ -111,9 +129,12 @@ final class VaultServiceCLITests {
         #expect(status.stdout.contains(#""state":"locked""#), "\(status.stdout)\(status.stderr)")
         #expect(status.stdout.contains(#""store":"service""#), "\(status.stdout)")
 
-        let shown = try scanned(["show", "fp", "--field", "token"], as: user, finger: Self.finger)
+        // The read asks the service for its status once, however many questions the vault asks of it.
+        var shown: (status: Int32, text: String) = (-1, "")
+        let calls = try serviceCalls { shown = try scanned(["show", "fp", "--field", "token"], as: user, finger: Self.finger) }
         #expect(shown.status == 0, "\(shown.text)")
         #expect(shown.text.contains("behind-the-service"))
+        #expect(calls == ["Read", "Status", "Authenticate", "Read"], "\(calls)")
 
         let wrong = try scanned(["show", "fp"], as: user, finger: "not-enrolled-anywhere")
         #expect(wrong.status == 4, "\(wrong.text)")
@@ -266,7 +287,7 @@ final class VaultServiceCLITests {
         try prepareHomes()
         let script = """
             for i in $(seq 25); do
-              ( echo "{\\"n\\":\\"$USER-$i\\"}" | "$0" store "p$i" >/dev/null 2>&1 && "$0" show "p$i" --field n ) &
+              ( echo "{\\"n\\":\\"$USER-$i\\"}" | "$0" store "p$i" >/dev/null && "$0" show "p$i" --field n ) &
             done
             wait
             """
