@@ -233,8 +233,9 @@ var targets: [Target] = [
     .target(
         name: "BiometricsVaultServiceDaemon",
         dependencies: [
-            "BiometricsVaultCore", "BiometricsVaultFileStore", "BiometricsVaultTPM",
+            "BiometricsVaultCore", "BiometricsVaultFileStore", "BiometricsVaultTPM", "BiometricsVaultJSON",
             .target(name: "BiometricsVaultService", condition: linux),
+            .target(name: "BiometricsVaultAgent", condition: linux),
             .target(name: "BiometricsVaultDBus", condition: linux),
             .target(name: "BiometricsVaultLinuxAuth", condition: linux),
             .target(name: "CProcessControl", condition: linux),

@@ -29,7 +29,8 @@ enum VaultServiceAdapter {
     ) -> PlatformSelection {
         let authenticator: any Authenticator = choice == .none
             ? UnavailableAuthenticator(reason: VaultError(.biometryNotAvailable, underlying: .message("biometrics not used (--authenticator none)")), owner: nil)
-            : VaultServiceAuthenticator(startsTerminalAgent: interaction.hasTerminal)
+            : VaultServiceAuthenticator(
+                startsTerminalAgent: interaction.hasTerminal, service: service, windowSeconds: interaction.unlockWindowSeconds ?? 0)
         let store: any SecretStore = failed.map { error in
             UnopenedStore(name: "service", error: VaultError(error.code, underlying: .message(
                 "\(error.underlying?.description ?? error.code.name); the vault service is installed (its items may be "
@@ -54,6 +55,35 @@ enum VaultServiceAdapter {
         case .absent(let error), .failed(let error):
             return .unusable(.store, "service", error)
         }
+    }
+}
+#endif
+
+#if os(Linux)
+/// The vault service's unlock windows and audit log, for the CLI's `lock`, `audit` and `status`.
+package enum VaultServiceControls {
+    /// Closes every unlock window of this user in the service; 0 when the service is not installed.
+    package static func lock() throws(VaultError) -> Int {
+        switch VaultServiceAdapter.presence() {
+        case .answers: return try VaultServiceAuthenticator.lock()
+        case .absent: return 0
+        case .failed(let error): throw error
+        }
+    }
+
+    /// This user's audit entries since `since` (seconds since the epoch): JSON objects, oldest first.
+    package static func audit(since: Int64) throws(VaultError) -> [String] {
+        switch VaultServiceAdapter.presence() {
+        case .answers: return try VaultServiceAuthenticator.audit(since: since)
+        case .absent(let error), .failed(let error): throw error
+        }
+    }
+
+    /// The service's open windows for this process's terminal session: item service, policy, seconds
+    /// left; `nil` when the service does not answer.
+    package static func windows() -> [(service: String, policy: String, seconds: Int)]? {
+        guard case .answers = VaultServiceAdapter.presence(), let status = try? VaultServiceAuthenticator.status() else { return nil }
+        return status.windows.map { ($0.service, $0.policy, $0.seconds) }
     }
 }
 #endif

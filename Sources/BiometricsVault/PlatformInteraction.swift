@@ -31,6 +31,9 @@ public struct PlatformInteraction: Sendable {
     /// processes (the unlock-window agent: ``UnlockWindowStoreKeyKeeper``), and asked for before the
     /// secret is. `nil` (the default): every process asks.
     public var storeKeyKeeper: (any StoreKeyKeeper)? = nil
+    /// The unlock window, in seconds, that a prompt of the vault service opens for this process's
+    /// terminal session (Linux; `nil` for none). The service keeps it and decides who is inside it.
+    public var unlockWindowSeconds: Int? = nil
 
     public init(
         hasTerminal: Bool,

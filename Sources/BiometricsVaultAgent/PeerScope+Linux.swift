@@ -13,24 +13,24 @@ import Glibc
 /// controlling terminal has the same terminal and session id, but a later start time; and, where pidfds
 /// live in pidfs (Linux 6.9 and later), another pidfd inode number, which no two processes of one boot
 /// share (the start time only counts clock ticks, 10 ms).
-struct PeerScope: Hashable, CustomStringConvertible {
+package struct PeerScope: Hashable, Sendable, CustomStringConvertible {
     /// `tty_nr`: the controlling terminal's device number (never 0 here).
-    let terminal: Int
+    package let terminal: Int
     /// The session id (the session leader's pid).
-    let session: Int
+    package let session: Int
     /// The session leader's start time (`/proc/SID/stat` field 22, clock ticks after boot).
     let leaderStart: UInt64
     /// The inode number of a pidfd of the session leader: unique per process on pidfs; on a kernel
     /// without pidfs every pidfd shares one inode, and the start time alone tells sessions apart.
     let leaderInode: UInt64
 
-    var description: String {
+    package var description: String {
         "tty \(terminal >> 8 & 0xFFF):\(terminal & 0xFF | (terminal >> 12) & 0xFFF00) session \(session) (leader started at tick \(leaderStart))"
     }
 
     /// The scope of a process whose `/proc/PID/stat` says `stat`; `nil` when it has no controlling
     /// terminal, or the session's leader is gone (or no longer on that terminal).
-    static func of(stat: ProcessStat) -> PeerScope? {
+    package static func of(stat: ProcessStat) -> PeerScope? {
         guard stat.terminal != 0, stat.session > 0, let leader = Leader.read(session: stat.session),
             leader.stat.isLeader(ofSession: stat.session, onTerminal: stat.terminal)
         else { return nil }
@@ -46,7 +46,7 @@ struct PeerScope: Hashable, CustomStringConvertible {
     /// Whether the session this scope names still runs on its terminal: its leader (the same process,
     /// by its start time and pidfd inode) is alive and still has the terminal. A hung-up terminal, an
     /// exited leader or a session that only reuses the number ends every window and key of the scope.
-    var isCurrent: Bool {
+    package var isCurrent: Bool {
         guard let leader = Leader.read(session: session) else { return false }
         return leader.stat.isLeader(ofSession: session, onTerminal: terminal) && leader.stat.startTime == leaderStart
             && leader.inode == leaderInode
@@ -71,13 +71,13 @@ struct PeerScope: Hashable, CustomStringConvertible {
 }
 
 /// The fields of `/proc/PID/stat` the agent uses.
-struct ProcessStat: Equatable {
+package struct ProcessStat: Equatable {
     /// Field 6.
-    let session: Int
+    package let session: Int
     /// Field 7, `tty_nr` (0: no controlling terminal).
-    let terminal: Int
+    package let terminal: Int
     /// Field 22, clock ticks after boot.
-    let startTime: UInt64
+    package let startTime: UInt64
     /// Field 3; a zombie (`Z`) or a dead process (`X`) holds no terminal any more.
     let state: Character
 
@@ -97,7 +97,7 @@ struct ProcessStat: Equatable {
     }
 
     /// A pidfd polls readable once its process has exited (a zombie included).
-    static func isAlive(pidfd: Int32) -> Bool {
+    package static func isAlive(pidfd: Int32) -> Bool {
         var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
         while true {
             let ready = poll(&entry, 1, 0)
@@ -106,7 +106,7 @@ struct ProcessStat: Equatable {
         }
     }
 
-    static func read(pid: Int32) -> ProcessStat? {
+    package static func read(pid: Int32) -> ProcessStat? {
         guard pid > 0 else { return nil }
         let descriptor = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }

@@ -62,6 +62,7 @@ package final class DBusValue {
     /// The elements of an `as`/`ao`, or of the first member of an `(as)`/`(ao)` tuple.
     package var strings: [String]? {
         switch typeString {
+        case "v": unboxed.strings
         case "(as)", "(ao)": self[0].strings
         case "as", "ao": children.compactMap(\.string)
         default: nil

@@ -17,10 +17,29 @@ public struct VaultServiceAuthenticator: Authenticator {
     public let timeout: Duration
     /// Whether a password prompt starts `pkttyagent` for this process on its controlling terminal.
     public let startsTerminalAgent: Bool
+    /// The item service whose unlock windows this authenticator uses and opens.
+    public let service: String
+    /// The unlock window a successful prompt asks the service to open for this process's terminal
+    /// session, `service` and the policy, in seconds; 0 for none. Inside an open window the service
+    /// grants without a prompt.
+    public let windowSeconds: Int
 
-    public init(timeout: Duration = .seconds(150), startsTerminalAgent: Bool = false) {
+    public init(timeout: Duration = .seconds(150), startsTerminalAgent: Bool = false, service: String = "", windowSeconds: Int = 0) {
         self.timeout = timeout
         self.startsTerminalAgent = startsTerminalAgent
+        self.service = service
+        self.windowSeconds = windowSeconds
+    }
+
+    /// Closes every unlock window of this user in the service; how many were open.
+    package static func lock() throws(VaultError) -> Int {
+        Int(try VaultServiceConnection.call("Lock", nil, replyType: "(u)", timeout: .seconds(10))[0].uint32 ?? 0)
+    }
+
+    /// This user's audit entries (JSON objects, one per string) since `since` (seconds since the epoch).
+    package static func audit(since: Int64) throws(VaultError) -> [String] {
+        try VaultServiceConnection.call(
+            "Audit", .tuple([.uint64(UInt64(max(0, since)))]), replyType: "(as)", timeout: .seconds(10))[0].strings ?? []
     }
 
     /// What the service says about the caller's fingerprint and password, without prompting.
@@ -80,7 +99,8 @@ public struct VaultServiceAuthenticator: Authenticator {
             || (policy == .userPresence && (try? Self.status().biometry) != "available")
         let reply = try await prompting(withAgent: needsPassword) { cancellation throws(VaultError) in
             try VaultServiceConnection.call(
-                "Authenticate", .tuple([.string(policy.rawValue), .string(prompt.reason)]),
+                "Authenticate",
+                .tuple([.string(policy.rawValue), .string(prompt.reason), .string(service), .uint32(UInt32(clamping: windowSeconds))]),
                 replyType: "(ays)", timeout: timeout, cancellation: cancellation)
         }
         var token = reply[0].bytes ?? []

@@ -15,7 +15,7 @@ package enum VaultServiceInterface {
     /// D-Bus error names are this prefix followed by a `VaultError.Code` name (`...Error.biometryLockout`).
     package static let errorPrefix = "io.github.biometricsvault.Vault1.Error."
     /// The minor version of the interface, in ``Status``'s `version`.
-    package static let minorVersion: UInt32 = 0
+    package static let minorVersion: UInt32 = 1
 
     /// The polkit action whose `auth_self` check asks the caller's own agent for the caller's password.
     package static let ownerAction = "io.github.biometricsvault.vault-service.authenticate-owner"
@@ -29,6 +29,8 @@ package enum VaultServiceInterface {
             <method name="Authenticate">
               <arg name="policy" type="s" direction="in"/>
               <arg name="reason" type="s" direction="in"/>
+              <arg name="service" type="s" direction="in"/>
+              <arg name="window" type="u" direction="in"/>
               <arg name="grant" type="ay" direction="out"/>
               <arg name="enrollment" type="s" direction="out"/>
             </method>
@@ -60,6 +62,13 @@ package enum VaultServiceInterface {
             <method name="Delete">
               <arg name="service" type="s" direction="in"/>
               <arg name="key" type="s" direction="in"/>
+            </method>
+            <method name="Lock">
+              <arg name="closed" type="u" direction="out"/>
+            </method>
+            <method name="Audit">
+              <arg name="since" type="t" direction="in"/>
+              <arg name="entries" type="as" direction="out"/>
             </method>
             <method name="List">
               <arg name="service" type="s" direction="in"/>
@@ -129,19 +138,47 @@ package struct VaultServiceStatus: Sendable, Equatable {
     /// Whether polkit can ask the caller's password (`ready`), or why not.
     package var owner: String
     package var version: String
+    /// The open windows of the caller's terminal session.
+    package var windows: [Window]
 
-    package init(biometry: String, enrollment: EnrollmentFingerprint?, failedAttempts: Int, owner: String, version: String) {
+    /// An open unlock window: the item service and policy it is for, and the seconds it has left.
+    package struct Window: Sendable, Equatable {
+        package var service: String
+        package var policy: String
+        package var seconds: Int
+
+        package init(service: String, policy: String, seconds: Int) {
+            self.service = service
+            self.policy = policy
+            self.seconds = seconds
+        }
+
+        /// `seconds policy service` (a service name may hold spaces; it goes last).
+        var text: String { "\(seconds) \(policy) \(service)" }
+
+        init?(text: String) {
+            let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count == 3, let seconds = Int(parts[0]) else { return nil }
+            self.init(service: String(parts[2]), policy: String(parts[1]), seconds: seconds)
+        }
+    }
+
+    package init(
+        biometry: String, enrollment: EnrollmentFingerprint?, failedAttempts: Int, owner: String, version: String, windows: [Window] = []
+    ) {
         self.biometry = biometry
         self.enrollment = enrollment
         self.failedAttempts = failedAttempts
         self.owner = owner
         self.version = version
+        self.windows = windows
     }
 
     package init(_ value: DBusValue) {
         var status = VaultServiceStatus(biometry: "noFprintd", enrollment: nil, failedAttempts: 0, owner: "noPolkit", version: "")
         for (key, entry) in value.properties ?? [] {
             switch key {
+            case "windows": status.windows = (entry.strings ?? []).compactMap { Window(text: $0) }
             case "biometry": status.biometry = entry.string ?? status.biometry
             case "enrollment": status.enrollment = entry.string.flatMap { EnrollmentFingerprint($0) }
             case "failedAttempts": status.failedAttempts = Int(entry.uint32 ?? 0)
@@ -159,6 +196,7 @@ package struct VaultServiceStatus: Sendable, Equatable {
             ("owner", .string(owner)), ("version", .string(version)),
         ]
         if let enrollment { entries.append(("enrollment", .string(enrollment.value))) }
+        entries.append(("windows", .strings(windows.map(\.text))))
         return .tuple([.vardict(entries)])
     }
 }

@@ -1,4 +1,5 @@
 #if os(Linux)
+import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultDBus
 import BiometricsVaultLinuxAuth
@@ -94,7 +95,7 @@ final class DaemonState: Sendable {
 
     func isIdle(for idle: Duration) -> Bool {
         let quiet = running.withLock { $0.calls.isEmpty && ContinuousClock.now - $0.last >= idle }
-        return quiet && requests.grants.isEmpty
+        return quiet && requests.grants.isEmpty && requests.windows.isEmpty
     }
 
     /// A caller left the bus: its grants end and its calls in progress (a prompt) are cancelled.
@@ -136,20 +137,43 @@ final class DaemonState: Sendable {
         return Caller(connection: sender, uid: credentials.uid, pid: credentials.pid)
     }
 
+    /// The caller's terminal session, read now (``ServiceWindows/scope(of:stillCalling:)``).
+    private func scope(_ caller: Caller) -> PeerScope? {
+        ServiceWindows.scope(of: caller) {
+            guard let server, let credentials = try? server.credentials(of: caller.connection) else { return false }
+            return credentials.pid == caller.pid && credentials.uid == caller.uid
+        }
+    }
+
     private func handle(_ call: DBusMethodCall) async {
         let arguments = call.parameters
+        var audited: (caller: Caller, event: String, item: String?)?
         do {
             let caller = try caller(call.sender)
+            // The item of Read, Write and Delete: its service and key.
+            var item: String { "\(arguments[0].string ?? "")/\(arguments[1].string ?? "")" }
             switch call.member {
             case "Status":
-                call.reply(try requests.status(caller).argument)
+                call.reply(try requests.status(caller, scope: scope(caller)).argument)
             case "Authenticate":
-                let (token, enrollment) = try await requests.authenticate(
-                    caller, policy: arguments[0].string ?? "", reason: arguments[1].string ?? "")
+                audited = (caller, "authenticate", arguments[2].string)
+                let (token, enrollment, how) = try await requests.authenticate(
+                    caller, policy: arguments[0].string ?? "", reason: arguments[1].string ?? "", service: arguments[2].string ?? "",
+                    windowSeconds: Int(arguments[3].uint32 ?? 0), scope: scope(caller))
+                requests.audit.record(caller, "authenticate", item: arguments[2].string, result: "\(arguments[0].string ?? ""): \(how)")
+                audited = nil
                 call.reply(.tuple([.bytes(token), .string(enrollment?.value ?? "")]))
             case "AuthenticateOwner":
+                audited = (caller, "authenticateOwner", nil)
                 try await requests.authenticateOwner(caller, reason: arguments[0].string ?? "")
+                requests.audit.record(caller, "authenticateOwner", result: "password")
+                audited = nil
                 call.reply(nil)
+            case "Lock":
+                call.reply(.tuple([.uint32(UInt32(clamping: requests.lock(caller)))]))
+            case "Audit":
+                let since = Int64(clamping: arguments[0].uint64 ?? 0)
+                call.reply(.tuple([.strings(requests.audit.entries(uid: caller.uid, since: since))]))
             case "CancelAuthentication":
                 // Every call of this connection in progress: the prompts it started (and this call, which
                 // has nothing left to cancel).
@@ -160,17 +184,23 @@ final class DaemonState: Sendable {
                 requests.grants.revoke(arguments[0].bytes ?? [], connection: caller.connection)
                 call.reply(nil)
             case "Read":
-                let item = try requests.read(
+                audited = (caller, "read", item)
+                let stored = try requests.read(
                     caller, service: arguments[0].string ?? "", key: arguments[1].string ?? "",
                     token: arguments[2].bytes ?? [])
-                guard let item else {
+                audited = nil
+                guard let stored else {
+                    requests.audit.record(caller, "read", item: item, result: "absent")
                     call.reply(.tuple([.bool(false), .string(""), .bool(false), .bytes([])]))
                     return
                 }
-                var payload = item.payload?.copyBytes() ?? []
+                let released = stored.payload != nil
+                requests.audit.record(caller, "read", item: item, result: released ? "released" : "locked: header only")
+                var payload = stored.payload?.copyBytes() ?? []
                 defer { payload.zeroize() }
-                call.reply(.tuple([.bool(true), .string(item.header.attributeValue), .bool(item.payload != nil), .bytes(payload)]))
+                call.reply(.tuple([.bool(true), .string(stored.header.attributeValue), .bool(released), .bytes(payload)]))
             case "Write":
+                audited = (caller, "write", item)
                 var payload = arguments[3].bytes ?? []
                 defer { payload.zeroize() }
                 let condition = try VaultServiceInterface.decodeCondition(
@@ -179,9 +209,14 @@ final class DaemonState: Sendable {
                     caller, service: arguments[0].string ?? "", key: arguments[1].string ?? "",
                     header: arguments[2].string ?? "", payload: payload, condition: condition,
                     token: arguments[6].bytes ?? [])
+                requests.audit.record(caller, "write", item: item, result: "written")
+                audited = nil
                 call.reply(nil)
             case "Delete":
+                audited = (caller, "delete", item)
                 try requests.delete(caller, service: arguments[0].string ?? "", key: arguments[1].string ?? "")
+                requests.audit.record(caller, "delete", item: item, result: "deleted")
+                audited = nil
                 call.reply(nil)
             case "List":
                 let listing = try requests.listing(caller, service: arguments[0].string ?? "")
@@ -190,8 +225,10 @@ final class DaemonState: Sendable {
                 call.fail(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(call.member)")
             }
         } catch let error as VaultError {
+            if let audited { requests.audit.record(audited.caller, audited.event, item: audited.item, result: "refused: \(error.code.name)") }
             call.fail(name: VaultServiceInterface.errorName(error.code), message: error.underlying?.description ?? error.code.name)
         } catch {
+            if let audited { requests.audit.record(audited.caller, audited.event, item: audited.item, result: "refused: storeUnavailable") }
             call.fail(name: VaultServiceInterface.errorName(.storeUnavailable), message: String(describing: type(of: error)))
         }
     }

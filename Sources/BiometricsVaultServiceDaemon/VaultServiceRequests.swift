@@ -1,4 +1,5 @@
 #if os(Linux)
+import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultFileStore
 import BiometricsVaultLinuxAuth
@@ -26,18 +27,24 @@ final class VaultServiceRequests: Sendable {
     /// `users/<uid>/` under it holds each user's store, `lockout/` the failed-attempt counts.
     let stateDirectory: String
     let grants = Grants()
+    let windows = ServiceWindows()
+    let audit: AuditLog
     private let stores = LockedValue<[UInt32: EncryptedFileStore]>([:])
     private let ownerReady = LockedValue(false)
 
     init(stateDirectory: String) {
         self.stateDirectory = stateDirectory
+        audit = AuditLog(stateDirectory: stateDirectory)
     }
 
-    func status(_ caller: Caller) throws(VaultError) -> VaultServiceStatus {
+    func status(_ caller: Caller, scope: PeerScope?) throws(VaultError) -> VaultServiceStatus {
         let owner = ownerStatus().description
         let version = "1.\(VaultServiceInterface.minorVersion)"
+        let open = scope.map { windows.open(uid: caller.uid, scope: $0) } ?? []
+        let windowList = open.map { VaultServiceStatus.Window(service: $0.service, policy: $0.policy.rawValue, seconds: $0.seconds) }
         guard let fingerprint = try? fingerprintAuthenticator(caller) else {
-            return VaultServiceStatus(biometry: "noFprintd", enrollment: nil, failedAttempts: 0, owner: owner, version: version)
+            return VaultServiceStatus(
+                biometry: "noFprintd", enrollment: nil, failedAttempts: 0, owner: owner, version: version, windows: windowList)
         }
         let probe = fingerprint.probe(claiming: false, enrollment: true)
         let failures = (try? fingerprint.consecutiveFailures()) ?? FailedAttemptCounter.limit
@@ -48,18 +55,62 @@ final class VaultServiceRequests: Sendable {
         case .noFprintd, .notEnrolled, .permissionDenied, .deviceBusy: biometry = probe.reason.description
         }
         return VaultServiceStatus(
-            biometry: biometry, enrollment: probe.enrollment, failedAttempts: failures, owner: owner, version: version)
+            biometry: biometry, enrollment: probe.enrollment, failedAttempts: failures, owner: owner, version: version,
+            windows: windowList)
     }
 
-    /// Runs the caller's prompt (finger, or password through polkit) and issues a grant for its connection.
-    func authenticate(_ caller: Caller, policy: String, reason: String) async throws -> (token: [UInt8], enrollment: EnrollmentFingerprint?) {
+    /// Issues a grant for the caller's connection: at once inside an open window of the caller's
+    /// terminal session for `service` and `policy`, else after the caller's prompt (finger, or password
+    /// through polkit), which then opens a window of `windowSeconds` for that session when asked and the
+    /// caller has one. Returns how it was granted, for the audit log.
+    func authenticate(
+        _ caller: Caller, policy: String, reason: String, service: String, windowSeconds: Int, scope: PeerScope?
+    ) async throws -> (token: [UInt8], enrollment: EnrollmentFingerprint?, how: String) {
         guard let policy = ProtectionPolicy(rawValue: policy) else {
             throw VaultError(.invalidVault, underlying: .message("unknown protection policy"))
         }
+        let key = scope.map { ServiceWindows.Key(uid: caller.uid, scope: $0, service: service, policy: policy) }
+        if let key, let method = try usableWindow(key, caller) {
+            let enrollment: EnrollmentFingerprint? = if case .fingerprint(let set) = method { set } else { nil }
+            return (grants.issue(connection: caller.connection, uid: caller.uid, method: method), enrollment, "inside a window")
+        }
         let authorization = try await fingerprintAuthenticator(caller).authenticate(for: policy, prompt: PromptText(reason: reason))
-        let method: Grant.Method = authorization.enrollment.map { .fingerprint($0) } ?? .password
         // A userPresence prompt answered by a finger still reports the set that matched.
-        return (grants.issue(connection: caller.connection, uid: caller.uid, method: method), authorization.enrollment)
+        let method: Grant.Method = authorization.enrollment.map { .fingerprint($0) } ?? .password
+        var how = authorization.enrollment == nil ? "password" : "finger"
+        if windowSeconds > 0, let key {
+            if windows.open(key, seconds: windowSeconds, method: method) {
+                audit.record(caller, "windowOpened", item: service, result: "\(policy.rawValue) for \(min(windowSeconds, ServiceWindows.maximumSeconds)) s on \(key.scope)")
+            } else {
+                how += "; no window (the user holds \(ServiceWindows.maximumPerUser))"
+            }
+        }
+        return (grants.issue(connection: caller.connection, uid: caller.uid, method: method), authorization.enrollment, how)
+    }
+
+    /// The method of the open window `key` names, if it is still good: its time has not passed, its
+    /// session runs, and a window opened by a finger still has that enrolled set. One that ended is
+    /// closed and logged.
+    private func usableWindow(_ key: ServiceWindows.Key, _ caller: Caller) throws -> Grant.Method? {
+        let (window, ended) = windows.window(key)
+        if ended { audit.record(caller, "windowClosed", item: key.service, result: "ended (its time, or its terminal session)") }
+        guard let window else { return nil }
+        if case .fingerprint(let opened) = window.method {
+            let now = try fingerprintAuthenticator(caller).probe(claiming: false, enrollment: true).enrollment
+            guard now != nil, now == opened else {
+                windows.close(key)
+                audit.record(caller, "windowClosed", item: key.service, result: "the enrolled fingers changed")
+                return nil
+            }
+        }
+        return window.method
+    }
+
+    /// Closes every window of the caller's user; how many were open.
+    func lock(_ caller: Caller) -> Int {
+        let closed = windows.closeAll(uid: caller.uid)
+        audit.record(caller, "windowClosed", result: "lock: \(closed) window(s)")
+        return closed
     }
 
     func authenticateOwner(_ caller: Caller, reason: String) async throws {

@@ -60,13 +60,16 @@ extension BiometricsVaultCommand {
     struct Lock: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "lock",
-            abstract: "Close every unlock window now (see `agent`): the next read of a protected item prompts again.")
+            abstract: "Close every unlock window now, the agent's and the vault service's: the next read of a protected item prompts again.")
 
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
             try await Console.run(options) {
-                let closed = try UnlockWindows.lockAll()
+                var closed = try UnlockWindows.lockAll()
+                #if os(Linux)
+                closed += try VaultServiceControls.lock()
+                #endif
                 Console.emit(options, json: .object(["closed": .integer(Int64(closed))]), text: "closed \(closed) unlock window(s)")
             }
         }

@@ -22,14 +22,21 @@ struct FingerprintPromptLine: Sendable {
     let reason: String
     let timeout: Duration
     private let isTerminal = isatty(STDERR_FILENO) == 1
+    private let created = ContinuousClock.now
 
     init(reason: String, timeout: Duration) {
         self.reason = reason
         self.timeout = timeout
     }
 
+    /// How long a prompt waits before it shows: an authentication answered sooner (the vault service
+    /// inside an unlock window) asked for no finger, and shows nothing.
+    static let grace: Duration = .milliseconds(250)
+
     func run() async {
         let start = ContinuousClock.now
+        try? await Task.sleep(for: Self.grace)
+        if Task.isCancelled { return }
         guard isTerminal else {
             Console.err("\(reason): Touch the fingerprint reader… (\(seconds(timeout)) s left, Ctrl-C to cancel)")
             return
@@ -43,7 +50,7 @@ struct FingerprintPromptLine: Sendable {
 
     /// Clears the line on a terminal.
     func finish() {
-        if isTerminal { write("\r\u{1B}[K") }
+        if isTerminal && ContinuousClock.now - created >= Self.grace { write("\r\u{1B}[K") }
     }
 
     private func seconds(_ duration: Duration) -> Int64 {

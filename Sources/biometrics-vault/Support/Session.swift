@@ -24,6 +24,7 @@ struct Session {
         var interaction = storeSecret.interaction
         interaction.allowsStorePrompts = allowsStorePrompts
         interaction.storeKeyKeeper = UnlockWindowHook.storeKeyKeeper(options: options)
+        interaction.unlockWindowSeconds = UnlockWindowHook.windowSeconds(options)
         var selection = VaultConfiguration.platform(
             store: options.store.choice, authenticator: options.authenticator.choice, service: options.service,
             interaction: interaction)
@@ -35,8 +36,8 @@ struct Session {
         let prompt = FingerprintPromptAuthenticator(
             wrapping: configuration.authenticator, timeout: selection.fingerprintTimeout,
             probesAvailability: probesAvailability, prompt: FingerprintPromptLine.show)
-        // The agent's windows cannot open the vault service's items: the service releases them only after
-        // its own prompt. Each read of a protected item there asks.
+        // The vault service keeps its own windows (opened by its own prompts, `unlockWindowSeconds`); the
+        // agent's cannot open its items.
         let prompting = selection.storeName == "service" ? prompt : UnlockWindowHook.wrap(prompt, options: options)
         configuration.authenticator = SessionAwareAuthenticator(
             prompting: prompting, platform: configuration.authenticator,

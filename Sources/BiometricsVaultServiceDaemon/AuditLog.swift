@@ -1,0 +1,103 @@
+#if os(Linux)
+import BiometricsVaultCore
+import BiometricsVaultJSON
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Glibc
+
+/// The vault service's audit log: one JSON object per line for every read, write, delete, refusal,
+/// authentication, window opened and window closed, in `audit/<uid>.log` under the state directory
+/// (0600, the service's user), so `Audit` can give each user their own entries and no one else's. Each
+/// line also goes to the service's stderr, which systemd puts in the journal.
+///
+/// Entries name the item (its service and key), never a secret. The program is what the kernel shows any
+/// user about the caller's process: its name (`comm`), its `argv[0]`, and the names of its parents up to
+/// its session's leader. These are what the process calls itself: the service runs as its own user
+/// without `CAP_SYS_PTRACE`, so it cannot read another user's `/proc/PID/exe`.
+final class AuditLog: Sendable {
+    let directory: String
+    /// A user's log is moved to `<uid>.log.1` (replacing the older one) when it passes this size.
+    static let rotationSize = 1 << 20
+    private let lock = LockedValue(())
+
+    init(stateDirectory: String) {
+        directory = stateDirectory + "/audit"
+    }
+
+    /// Appends one entry for `caller`; a log that cannot be written is said on stderr, and the request
+    /// goes on (the journal line is written either way).
+    func record(_ caller: Caller, _ event: String, item: String? = nil, result: String) {
+        var fields: [String: JSONValue] = [
+            "time": .integer(Int64(time(nil))), "uid": .integer(Int64(caller.uid)), "pid": .integer(Int64(caller.pid)),
+            "event": .string(event), "result": .string(result),
+        ]
+        let program = Self.program(pid: caller.pid)
+        fields["program"] = .string(program.name)
+        if let command = program.command { fields["command"] = .string(command) }
+        fields["parents"] = .array(program.parents.map { .string($0) })
+        if let item { fields["item"] = .string(item) }
+        let line = JSONValue.object(fields).jsonText
+        let journal = Array("audit: \(line)\n".utf8)
+        _ = journal.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        lock.withLock { _ in
+            if mkdir(directory, 0o700) != 0 && errno != EEXIST { return }
+            let path = "\(directory)/\(caller.uid).log"
+            var info = stat()
+            if stat(path, &info) == 0, Int(info.st_size) > Self.rotationSize { rename(path, path + ".1") }
+            let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard descriptor >= 0 else { return }
+            defer { close(descriptor) }
+            let bytes = Array((line + "\n").utf8)
+            _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// `uid`'s entries at or after `since` (seconds since the epoch), oldest first, at most `limit`
+    /// (the newest ones).
+    func entries(uid: UInt32, since: Int64, limit: Int = 10_000) -> [String] {
+        let lines = lock.withLock { _ in
+            ["\(directory)/\(uid).log.1", "\(directory)/\(uid).log"].flatMap { path -> [Substring] in
+                guard let data = FileManager.default.contents(atPath: path) else { return [] }
+                return String(decoding: data, as: UTF8.self).split(separator: "\n")
+            }
+        }
+        let selected = lines.filter { line in
+            guard case .object(let members)? = try? JSONValue.parse(Array(line.utf8)),
+                case .number(let time)? = members.first(where: { $0.name.value == "time" })?.value, let at = Int64(time.literal)
+            else { return false }
+            return at >= since
+        }
+        return selected.suffix(limit).map(String.init)
+    }
+
+    /// The caller's process as any user may see it: its name, its `argv[0]`, and its parents' names
+    /// up to its session's leader (at most eight).
+    static func program(pid: UInt32) -> (name: String, command: String?, parents: [String]) {
+        let own = processStat(of: pid)
+        var parents: [String] = []
+        var next = own?.parent ?? 0
+        while next > 1, parents.count < 8, let parent = processStat(of: next) {
+            parents.append(parent.name)
+            if parent.isSessionLeader { break }
+            next = parent.parent
+        }
+        let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline")
+            .flatMap { $0.split(separator: 0, maxSplits: 1).first }
+            .map { String(decoding: $0, as: UTF8.self) }
+        return (own?.name ?? "?", command, parents)
+    }
+
+    /// `comm`, the parent's pid and whether the process leads its session, from `/proc/PID/stat`.
+    private static func processStat(of pid: UInt32) -> (name: String, parent: UInt32, isSessionLeader: Bool)? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
+        let text = String(decoding: data, as: UTF8.self)
+        guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 4, let parent = UInt32(fields[1]), let session = UInt32(fields[3]) else { return nil }
+        return (String(text[text.index(after: open)..<close]), parent, session == pid)
+    }
+}
+#endif
