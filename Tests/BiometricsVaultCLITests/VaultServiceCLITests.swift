@@ -67,8 +67,9 @@ final class VaultServiceCLITests {
     }
 
     /// On a pty; `detached` leaves it without a controlling terminal (as under cron).
-    func session(_ arguments: [String], as user: String, detached: Bool = false) throws -> PTYSession {
-        try PTYSession(command: shellQuoted(command(arguments, as: user, detached: detached)), environment: sandbox.environment)
+    func session(_ arguments: [String], as user: String, detached: Bool = false, executable: String = CLISandbox.binary.path) throws -> PTYSession {
+        try PTYSession(
+            command: shellQuoted(command(arguments, as: user, executable: executable, detached: detached)), environment: sandbox.environment)
     }
 
     /// Runs on a pty and answers the fingerprint prompt with `finger`.
@@ -213,6 +214,71 @@ final class VaultServiceCLITests {
         #expect(shown.status == 0, "\(shown.text)")
         #expect(shown.text.contains(secret))
         _ = try run(["reset", "target"], as: user)
+    }
+
+    /// Touches the reader once fprintd asks, and waits until it asks no more.
+    func answerFinger() throws {
+        try reader.waitForFingerNeeded()
+        try reader.scan(Self.finger)
+        for _ in 0..<100 where try reader.fingerNeeded() { usleep(50_000) }
+    }
+
+    /// One finger opens a window of the service for one terminal session: three reads and an `exec`
+    /// there need no other; another pty and a process without a terminal are asked; killing the
+    /// service, `lock` and the window's time each end it; `audit` shows each step with the program.
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aWindowOfTheServiceServesItsTerminalSessionOnly() throws {
+        try prepareHomes()
+        try enrollOnly(user, finger: Self.finger)
+        defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user]) }
+        let secret = "inside-the-window"
+        try storeProtected("win", secret: secret)
+        usleep(1_100_000)  // the audit's times are in seconds: the store's entries are before `started`
+        let started = Int(time(nil))
+        let script = """
+            B=\(CLISandbox.binary.path)
+            $B show win --unlock-window 5m --field token; echo step-1; read _
+            $B show win --field token; $B show win --field token
+            $B exec win --env T=token -- /bin/sh -c 'echo "exec:$T"'; echo step-2; read _
+            $B show win --field token --unlock-window 5m; $B lock
+            $B show win --field token --unlock-window 2s; sleep 3
+            $B show win --field token; echo step-3
+            """
+        let terminal = try session(["-c", script], as: user, detached: false, executable: "/bin/sh")
+        try answerFinger()
+        #expect(terminal.waitFor("step-1"), "\(terminal.text)")
+        // The window is open; another terminal and a process without one are asked.
+        #expect(try scanned(["show", "win", "--field", "token"], as: user, finger: Self.finger).status == 0)
+        #expect(try scanned(["show", "win", "--field", "token"], as: user, finger: Self.finger, detached: true).status == 0)
+        terminal.type("\n")
+        #expect(terminal.waitFor("step-2"), "\(terminal.text)")
+        #expect(try !reader.fingerNeeded())
+        // The service killed: its windows are gone; `lock` and the window's time end the next ones.
+        if let pid = try servicePID() { kill(pid, SIGKILL) }
+        terminal.type("\n")
+        for _ in 0..<3 { try answerFinger() }
+        #expect(terminal.waitFor("step-3"), "\(terminal.text)")
+        #expect(terminal.finish() == 0, "\(terminal.text)")
+        #expect(terminal.text.components(separatedBy: secret).count - 1 == 7, "\(terminal.text)")
+        #expect(terminal.text.contains("exec:\(secret)"))
+
+        let audit = try run(["audit", "--json", "--since", "\(Int(time(nil)) - started)s"], as: user)
+        #expect(audit.status == 0, "\(audit.stderr)")
+        let entries = (try? JSONSerialization.jsonObject(with: Data(audit.stdout.utf8))) as? [[String: Any]] ?? []
+        func results(_ event: String) -> [String] { entries.filter { $0["event"] as? String == event }.compactMap { $0["result"] as? String } }
+        let authentications = results("authenticate")
+        #expect(authentications.filter { $0.hasSuffix(": finger") }.count == 6, "\(authentications)")
+        #expect(authentications.filter { $0.hasSuffix(": inside a window") }.count == 3, "\(authentications)")
+        #expect(results("windowOpened").count == 3, "\(results("windowOpened"))")
+        #expect(results("windowClosed").contains("lock: 1 window(s)"), "\(results("windowClosed"))")
+        #expect(results("windowClosed").contains { $0.hasPrefix("ended") }, "\(results("windowClosed"))")
+        #expect(results("read").contains("released"))
+        #expect(entries.allSatisfy { ($0["program"] as? String)?.isEmpty == false && $0["uid"] != nil }, "\(audit.stdout)")
+        #expect(!audit.stdout.contains(secret))
+        // Another user sees none of these entries.
+        let others = try run(["audit", "--json"], as: other)
+        #expect(!others.stdout.contains("win"), "\(others.stdout)")
+        _ = try run(["reset", "win"], as: user)
     }
 
     @Test(.needs(CLINeeds.testUser))

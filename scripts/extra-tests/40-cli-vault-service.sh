@@ -25,6 +25,7 @@ tail -n 30 "$LOG"
 for name in aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger aSameUserProgramWithoutAFingerGetsNothing \
     anotherUserCannotReadListOrCountTheItems theHelpersExecAndImportUseTheServiceByDefault \
     aClientThatLeavesDuringAPromptEndsIt fiftyParallelClientsOfTwoUsersEachSeeTheirOwn \
-    theStoreKeysAreSealedToTheServicesTPM killingTheServiceDuringWritesLosesNothing; do
+    theStoreKeysAreSealedToTheServicesTPM killingTheServiceDuringWritesLosesNothing \
+    aWindowOfTheServiceServesItsTerminalSessionOnly; do
     grep -q "$name() passed" "$LOG" || { echo "the vault service test $name did not run"; exit 1; }
 done

@@ -28,8 +28,9 @@ vault_service_install() {
     getent group biometrics-vault >/dev/null || groupadd --system biometrics-vault
     id biometrics-vault >/dev/null 2>&1 || useradd --system --gid biometrics-vault --home-dir /var/lib/biometrics-vault \
         --no-create-home --shell /usr/sbin/nologin --comment "BiometricsVault vault service" biometrics-vault
+    vault_service_stop   # a service or swtpm an earlier run left, and its items: each run starts empty
+    rm -rf /var/lib/biometrics-vault "$VAULT_SERVICE_TPM"
     install -d -m 700 -o biometrics-vault -g biometrics-vault /var/lib/biometrics-vault
-    vault_service_stop   # a service or swtpm an earlier run left
     local tcti=""
     if command -v swtpm >/dev/null; then
         install -d -m 700 -o biometrics-vault -g biometrics-vault "$VAULT_SERVICE_TPM" "$VAULT_SERVICE_TPM/state"
