@@ -79,6 +79,12 @@ package enum VaultServiceControls {
         }
     }
 
+    /// This process as the service sees it (its name, `argv[0]` and parents), for the fingerprint
+    /// prompt: from the `Status` the read asked before prompting; `nil` when there was none.
+    package static func caller() -> String? {
+        VaultServiceAuthenticator.caller
+    }
+
     /// The service's open windows for this process's terminal session: item service, policy, seconds
     /// left; `nil` when the service does not answer.
     package static func windows() -> [(service: String, policy: String, seconds: Int)]? {

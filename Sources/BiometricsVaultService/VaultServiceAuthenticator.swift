@@ -54,8 +54,14 @@ public struct VaultServiceAuthenticator: Authenticator {
         if let (status, at) = recentStatus.withLock({ $0 }), now - at <= statusLifetime { return status }
         let status = VaultServiceStatus(try VaultServiceConnection.call("Status", nil, replyType: "(a{sv})", timeout: .seconds(10))[0])
         recentStatus.withLock { $0 = (status, now) }
+        if !status.caller.isEmpty { callerSeen.withLock { $0 = status.caller } }
         return status
     }
+
+    /// This process as the service described it in its last `Status` (its name, `argv[0]` and parents),
+    /// for a prompt; `nil` before the first.
+    package static var caller: String? { callerSeen.withLock { $0 } }
+    private static let callerSeen = LockedValue<String?>(nil)
 
     /// How long one `Status` answer is reused.
     package static let statusLifetime: Duration = .seconds(1)

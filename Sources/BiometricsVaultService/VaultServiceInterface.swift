@@ -140,6 +140,8 @@ package struct VaultServiceStatus: Sendable, Equatable {
     package var version: String
     /// The open windows of the caller's terminal session.
     package var windows: [Window]
+    /// The calling process as the service sees it (its name, `argv[0]` and parents), for a prompt.
+    package var caller: String = ""
 
     /// An open unlock window: the item service and policy it is for, and the seconds it has left.
     package struct Window: Sendable, Equatable {
@@ -179,6 +181,7 @@ package struct VaultServiceStatus: Sendable, Equatable {
         for (key, entry) in value.properties ?? [] {
             switch key {
             case "windows": status.windows = (entry.strings ?? []).compactMap { Window(text: $0) }
+            case "caller": status.caller = entry.string ?? ""
             case "biometry": status.biometry = entry.string ?? status.biometry
             case "enrollment": status.enrollment = entry.string.flatMap { EnrollmentFingerprint($0) }
             case "failedAttempts": status.failedAttempts = Int(entry.uint32 ?? 0)
@@ -197,6 +200,7 @@ package struct VaultServiceStatus: Sendable, Equatable {
         ]
         if let enrollment { entries.append(("enrollment", .string(enrollment.value))) }
         entries.append(("windows", .strings(windows.map(\.text))))
+        entries.append(("caller", .string(caller)))
         return .tuple([.vardict(entries)])
     }
 }

@@ -90,6 +90,15 @@ final class AuditLog: Sendable {
         return (own?.name ?? "?", command, parents)
     }
 
+    /// The caller's process in words, for a prompt: `name (argv[0]), started by parent < grandparent`.
+    static func describe(pid: UInt32) -> String {
+        let program = program(pid: pid)
+        var text = program.name
+        if let command = program.command, !command.isEmpty, command != program.name { text += " (\(command))" }
+        if !program.parents.isEmpty { text += ", started by " + program.parents.joined(separator: " < ") }
+        return text
+    }
+
     /// `comm`, the parent's pid and whether the process leads its session, from `/proc/PID/stat`.
     private static func processStat(of pid: UInt32) -> (name: String, parent: UInt32, isSessionLeader: Bool)? {
         guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }

@@ -43,8 +43,10 @@ final class VaultServiceRequests: Sendable {
         let open = scope.map { windows.open(uid: caller.uid, scope: $0) } ?? []
         let windowList = open.map { VaultServiceStatus.Window(service: $0.service, policy: $0.policy.rawValue, seconds: $0.seconds) }
         guard let fingerprint = try? fingerprintAuthenticator(caller) else {
-            return VaultServiceStatus(
+            var status = VaultServiceStatus(
                 biometry: "noFprintd", enrollment: nil, failedAttempts: 0, owner: owner, version: version, windows: windowList)
+            status.caller = AuditLog.describe(pid: caller.pid)
+            return status
         }
         let probe = fingerprint.probe(claiming: false, enrollment: true)
         let failures = (try? fingerprint.consecutiveFailures()) ?? FailedAttemptCounter.limit
@@ -54,9 +56,11 @@ final class VaultServiceRequests: Sendable {
         case .noDevice: biometry = "noReader"
         case .noFprintd, .notEnrolled, .permissionDenied, .deviceBusy: biometry = probe.reason.description
         }
-        return VaultServiceStatus(
+        var status = VaultServiceStatus(
             biometry: biometry, enrollment: probe.enrollment, failedAttempts: failures, owner: owner, version: version,
             windows: windowList)
+        status.caller = AuditLog.describe(pid: caller.pid)
+        return status
     }
 
     /// Issues a grant for the caller's connection: at once inside an open window of the caller's
@@ -246,7 +250,7 @@ final class VaultServiceRequests: Sendable {
         else {
             throw VaultError(.interactionNotAllowed, underlying: .message("the calling process is gone"))
         }
-        return .process(pid: caller.pid, startTime: startTime, uid: caller.uid)
+        return .process(pid: caller.pid, startTime: startTime, uid: caller.uid, program: AuditLog.describe(pid: caller.pid))
     }
 
     static func userName(_ uid: UInt32) -> String? {

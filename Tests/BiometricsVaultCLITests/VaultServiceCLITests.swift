@@ -209,6 +209,9 @@ final class VaultServiceCLITests {
         #expect(asked, "no password prompt: \(clearing.text)")
         if asked { clearing.type(password + "\r") }
         #expect(clearing.finish() == 0, "\(clearing.text)")
+        // polkit's agent names the program that asks, as the service saw it, and what it says it is for.
+        #expect(clearing.text.contains("biometrics-vaul ("), "\(clearing.text)")
+        #expect(clearing.text.contains("asks for your password: Unlock the fingerprint reader after failed attempts"), "\(clearing.text)")
         #expect(!clearing.text.contains(password), "the password was echoed")
         let shown = try scanned(["show", "target", "--field", "token"], as: user, finger: Self.finger)
         #expect(shown.status == 0, "\(shown.text)")
@@ -245,8 +248,12 @@ final class VaultServiceCLITests {
             $B show win --field token; echo step-3
             """
         let terminal = try session(["-c", script], as: user, detached: false, executable: "/bin/sh")
+        #expect(terminal.waitFor("Touch the fingerprint reader"), "\(terminal.text)")
         try answerFinger()
         #expect(terminal.waitFor("step-1"), "\(terminal.text)")
+        // The prompt names the item and the program asking, with its parent, as the service sees them.
+        #expect(terminal.text.contains("Unlock 'win' for biometrics-vaul ("), "\(terminal.text)")
+        #expect(terminal.text.contains("started by sh"), "\(terminal.text)")
         // The window is open; another terminal and a process without one are asked.
         #expect(try scanned(["show", "win", "--field", "token"], as: user, finger: Self.finger).status == 0)
         #expect(try scanned(["show", "win", "--field", "token"], as: user, finger: Self.finger, detached: true).status == 0)

@@ -48,8 +48,9 @@ package enum PolkitSubject: Sendable, Hashable {
     case thisProcess
     /// Another process (a `unix-process` subject): a service's caller, by the pid the bus reported, its
     /// start time (so a reused pid is another process) and its uid. polkit asks the agent registered for
-    /// that process (`pkttyagent --process PID,START`) or its session's.
-    case process(pid: UInt32, startTime: UInt64, uid: UInt32)
+    /// that process (`pkttyagent --process PID,START`) or its session's. `program` names that process
+    /// for the agent's message (the action's `$(program)`), as the service saw it.
+    case process(pid: UInt32, startTime: UInt64, uid: UInt32, program: String)
 }
 
 package enum PolkitAuthority {
@@ -108,16 +109,20 @@ package enum PolkitAuthority {
                     ("uid", .int32(Int32(bitPattern: getuid()))),
                 ]),
             ])
-        case .process(let pid, let startTime, let uid):
+        case .process(let pid, let startTime, let uid, _):
             subjectArgument = .tuple([
                 .string("unix-process"),
                 .vardict([("pid", .uint32(pid)), ("start-time", .uint64(startTime)), ("uid", .int32(Int32(bitPattern: uid)))]),
             ])
         }
-        // The agent shows the action's message and lists the details: the vault service names what is
-        // being read there (as the action's owner it may pass details for another user's subject).
+        // The agent shows the action's message, in which polkit puts the details: the vault service names
+        // the program that asks and what it says it reads (as the action's owner it may pass details for
+        // another user's subject).
         var details: [(key: String, value: String)] = []
-        if case .process = subject, let reason { details.append((key: "reason", value: reason)) }
+        if case .process(_, _, _, let program) = subject {
+            details.append((key: "program", value: program))
+            if let reason { details.append((key: "reason", value: reason)) }
+        }
         let arguments = DBusArgument.tuple([
             subjectArgument, .string(actionID), .stringDict(details),
             .uint32(allowUserInteraction), .string(cancellationID),

@@ -1,3 +1,4 @@
+import BiometricsVault
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -17,6 +18,19 @@ struct FingerprintPromptLine: Sendable {
         let line = FingerprintPromptLine(reason: reason, timeout: timeout)
         await line.run()
         line.finish()
+    }
+
+    /// ``show(reason:timeout:)`` for the vault service: the line also names the program asking, as the
+    /// service sees this process (its name and parents), so a user asked for a finger by a script or an
+    /// agent sees which.
+    static func showNamingCaller(reason: String, timeout: Duration) async {
+        #if os(Linux)
+        if let caller = VaultServiceControls.caller() {
+            // Process names are whatever the processes chose (`prctl(PR_SET_NAME)`): shown escaped.
+            return await show(reason: "\(reason) for \(Console.terminalSafe(caller, escapingLineBreaks: true))", timeout: timeout)
+        }
+        #endif
+        await show(reason: reason, timeout: timeout)
     }
 
     let reason: String

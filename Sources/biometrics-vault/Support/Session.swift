@@ -35,7 +35,8 @@ struct Session {
         var configuration = selection.configuration
         let prompt = FingerprintPromptAuthenticator(
             wrapping: configuration.authenticator, timeout: selection.fingerprintTimeout,
-            probesAvailability: probesAvailability, prompt: FingerprintPromptLine.show)
+            probesAvailability: probesAvailability,
+            prompt: selection.storeName == "service" ? FingerprintPromptLine.showNamingCaller : FingerprintPromptLine.show)
         // The vault service keeps its own windows (opened by its own prompts, `unlockWindowSeconds`); the
         // agent's cannot open its items.
         let prompting = selection.storeName == "service" ? prompt : UnlockWindowHook.wrap(prompt, options: options)
@@ -48,9 +49,12 @@ struct Session {
         self.configuration = configuration
     }
 
-    /// The vault for `key`, without prompting; store failures are errors, not "empty".
+    /// The vault for `key`, without prompting; store failures are errors, not "empty". Its prompts name
+    /// the item.
     func retrieve(_ key: String) throws -> Vault<JSONValue> {
-        try VaultFactory<JSONValue>.retrieveVaultOrThrow(key: key, configuration: configuration)
+        var configuration = configuration
+        if configuration.prompt == .default { configuration.prompt = PromptText(reason: "Unlock '\(Console.terminalSafe(key, escapingLineBreaks: true))'") }
+        return try VaultFactory<JSONValue>.retrieveVaultOrThrow(key: key, configuration: configuration)
     }
 
     /// The vault for `key` when something is stored; `notFound` (or `invalidated`) otherwise.
