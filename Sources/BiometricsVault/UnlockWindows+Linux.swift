@@ -43,6 +43,21 @@ public enum UnlockWindows {
         UnlockWindowAgentClient.state(seconds: seconds, service: service)
     }
 
+    /// The vault service's windows for this terminal session (of `service` only, when given), as
+    /// ``state(seconds:service:)`` gives the agent's: asked of the service, which never opens one here.
+    package static func serviceState(seconds: Int?, service: String?) -> UnlockWindowState {
+        guard seconds != nil else { return .off }
+        guard PeerScope.thisProcessHasTerminal else { return .noTerminal }
+        guard let windows = VaultServiceControls.windows() else { return .unavailable("the vault service does not answer") }
+        let mine = windows.filter { service == nil || $0.service == service }
+        guard !mine.isEmpty else { return .none }
+        return .open(mine.map {
+            OpenUnlockWindow(
+                report: UnlockWindowReport(service: $0.service, policy: $0.policy, remainingSeconds: $0.seconds, enrollment: nil),
+                endsAt: AgentSocket.localTimeOfDay(secondsFromNow: $0.seconds))
+        })
+    }
+
     /// After the default file store's key file was rewritten (``FileStoreKey/Change/apply(_:)``): a
     /// running agent drops the keys it keeps for that store, in every scope (they were kept for the old
     /// key file). Best effort: without an agent nothing is kept, and a key kept for another key file is

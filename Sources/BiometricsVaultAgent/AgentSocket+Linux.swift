@@ -37,7 +37,7 @@ private struct PeerCredentialsLayout {
 }
 
 /// Every socket, file and clock call of the agent and its client: the one file that talks to the kernel.
-enum AgentSocket {
+package enum AgentSocket {
     /// Creates the directory (0700) when missing; refuses one that is not a directory, belongs to another
     /// uid, or lets group or others in (another user could then replace the socket).
     static func prepareDirectory(_ path: String, create: Bool) throws(VaultError) {
@@ -348,7 +348,7 @@ enum AgentSocket {
     }
 
     /// The local wall-clock time (`HH:MM:SS`) `seconds` from now.
-    static func localTimeOfDay(secondsFromNow seconds: Int) -> String {
+    package static func localTimeOfDay(secondsFromNow seconds: Int) -> String {
         var moment = time(nil) + seconds
         var parts = tm()
         guard localtime_r(&moment, &parts) != nil else { return "?" }

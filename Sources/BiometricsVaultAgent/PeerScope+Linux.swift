@@ -39,7 +39,7 @@ package struct PeerScope: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether this process has a controlling terminal: without one it has no scope, so no agent can
     /// hold a window or a key for it, and an answer that says otherwise is not the agent's.
-    static var thisProcessHasTerminal: Bool {
+    package static var thisProcessHasTerminal: Bool {
         (ProcessStat.read(pid: getpid())?.terminal ?? 0) != 0
     }
 

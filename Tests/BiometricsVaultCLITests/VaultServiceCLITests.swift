@@ -240,7 +240,7 @@ final class VaultServiceCLITests {
         let started = Int(time(nil))
         let script = """
             B=\(CLISandbox.binary.path)
-            $B show win --unlock-window 5m --field token; echo step-1; read _
+            $B show win --unlock-window 5m --field token; $B status win --unlock-window 5m; echo step-1; read _
             $B show win --field token; $B show win --field token
             $B exec win --env T=token -- /bin/sh -c 'echo "exec:$T"'; echo step-2; read _
             $B show win --field token --unlock-window 5m; $B lock
@@ -254,6 +254,7 @@ final class VaultServiceCLITests {
         // The prompt names the item and the program asking, with its parent, as the service sees them.
         #expect(terminal.text.contains("Unlock 'win' for biometrics-vaul ("), "\(terminal.text)")
         #expect(terminal.text.contains("started by sh"), "\(terminal.text)")
+        #expect(terminal.text.contains("unlock window: open for biometrics-vault (biometry"), "\(terminal.text)")
         // The window is open; another terminal and a process without one are asked.
         #expect(try scanned(["show", "win", "--field", "token"], as: user, finger: Self.finger).status == 0)
         #expect(try scanned(["show", "win", "--field", "token"], as: user, finger: Self.finger, detached: true).status == 0)

@@ -28,7 +28,8 @@ extension BiometricsVaultCommand {
         func run() async throws {
             try await Console.run(options) {
                 let diagnosis = VaultConfiguration.platformDiagnosis()
-                let unlockWindow = UnlockWindowHook.state(options: options, service: nil)
+                let unlockWindow = UnlockWindowHook.state(
+                    options: options, service: nil, storeIsService: diagnosis.selected(.store)?.name == "service")
                 if options.json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

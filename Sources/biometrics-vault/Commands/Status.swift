@@ -26,7 +26,8 @@ extension BiometricsVaultCommand {
                 let vault = try session.retrieve(item.key)
                 var report = VaultReport(vault: vault, session: session)
                 report.lockedOut = VaultReport.biometricsLockedOut(vault: vault, session: session)
-                report.unlockWindow = UnlockWindowHook.state(options: options, service: options.service)
+                report.unlockWindow = UnlockWindowHook.state(
+                    options: options, service: options.service, storeIsService: session.selection.storeName == "service")
                 report.print()
             }
         }

@@ -19,9 +19,13 @@ enum UnlockWindowHook {
         windowSeconds(options).flatMap { UnlockWindows.storeKeyKeeper(seconds: $0, startsAgent: true) }
     }
 
-    /// What `status` and `doctor` say about this terminal's windows (of `service`, when given).
-    static func state(options: GlobalOptions, service: String?) -> UnlockWindowState {
-        UnlockWindows.state(seconds: windowSeconds(options), service: service)
+    /// What `status` and `doctor` say about this terminal's windows (of `service`, when given): the vault
+    /// service's when it is the store, else the agent's.
+    static func state(options: GlobalOptions, service: String?, storeIsService: Bool) -> UnlockWindowState {
+        #if os(Linux)
+        if storeIsService { return UnlockWindows.serviceState(seconds: windowSeconds(options), service: service) }
+        #endif
+        return UnlockWindows.state(seconds: windowSeconds(options), service: service)
     }
 
     /// The option, else the environment variable, else the config file, else off.
