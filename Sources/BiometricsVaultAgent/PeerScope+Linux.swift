@@ -79,7 +79,9 @@ package struct ProcessStat: Equatable {
     /// Field 22, clock ticks after boot.
     package let startTime: UInt64
     /// Field 3; a zombie (`Z`) or a dead process (`X`) holds no terminal any more.
-    let state: Character
+    package let state: Character
+    /// Field 4, the parent's pid.
+    package let parent: Int
 
     func isLeader(ofSession session: Int, onTerminal terminal: Int) -> Bool {
         self.session == session && self.terminal == terminal && state != "Z" && state != "X"
@@ -90,10 +92,10 @@ package struct ProcessStat: Equatable {
     static func parse(_ text: String) -> ProcessStat? {
         guard let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 19, let state = fields[0].first, let session = Int(fields[3]), let terminal = Int(fields[4]),
-            let start = UInt64(fields[19])
+        guard fields.count > 19, let state = fields[0].first, let parent = Int(fields[1]), let session = Int(fields[3]),
+            let terminal = Int(fields[4]), let start = UInt64(fields[19])
         else { return nil }
-        return ProcessStat(session: session, terminal: terminal, startTime: start, state: state)
+        return ProcessStat(session: session, terminal: terminal, startTime: start, state: state, parent: parent)
     }
 
     /// A pidfd polls readable once its process has exited (a zombie included).

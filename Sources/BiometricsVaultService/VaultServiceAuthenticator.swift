@@ -23,12 +23,28 @@ public struct VaultServiceAuthenticator: Authenticator {
     /// session, `service` and the policy, in seconds; 0 for none. Inside an open window the service
     /// grants without a prompt.
     public let windowSeconds: Int
+    /// Whom a window this authenticator's prompt opens admits.
+    public let windowScope: WindowScope
 
-    public init(timeout: Duration = .seconds(150), startsTerminalAgent: Bool = false, service: String = "", windowSeconds: Int = 0) {
+    /// Whom an unlock window admits.
+    public enum WindowScope: String, Sendable {
+        /// The processes of this process's terminal session, for the prompt's policy.
+        case terminal
+        /// This process and its descendants, for as long as this process runs (it then becomes a
+        /// command with `execve`, as `biometrics-vault unlock --for-command` does), for every policy the
+        /// prompt satisfied.
+        case command
+    }
+
+    public init(
+        timeout: Duration = .seconds(150), startsTerminalAgent: Bool = false, service: String = "", windowSeconds: Int = 0,
+        windowScope: WindowScope = .terminal
+    ) {
         self.timeout = timeout
         self.startsTerminalAgent = startsTerminalAgent
         self.service = service
         self.windowSeconds = windowSeconds
+        self.windowScope = windowScope
     }
 
     /// Closes every unlock window of this user in the service; how many were open.
@@ -106,7 +122,10 @@ public struct VaultServiceAuthenticator: Authenticator {
         let reply = try await prompting(withAgent: needsPassword) { cancellation throws(VaultError) in
             try VaultServiceConnection.call(
                 "Authenticate",
-                .tuple([.string(policy.rawValue), .string(prompt.reason), .string(service), .uint32(UInt32(clamping: windowSeconds))]),
+                .tuple([
+                    .string(policy.rawValue), .string(prompt.reason), .string(service), .uint32(UInt32(clamping: windowSeconds)),
+                    .string(windowScope.rawValue),
+                ]),
                 replyType: "(ays)", timeout: timeout, cancellation: cancellation)
         }
         var token = reply[0].bytes ?? []

@@ -31,6 +31,7 @@ package enum VaultServiceInterface {
               <arg name="reason" type="s" direction="in"/>
               <arg name="service" type="s" direction="in"/>
               <arg name="window" type="u" direction="in"/>
+              <arg name="scope" type="s" direction="in"/>
               <arg name="grant" type="ay" direction="out"/>
               <arg name="enrollment" type="s" direction="out"/>
             </method>

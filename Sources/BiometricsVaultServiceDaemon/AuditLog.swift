@@ -30,21 +30,32 @@ final class AuditLog: Sendable {
     /// Appends one entry for `caller`; a log that cannot be written is said on stderr, and the request
     /// goes on (the journal line is written either way).
     func record(_ caller: Caller, _ event: String, item: String? = nil, result: String) {
-        var fields: [String: JSONValue] = [
-            "time": .integer(Int64(time(nil))), "uid": .integer(Int64(caller.uid)), "pid": .integer(Int64(caller.pid)),
-            "event": .string(event), "result": .string(result),
-        ]
+        var fields: [String: JSONValue] = ["pid": .integer(Int64(caller.pid))]
         let program = Self.program(pid: caller.pid)
         fields["program"] = .string(program.name)
         if let command = program.command { fields["command"] = .string(command) }
         fields["parents"] = .array(program.parents.map { .string($0) })
+        append(uid: caller.uid, event, item: item, result: result, fields)
+    }
+
+    /// Appends one entry to `uid`'s log for something no caller asked (a screen lock signalled).
+    func record(uid: UInt32, _ event: String, result: String) {
+        append(uid: uid, event, item: nil, result: result, ["program": .string("(the system)")])
+    }
+
+    private func append(uid: UInt32, _ event: String, item: String?, result: String, _ extra: [String: JSONValue]) {
+        var fields = extra
+        fields["time"] = .integer(Int64(time(nil)))
+        fields["uid"] = .integer(Int64(uid))
+        fields["event"] = .string(event)
+        fields["result"] = .string(result)
         if let item { fields["item"] = .string(item) }
         let line = JSONValue.object(fields).jsonText
         let journal = Array("audit: \(line)\n".utf8)
         _ = journal.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
         lock.withLock { _ in
             if mkdir(directory, 0o700) != 0 && errno != EEXIST { return }
-            let path = "\(directory)/\(caller.uid).log"
+            let path = "\(directory)/\(uid).log"
             var info = stat()
             if stat(path, &info) == 0, Int(info.st_size) > Self.rotationSize { rename(path, path + ".1") }
             let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)

@@ -11,12 +11,39 @@ import Glibc
 /// and pidfd inode), so a reused pid or a session re-created on the same pty never inherits one.
 ///
 /// A window ends at its time, on `Lock`, when its session's leader is gone, when the enrolled fingers
-/// it was opened with are no longer the enrolled set (checked at each use), and with the service: they
-/// are kept in memory only.
+/// it was opened with are no longer the enrolled set (checked at each use), on logind's `Lock` of any
+/// session and `PrepareForSleep(true)` (every window of every user: a signal can only close windows),
+/// and with the service: they are kept in memory only.
 final class ServiceWindows: Sendable {
+    /// Who is inside a window.
+    enum Scope: Hashable, Sendable, CustomStringConvertible {
+        /// The processes of one terminal session.
+        case terminal(PeerScope)
+        /// One process (`unlock --for-command`, which then becomes the command) and its descendants, for as
+        /// long as that process runs: named by its pid and start time, so a later process given the pid is
+        /// not it.
+        case processTree(pid: Int32, startTime: UInt64)
+
+        var description: String {
+            switch self {
+            case .terminal(let scope): "\(scope)"
+            case .processTree(let pid, _): "the process tree of pid \(pid)"
+            }
+        }
+
+        /// Whether the terminal session, or the tree's first process, still runs.
+        var isCurrent: Bool {
+            switch self {
+            case .terminal(let scope): scope.isCurrent
+            case .processTree(let pid, let startTime):
+                ProcessStat.read(pid: pid).map { $0.startTime == startTime && $0.state != "Z" && $0.state != "X" } ?? false
+            }
+        }
+    }
+
     struct Key: Hashable, Sendable {
         let uid: UInt32
-        let scope: PeerScope
+        let scope: Scope
         let service: String
         let policy: ProtectionPolicy
     }
@@ -78,8 +105,17 @@ final class ServiceWindows: Sendable {
         }
     }
 
+    /// Closes every window of every user; how many each user had open.
+    func closeEverything() -> [UInt32: Int] {
+        table.withLock { table in
+            let counts = Dictionary(table.keys.map { ($0.uid, 1) }, uniquingKeysWith: +)
+            table = [:]
+            return counts
+        }
+    }
+
     /// The open windows of `uid` in `scope`: item service, policy, seconds left.
-    func open(uid: UInt32, scope: PeerScope) -> [(service: String, policy: ProtectionPolicy, seconds: Int)] {
+    func open(uid: UInt32, scope: Scope) -> [(service: String, policy: ProtectionPolicy, seconds: Int)] {
         let now = ContinuousClock.now
         return table.withLock { table in
             table.compactMap { key, window in
@@ -89,24 +125,33 @@ final class ServiceWindows: Sendable {
         }
     }
 
-    /// The terminal session of the caller's process, read now: `nil` when it has no controlling
-    /// terminal or its session leader is gone, or when the process is not the caller's any more.
+    /// The scopes the caller's process is in, read now: its terminal session (when it has a controlling
+    /// terminal whose session leader runs), then itself and each of its ancestors as the first process
+    /// of a tree. Empty when the process is not the caller's any more.
     ///
     /// The pidfd is opened first, then `stillCalling` asks the bus whether the caller's connection is
     /// still there with the same pid: a process's connection closes when it exits, and a pid is given to
     /// another process only after that, so the pidfd is the caller's. `/proc/PID/stat` is read while the
     /// pidfd's process is alive. A caller that handed its connection to a child and exited is not
-    /// told apart from that child (the bus reports the pid that connected).
-    static func scope(of caller: Caller, stillCalling: () -> Bool) -> PeerScope? {
+    /// told apart from that child (the bus reports the pid that connected). An ancestor is read from
+    /// `/proc` after that (a process whose parent exited has been given another parent, and is outside
+    /// the first parent's tree).
+    static func scopes(of caller: Caller, stillCalling: () -> Bool) -> (terminal: PeerScope?, tree: [Scope]) {
         let pid = Int32(bitPattern: caller.pid)
         let pidfd = bv_pidfd_open(pid)
-        guard pidfd >= 0 else { return nil }
+        guard pidfd >= 0 else { return (nil, []) }
         defer { Glibc.close(pidfd) }
         var owner = stat()
         guard stillCalling(), stat("/proc/\(pid)", &owner) == 0, owner.st_uid == caller.uid, ProcessStat.isAlive(pidfd: pidfd),
-            let stat = ProcessStat.read(pid: pid), ProcessStat.isAlive(pidfd: pidfd)
-        else { return nil }
-        return PeerScope.of(stat: stat)
+            let own = ProcessStat.read(pid: pid), ProcessStat.isAlive(pidfd: pidfd)
+        else { return (nil, []) }
+        var tree: [Scope] = [.processTree(pid: pid, startTime: own.startTime)]
+        var next = own.parent
+        while next > 1, tree.count < 64, let parent = ProcessStat.read(pid: Int32(next)) {
+            tree.append(.processTree(pid: Int32(next), startTime: parent.startTime))
+            next = parent.parent
+        }
+        return (PeerScope.of(stat: own), tree)
     }
 }
 #endif

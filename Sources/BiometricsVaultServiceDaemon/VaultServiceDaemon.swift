@@ -55,6 +55,12 @@ package enum VaultServiceDaemon {
                 "the state directory \(stateDirectory) must exist, be owned by the service's user and closed to others (0700)"))
         }
         let state = DaemonState(requests: VaultServiceRequests(stateDirectory: stateDirectory))
+        // logind's screen lock and suspend close every window; without logind nothing is signalled, and
+        // windows end by their time, `Lock` and their sessions.
+        let lockWatcher = try? ScreenLockWatcher(watchesSessionBus: false) { signal in
+            state.requests.closeAllWindows(because: "\(signal.rawValue) signalled")
+        }
+        defer { lockWatcher?.stop() }
         do throws(DBusFailure) {
             let server = try DBusServer(
                 bus: .system, name: VaultServiceInterface.busName, path: VaultServiceInterface.objectPath,
@@ -137,9 +143,9 @@ final class DaemonState: Sendable {
         return Caller(connection: sender, uid: credentials.uid, pid: credentials.pid)
     }
 
-    /// The caller's terminal session, read now (``ServiceWindows/scope(of:stillCalling:)``).
-    private func scope(_ caller: Caller) -> PeerScope? {
-        ServiceWindows.scope(of: caller) {
+    /// The caller's terminal session and process tree, read now (``ServiceWindows/scopes(of:stillCalling:)``).
+    private func scopes(_ caller: Caller) -> (terminal: PeerScope?, tree: [ServiceWindows.Scope]) {
+        ServiceWindows.scopes(of: caller) {
             guard let server, let credentials = try? server.credentials(of: caller.connection) else { return false }
             return credentials.pid == caller.pid && credentials.uid == caller.uid
         }
@@ -154,12 +160,12 @@ final class DaemonState: Sendable {
             var item: String { "\(arguments[0].string ?? "")/\(arguments[1].string ?? "")" }
             switch call.member {
             case "Status":
-                call.reply(try requests.status(caller, scope: scope(caller)).argument)
+                call.reply(try requests.status(caller, scope: scopes(caller).terminal).argument)
             case "Authenticate":
                 audited = (caller, "authenticate", arguments[2].string)
                 let (token, enrollment, how) = try await requests.authenticate(
                     caller, policy: arguments[0].string ?? "", reason: arguments[1].string ?? "", service: arguments[2].string ?? "",
-                    windowSeconds: Int(arguments[3].uint32 ?? 0), scope: scope(caller))
+                    windowSeconds: Int(arguments[3].uint32 ?? 0), windowScope: arguments[4].string ?? "", scopes: scopes(caller))
                 requests.audit.record(caller, "authenticate", item: arguments[2].string, result: "\(arguments[0].string ?? ""): \(how)")
                 audited = nil
                 call.reply(.tuple([.bytes(token), .string(enrollment?.value ?? "")]))

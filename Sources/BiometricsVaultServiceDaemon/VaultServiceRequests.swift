@@ -40,7 +40,7 @@ final class VaultServiceRequests: Sendable {
     func status(_ caller: Caller, scope: PeerScope?) throws(VaultError) -> VaultServiceStatus {
         let owner = ownerStatus().description
         let version = "1.\(VaultServiceInterface.minorVersion)"
-        let open = scope.map { windows.open(uid: caller.uid, scope: $0) } ?? []
+        let open = scope.map { windows.open(uid: caller.uid, scope: .terminal($0)) } ?? []
         let windowList = open.map { VaultServiceStatus.Window(service: $0.service, policy: $0.policy.rawValue, seconds: $0.seconds) }
         guard let fingerprint = try? fingerprintAuthenticator(caller) else {
             var status = VaultServiceStatus(
@@ -63,30 +63,57 @@ final class VaultServiceRequests: Sendable {
         return status
     }
 
-    /// Issues a grant for the caller's connection: at once inside an open window of the caller's
-    /// terminal session for `service` and `policy`, else after the caller's prompt (finger, or password
-    /// through polkit), which then opens a window of `windowSeconds` for that session when asked and the
-    /// caller has one. Returns how it was granted, for the audit log.
+    /// Where a window a prompt opens is: the caller's terminal session, or the caller's process tree.
+    enum WindowScopeRequest: String {
+        case terminal
+        case command
+    }
+
+    /// Issues a grant for the caller's connection: at once inside an open window for `service` and
+    /// `policy` of the caller's terminal session or of a process tree the caller is in, else after the
+    /// caller's prompt (finger, or password through polkit). A prompt then opens a window of
+    /// `windowSeconds` when asked: for the caller's terminal session (if it has one) and `policy`, or,
+    /// for `command`, for the caller's process and its descendants and every policy the prompt
+    /// satisfies. Returns how it was granted, for the audit log.
     func authenticate(
-        _ caller: Caller, policy: String, reason: String, service: String, windowSeconds: Int, scope: PeerScope?
+        _ caller: Caller, policy: String, reason: String, service: String, windowSeconds: Int, windowScope: String,
+        scopes: (terminal: PeerScope?, tree: [ServiceWindows.Scope])
     ) async throws -> (token: [UInt8], enrollment: EnrollmentFingerprint?, how: String) {
         guard let policy = ProtectionPolicy(rawValue: policy) else {
             throw VaultError(.invalidVault, underlying: .message("unknown protection policy"))
         }
-        let key = scope.map { ServiceWindows.Key(uid: caller.uid, scope: $0, service: service, policy: policy) }
-        if let key, let method = try usableWindow(key, caller) {
-            let enrollment: EnrollmentFingerprint? = if case .fingerprint(let set) = method { set } else { nil }
-            return (grants.issue(connection: caller.connection, uid: caller.uid, method: method), enrollment, "inside a window")
+        guard let requested = WindowScopeRequest(rawValue: windowScope.isEmpty ? "terminal" : windowScope) else {
+            throw VaultError(.invalidVault, underlying: .message("unknown window scope"))
+        }
+        let candidates = (scopes.terminal.map { [ServiceWindows.Scope.terminal($0)] } ?? []) + scopes.tree
+        for scope in candidates {
+            let key = ServiceWindows.Key(uid: caller.uid, scope: scope, service: service, policy: policy)
+            if let method = try usableWindow(key, caller) {
+                let enrollment: EnrollmentFingerprint? = if case .fingerprint(let set) = method { set } else { nil }
+                return (grants.issue(connection: caller.connection, uid: caller.uid, method: method), enrollment, "inside a window")
+            }
         }
         let authorization = try await fingerprintAuthenticator(caller).authenticate(for: policy, prompt: PromptText(reason: reason))
         // A userPresence prompt answered by a finger still reports the set that matched.
         let method: Grant.Method = authorization.enrollment.map { .fingerprint($0) } ?? .password
         var how = authorization.enrollment == nil ? "password" : "finger"
-        if windowSeconds > 0, let key {
-            if windows.open(key, seconds: windowSeconds, method: method) {
-                audit.record(caller, "windowOpened", item: service, result: "\(policy.rawValue) for \(min(windowSeconds, ServiceWindows.maximumSeconds)) s on \(key.scope)")
-            } else {
-                how += "; no window (the user holds \(ServiceWindows.maximumPerUser))"
+        if windowSeconds > 0 {
+            let opening: [ServiceWindows.Key]
+            switch requested {
+            case .terminal:
+                opening = scopes.terminal.map { [ServiceWindows.Key(uid: caller.uid, scope: .terminal($0), service: service, policy: policy)] } ?? []
+            case .command:
+                let served: [ProtectionPolicy] = authorization.enrollment == nil
+                    ? [.devicePasscode, .userPresence] : [.biometryCurrentSet, .biometryAny, .userPresence]
+                opening = scopes.tree.first.map { root in served.map { ServiceWindows.Key(uid: caller.uid, scope: root, service: service, policy: $0) } } ?? []
+            }
+            for key in opening {
+                if windows.open(key, seconds: windowSeconds, method: method) {
+                    audit.record(caller, "windowOpened", item: service, result: "\(key.policy.rawValue) for \(min(windowSeconds, ServiceWindows.maximumSeconds)) s on \(key.scope)")
+                } else {
+                    how += "; no window (the user holds \(ServiceWindows.maximumPerUser))"
+                    break
+                }
             }
         }
         return (grants.issue(connection: caller.connection, uid: caller.uid, method: method), authorization.enrollment, how)
@@ -108,6 +135,13 @@ final class VaultServiceRequests: Sendable {
             }
         }
         return window.method
+    }
+
+    /// Closes every window of every user (a screen lock or a suspend was signalled), and logs it for each.
+    func closeAllWindows(because reason: String) {
+        for (uid, count) in windows.closeEverything() {
+            audit.record(uid: uid, "windowClosed", result: "\(reason): \(count) window(s)")
+        }
     }
 
     /// Closes every window of the caller's user; how many were open.

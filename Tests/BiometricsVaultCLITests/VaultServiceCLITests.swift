@@ -289,6 +289,74 @@ final class VaultServiceCLITests {
         _ = try run(["reset", "win"], as: user)
     }
 
+    /// logind's `PrepareForSleep(true)` (sent here by root on the system bus, where no logind runs) closes
+    /// the service's windows: the next read on the same terminal asks again.
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aSuspendClosesTheServicesWindows() throws {
+        try prepareHomes()
+        try enrollOnly(user, finger: Self.finger)
+        defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user]) }
+        try storeProtected("sleepy", secret: "closed-by-sleep")
+        let script = """
+            B=\(CLISandbox.binary.path)
+            $B show sleepy --unlock-window 5m --field token; echo step-1; read _
+            $B show sleepy --field token; echo step-2
+            """
+        let terminal = try session(["-c", script], as: user, executable: "/bin/sh")
+        try answerFinger()
+        #expect(terminal.waitFor("step-1"), "\(terminal.text)")
+        let emitted = try sandbox.run(
+            executable: URL(fileURLWithPath: "/usr/bin/gdbus"),
+            ["emit", "--system", "--object-path", "/org/freedesktop/login1", "--signal", "org.freedesktop.login1.Manager.PrepareForSleep", "true"])
+        #expect(emitted.status == 0, "\(emitted.stderr)")
+        usleep(500_000)
+        terminal.type("\n")
+        try answerFinger()
+        #expect(terminal.waitFor("step-2"), "\(terminal.text)")
+        #expect(terminal.finish() == 0, "\(terminal.text)")
+        #expect(terminal.text.components(separatedBy: "closed-by-sleep").count - 1 == 2, "\(terminal.text)")
+        let audit = try run(["audit", "--since", "2m"], as: user)
+        #expect(audit.stdout.contains("org.freedesktop.login1.Manager signalled: 1 window(s)"), "\(audit.stdout)\(audit.stderr)")
+        _ = try run(["reset", "sleepy"], as: user)
+    }
+
+    /// `unlock --for-command`: one finger, then the command's own children read without a prompt; a
+    /// process outside its tree (another terminal) is asked, and the window ends with the command.
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aWindowForACommandServesItsDescendantsOnly() throws {
+        try prepareHomes()
+        try enrollOnly(user, finger: Self.finger)
+        defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user]) }
+        let secret = "for-the-command"
+        try storeProtected("cmd", secret: secret)
+        usleep(1_100_000)  // the audit's times are in seconds: what came before is before `started`
+        let started = Int(time(nil))
+        let script = """
+            B=\(CLISandbox.binary.path)
+            $B unlock --for-command -- /bin/sh -c "$B show cmd --field token; $B show cmd --field token; echo inner-1; read _; echo inner-2"
+            echo "outer:$?"
+            $B show cmd --field token; echo after-the-command
+            """
+        let terminal = try session(["-c", script], as: user, executable: "/bin/sh")
+        #expect(terminal.waitFor("Touch the fingerprint reader"), "\(terminal.text)")
+        try answerFinger()
+        #expect(terminal.waitFor("inner-1"), "\(terminal.text)")
+        #expect(terminal.text.components(separatedBy: secret).count - 1 == 2, "\(terminal.text)")
+        // Outside the command's tree, while it runs: asked.
+        let sibling = try scanned(["show", "cmd", "--field", "token"], as: user, finger: Self.finger)
+        #expect(sibling.status == 0, "\(sibling.text)")
+        terminal.type("\n")
+        // The command has exited: the same terminal is asked again.
+        #expect(terminal.waitFor("outer:0"), "\(terminal.text)")
+        try answerFinger()
+        #expect(terminal.waitFor("after-the-command"), "\(terminal.text)")
+        #expect(terminal.finish() == 0, "\(terminal.text)")
+        let audit = try run(["audit", "--since", "\(Int(time(nil)) - started)s"], as: user)
+        #expect(audit.stdout.contains("on the process tree of pid"), "\(audit.stdout)\(audit.stderr)")
+        #expect(audit.stdout.components(separatedBy: "inside a window").count - 1 == 2, "\(audit.stdout)")
+        _ = try run(["reset", "cmd"], as: user)
+    }
+
     @Test(.needs(CLINeeds.testUser))
     func anotherUserCannotReadListOrCountTheItems() throws {
         try prepareHomes()

@@ -26,6 +26,6 @@ for name in aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger aSameUs
     anotherUserCannotReadListOrCountTheItems theHelpersExecAndImportUseTheServiceByDefault \
     aClientThatLeavesDuringAPromptEndsIt fiftyParallelClientsOfTwoUsersEachSeeTheirOwn \
     theStoreKeysAreSealedToTheServicesTPM killingTheServiceDuringWritesLosesNothing \
-    aWindowOfTheServiceServesItsTerminalSessionOnly; do
+    aWindowOfTheServiceServesItsTerminalSessionOnly aSuspendClosesTheServicesWindows aWindowForACommandServesItsDescendantsOnly; do
     grep -q "$name() passed" "$LOG" || { echo "the vault service test $name did not run"; exit 1; }
 done

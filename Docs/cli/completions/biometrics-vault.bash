@@ -173,13 +173,13 @@ _biometrics-vault() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|git-credential|docker-credential|exec|clear-lockout|key|agent|lock|service|audit|help)
+    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|git-credential|docker-credential|exec|clear-lockout|key|agent|lock|service|audit|unlock|help)
         # Offer subcommand argument completions
         "_biometrics-vault_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup git-credential docker-credential exec clear-lockout key agent lock service audit help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup git-credential docker-credential exec clear-lockout key agent lock service audit unlock help' -- "${cur}"))
         ;;
     esac
 }
@@ -826,6 +826,32 @@ _biometrics-vault_audit() {
         return
         ;;
     '--since')
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_unlock() {
+    repeating_flags=()
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --for-command --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--service --store --authenticator --unlock-window)
+    __biometrics-vault_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
         return
         ;;
     esac

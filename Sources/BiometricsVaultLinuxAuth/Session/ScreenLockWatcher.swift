@@ -44,18 +44,21 @@ package final class ScreenLockWatcher: Sendable {
     /// - Parameters:
     ///   - sessionBusAddress: the session bus; `nil`: `DBUS_SESSION_BUS_ADDRESS` / `$XDG_RUNTIME_DIR/bus`.
     ///   - systemBusAddress: the system bus; `nil`: `DBUS_SYSTEM_BUS_ADDRESS` / the well-known socket.
+    ///   - watchesSessionBus: `false` for a system service, which has no session bus.
     ///   - onLock: called on a watcher thread for every lock signal.
     /// - Throws: `storeUnavailable` when neither bus can be reached (nothing could ever be noticed).
     package init(
-        sessionBusAddress: String? = nil, systemBusAddress: String? = nil,
+        sessionBusAddress: String? = nil, systemBusAddress: String? = nil, watchesSessionBus: Bool = true,
         onLock: @escaping @Sendable (Signal) -> Void
     ) throws(VaultError) {
         let stopping = DBusCancellation()
-        let session = Self.watch(
-            bus: sessionBusAddress.map(DBusBus.address) ?? .session, name: "bv-screen-lock-session", stopping: stopping,
-            subscriptions: [
-                (.freedesktopScreenSaver, "ActiveChanged"), (.gnomeScreenSaver, "ActiveChanged"),
-            ], onLock: onLock)
+        let session: Result<Set<Signal>, DBusFailure> = watchesSessionBus
+            ? Self.watch(
+                bus: sessionBusAddress.map(DBusBus.address) ?? .session, name: "bv-screen-lock-session", stopping: stopping,
+                subscriptions: [
+                    (.freedesktopScreenSaver, "ActiveChanged"), (.gnomeScreenSaver, "ActiveChanged"),
+                ], onLock: onLock)
+            : .success([])
         let system = Self.watch(
             bus: systemBusAddress.map(DBusBus.address) ?? .system, name: "bv-screen-lock-system", stopping: stopping,
             subscriptions: [(.logindLock, "Lock"), (.logindPrepareForSleep, "PrepareForSleep")], onLock: onLock)
