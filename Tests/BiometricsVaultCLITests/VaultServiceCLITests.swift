@@ -236,13 +236,22 @@ final class VaultServiceCLITests {
         defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user]) }
         let secret = "inside-the-window"
         try storeProtected("win", secret: secret)
+        let binary = CLISandbox.binary.path
+        let gitStore = try session(
+            ["-c", "printf 'protocol=https\\nhost=win.example\\nusername=u\\npassword=git-in-the-window\\n\\n' | \(binary) git-credential --biometrics store"],
+            as: user, executable: "/bin/sh")
+        try answerFinger()
+        #expect(gitStore.finish() == 0, "\(gitStore.text)")
         usleep(1_100_000)  // the audit's times are in seconds: the store's entries are before `started`
         let started = Int(time(nil))
         let script = """
-            B=\(CLISandbox.binary.path)
+            B=\(binary)
             $B show win --unlock-window 5m --field token; $B status win --unlock-window 5m; echo step-1; read _
             $B show win --field token; $B show win --field token
-            $B exec win --env T=token -- /bin/sh -c 'echo "exec:$T"'; echo step-2; read _
+            $B exec win --env T=token -- /bin/sh -c 'echo "exec:$T"'
+            printf 'protocol=https\\nhost=win.example\\n\\n' | git -c credential.helper= -c "credential.helper=$B git-credential" credential fill
+            for i in $(seq 50); do $B show win --field token > "$HOME/parallel-$i" & done; wait
+            echo "parallel:$(cat "$HOME"/parallel-* | grep -c \(secret))"; echo step-2; read _
             $B show win --field token --unlock-window 5m; $B lock
             $B show win --field token --unlock-window 2s; sleep 3
             $B show win --field token; echo step-3
@@ -269,6 +278,8 @@ final class VaultServiceCLITests {
         #expect(terminal.finish() == 0, "\(terminal.text)")
         #expect(terminal.text.components(separatedBy: secret).count - 1 == 7, "\(terminal.text)")
         #expect(terminal.text.contains("exec:\(secret)"))
+        #expect(terminal.text.contains("password=git-in-the-window"), "\(terminal.text)")
+        #expect(terminal.text.contains("parallel:50"), "\(terminal.text)")
 
         let audit = try run(["audit", "--json", "--since", "\(Int(time(nil)) - started)s"], as: user)
         #expect(audit.status == 0, "\(audit.stderr)")
@@ -276,7 +287,8 @@ final class VaultServiceCLITests {
         func results(_ event: String) -> [String] { entries.filter { $0["event"] as? String == event }.compactMap { $0["result"] as? String } }
         let authentications = results("authenticate")
         #expect(authentications.filter { $0.hasSuffix(": finger") }.count == 6, "\(authentications)")
-        #expect(authentications.filter { $0.hasSuffix(": inside a window") }.count == 3, "\(authentications)")
+        // Two reads, the exec, git's fill and the 50 parallel reads.
+        #expect(authentications.filter { $0.hasSuffix(": inside a window") }.count == 54, "\(authentications)")
         #expect(results("windowOpened").count == 3, "\(results("windowOpened"))")
         #expect(results("windowClosed").contains("lock: 1 window(s)"), "\(results("windowClosed"))")
         #expect(results("windowClosed").contains { $0.hasPrefix("ended") }, "\(results("windowClosed"))")
@@ -287,6 +299,7 @@ final class VaultServiceCLITests {
         let others = try run(["audit", "--json"], as: other)
         #expect(!others.stdout.contains("win"), "\(others.stdout)")
         _ = try run(["reset", "win"], as: user)
+        _ = try run(["git-credential", "erase"], as: user, stdin: "protocol=https\nhost=win.example\nusername=u\n\n")
     }
 
     /// logind's `PrepareForSleep(true)` (sent here by root on the system bus, where no logind runs) closes

@@ -55,6 +55,22 @@ struct HostileProviderTests {
         #expect(!calls.contains("Delete \(Self.sourcePath)"), "\(calls)")
     }
 
+    /// A source whose other attributes changed after the read (its service, username and secret did
+    /// not) is still the credential that was imported: it is deleted. gnome-keyring under load was seen
+    /// to report such differences, which made `import --remove-source` keep the source and fail.
+    @Test func aSourceWhoseOtherAttributesChangedIsRemoved() throws {
+        let bus = try PrivateKeyring(withKeyring: false)
+        let provider = try FakeProvider(
+            script: Self.inMemoryProvider(items: 0, attributeDelay: 0, changesSourceSchema: true), on: bus)
+        let store = try SecretServiceStore(busAddress: bus.address, timeout: .seconds(3))
+        let id = try SecretItemID(service: "bv-test.import", key: "alice")
+        try store.importItem(service: "legacy", username: "alice", as: id, removeSource: true)
+        #expect(try store.read(id, authorization: nil)?.payload == SecretBytes(utf8: #""old""#))
+        let calls = provider.stopAndReadCalls()
+        #expect(calls.contains("changed \(Self.sourcePath)"), "\(calls)")
+        #expect(calls.contains("Delete \(Self.sourcePath)"), "\(calls)")
+    }
+
     /// An unchanged source is deleted once the vault item reads back.
     @Test func anUnchangedSourceIsRemoved() throws {
         let bus = try PrivateKeyring(withKeyring: false)
@@ -75,7 +91,7 @@ struct HostileProviderTests {
     /// seconds after it arrived (answers overlap, as a busy provider's do). With `changesSource`, the
     /// source's secret becomes `"new"` right after the first GetSecrets that returned it. Prints
     /// "changed PATH", and each Delete and CreateItem.
-    static func inMemoryProvider(items: Int, attributeDelay: Double, changesSource: Bool = false) -> String { #"""
+    static func inMemoryProvider(items: Int, attributeDelay: Double, changesSource: Bool = false, changesSourceSchema: Bool = false) -> String { #"""
         import heapq, os, time
         from jeepney import HeaderFields, MessageType, new_error, new_method_return
         from jeepney.bus_messages import message_bus
@@ -165,6 +181,10 @@ struct HostileProviderTests {
                 if \#(changesSource ? "True" : "False") and source in answer and not changed[0]:
                     changed[0] = True
                     store[source][1] = b'"new"'
+                    print("changed", source, flush=True)
+                if \#(changesSourceSchema ? "True" : "False") and source in answer and not changed[0]:
+                    changed[0] = True
+                    store[source][0]["xdg:schema"] = "org.example.Other"
                     print("changed", source, flush=True)
             elif member == "CreateItem":
                 properties, secret = msg.body[0], msg.body[1]
