@@ -338,9 +338,10 @@ var targets: [Target] = [
         name: "BiometricsVaultCLITests",
         // BiometricsVaultFileStore: to write a protected item the CLI then reads (no password typed).
         // ArgumentParser: to list the CLI's commands from their definitions.
+        // BiometricsVaultAgent: its reader of /proc/PID/stat, tested on its own (ProcessStatTests).
         dependencies: [
             "BiometricsVaultCore", "BiometricsVault", "BiometricsVaultTesting", "BiometricsVaultTestSupport", "BiometricsVaultFileStore",
-            "BiometricsVaultCredentialHelpers", "biometrics-vault",
+            "BiometricsVaultCredentialHelpers", "BiometricsVaultAgent", "biometrics-vault",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         exclude: ["Golden"],  // expected --help texts, read from the source tree by the tests
