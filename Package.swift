@@ -386,6 +386,55 @@ var targets: [Target] = [
         linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
     ),
     .executableTarget(
+        name: "FuzzGitCredentialRequest",
+        dependencies: ["BiometricsVaultCore", "BiometricsVaultCredentialHelpers", "BiometricsVaultJSON", "FuzzSupport"],
+        path: "Fuzz/FuzzGitCredentialRequest",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
+        name: "FuzzDockerCredentialRequest",
+        dependencies: ["BiometricsVaultCore", "BiometricsVaultCredentialHelpers", "BiometricsVaultJSON", "FuzzSupport"],
+        path: "Fuzz/FuzzDockerCredentialRequest",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
+        name: "FuzzAgentFrame",
+        dependencies: ["BiometricsVaultAgent", "BiometricsVaultCore", "FuzzSupport"],
+        path: "Fuzz/FuzzAgentFrame",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
+        name: "FuzzProcessStat",
+        dependencies: ["BiometricsVaultAgent", "FuzzSupport"],
+        path: "Fuzz/FuzzProcessStat",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
+        name: "FuzzConfigFile",
+        dependencies: ["BiometricsVaultAgent", "FuzzSupport"],
+        path: "Fuzz/FuzzConfigFile",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
+        name: "FuzzSecretServiceReply",
+        dependencies: [
+            "BiometricsVaultCore", "FuzzSupport",
+            .target(name: "BiometricsVaultDBus", condition: linux),
+            .target(name: "BiometricsVaultSecretService", condition: linux),
+            .target(name: "CGio", condition: linux),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ],
+        path: "Fuzz/FuzzSecretServiceReply",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
         name: "VaultStress",
         dependencies: [
             "BiometricsVaultCore", "BiometricsVaultFileStore", "BiometricsVaultTesting",
