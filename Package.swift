@@ -339,9 +339,10 @@ var targets: [Target] = [
         name: "BiometricsVaultCLITests",
         // BiometricsVaultFileStore: to write a protected item the CLI then reads (no password typed).
         // ArgumentParser: to list the CLI's commands from their definitions.
+        // BiometricsVaultAgent: its reader of /proc/PID/stat, tested on its own (ProcessStatTests).
         dependencies: [
             "BiometricsVaultCore", "BiometricsVault", "BiometricsVaultTesting", "BiometricsVaultTestSupport", "BiometricsVaultFileStore",
-            "BiometricsVaultCredentialHelpers", "biometrics-vault",
+            "BiometricsVaultCredentialHelpers", "BiometricsVaultAgent", "biometrics-vault",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         exclude: ["Golden"],  // expected --help texts, read from the source tree by the tests
@@ -382,6 +383,55 @@ var targets: [Target] = [
         name: "FuzzJSONValue",
         dependencies: ["BiometricsVaultJSON", "FuzzSupport"],
         path: "Fuzz/FuzzJSONValue",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
+        name: "FuzzGitCredentialRequest",
+        dependencies: ["BiometricsVaultCore", "BiometricsVaultCredentialHelpers", "BiometricsVaultJSON", "FuzzSupport"],
+        path: "Fuzz/FuzzGitCredentialRequest",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
+        name: "FuzzDockerCredentialRequest",
+        dependencies: ["BiometricsVaultCore", "BiometricsVaultCredentialHelpers", "BiometricsVaultJSON", "FuzzSupport"],
+        path: "Fuzz/FuzzDockerCredentialRequest",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
+        name: "FuzzAgentFrame",
+        dependencies: ["BiometricsVaultAgent", "BiometricsVaultCore", "FuzzSupport"],
+        path: "Fuzz/FuzzAgentFrame",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
+        name: "FuzzProcessStat",
+        dependencies: ["BiometricsVaultAgent", "FuzzSupport"],
+        path: "Fuzz/FuzzProcessStat",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
+        name: "FuzzConfigFile",
+        dependencies: ["BiometricsVaultAgent", "FuzzSupport"],
+        path: "Fuzz/FuzzConfigFile",
+        swiftSettings: strictSettings,
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
+    ),
+    .executableTarget(
+        name: "FuzzSecretServiceReply",
+        dependencies: [
+            "BiometricsVaultCore", "FuzzSupport",
+            .target(name: "BiometricsVaultDBus", condition: linux),
+            .target(name: "BiometricsVaultSecretService", condition: linux),
+            .target(name: "CGio", condition: linux),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ],
+        path: "Fuzz/FuzzSecretServiceReply",
         swiftSettings: strictSettings,
         linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
     ),

@@ -2,8 +2,9 @@
 """Writes the small committed seed corpus under Fuzz/corpus/<target>/ (run from the repository root).
 
 Seeds are well-formed inputs of each format, built from the format descriptions in the sources
-(VaultEnvelope.swift, ItemHeader.swift, ItemFile.swift, StoreKeys.swift), plus a few near misses, so
-libFuzzer starts past the magic numbers and checksums. Re-running it rewrites the same files.
+(VaultEnvelope.swift, ItemHeader.swift, ItemFile.swift, StoreKeys.swift) and from the inputs of the tests
+of each decoder (named at each target below), plus a few near misses, so libFuzzer starts past the magic
+numbers and checksums. Re-running it rewrites the same files.
 """
 import json
 import os
@@ -81,3 +82,199 @@ for name, text in {
     "whitespace": ' \n\t{ "k" : [ ] } \n',
 }.items():
     write("FuzzJSONValue", name, text)
+
+
+# FuzzGitCredentialRequest (CredentialHelperRequestTests, CredentialHelperKeyTests): mode byte 0 = one
+# request, 1 = three bytes of stream length then a unit repeated to it (read from a descriptor), 2 = two
+# requests split at the first blank line.
+def git_request(**attributes):
+    return "".join(f"{name}={value}\n" for name, value in attributes.items())
+
+
+git_requests = {
+    "typical": git_request(protocol="https", host="github.com", username="alice", password="s3cret",
+                           password_expiry_utc="1700000000", oauth_refresh_token="r3fresh") + "\n",
+    "test-last-value": "protocol=https\r\nhost=a.example\nhost=b.example\nwwwauth[]=Basic\nnoise\nusername=\npath=\n\nhost=c\n",
+    "port-and-path": git_request(protocol="https", host="git.example.com:8443", path="org/repo.git", username="carol"),
+    "separators": git_request(protocol="https", host="x.example", path="a\\b", username="a%b@c"),
+    "non-ascii": git_request(protocol="https", host="bücher.example", username="zoë"),
+    "no-username": git_request(protocol="https", host="example.com"),
+    "long-host": git_request(protocol="https", host="l" * 700, username="u"),
+    "refused-cr": "password=a\rb\n",
+}
+for name, text in git_requests.items():
+    write("FuzzGitCredentialRequest", name, b"\x00" + text.encode())
+write("FuzzGitCredentialRequest", "refused-utf8", b"\x00" + b"host=\xff")
+unit = git_request(protocol="https", host="h", username="u", password="p" * 200).encode()
+write("FuzzGitCredentialRequest", "reader-short", b"\x01" + struct.pack(">I", len(unit))[1:] + unit)
+# Few lines per 64 KiB: each line of a request costs the parser a few allocations.
+unit = git_request(password="p" * 4000).encode()
+write("FuzzGitCredentialRequest", "reader-near-limit", b"\x01" + bytes([0xC0, 0x20, 0x00]) + unit)
+write("FuzzGitCredentialRequest", "two-spellings",
+      b"\x02" + (git_request(protocol="https", host="\u00e9.example") + "\n" + git_request(protocol="https", host="e\u0301.example")).encode())
+
+# FuzzDockerCredentialRequest (CredentialHelperRequestTests): mode byte 0 = stdin text, 1 = three bytes of
+# stream length then a unit repeated to it.
+for name, text in {
+    "get": "https://index.docker.io/v1/\n",
+    "get-padded": " \thttps://r.example/v1/\n",
+    "get-blank": " \n",
+    "get-port": "127.0.0.1:5000",
+    "get-long": "https://" + "r" * 700 + ".example/",
+    "store": '{"ServerURL":"https://r.example/v1/","Username":"alice","Secret":"s3cret"}',
+    "store-other-member": '{"ServerURL":"r","Username":"u","Other":[1]}',
+    "store-array": "[]",
+    "store-no-url": '{"Username":"u"}',
+    "store-empty-username": '{"ServerURL":"r","Username":""}',
+    "store-number-secret": '{"ServerURL":"r","Username":"u","Secret":1}',
+}.items():
+    write("FuzzDockerCredentialRequest", name, b"\x00" + text.encode())
+unit = b'{"ServerURL":"https://r.example/v1/","Username":"alice","Secret":"' + b"s" * 300 + b'"}'
+write("FuzzDockerCredentialRequest", "reader-near-limit", b"\x01" + bytes([0xC0, 0x20, 0x00]) + unit)
+write("FuzzDockerCredentialRequest", "reader-short", b"\x01" + struct.pack(">I", len(unit))[1:] + unit)
+
+# FuzzAgentFrame (UnlockWindowHostileTests, UnlockWindowStoreKeyCLITests): mode byte 0 = a request frame,
+# 1 = an answer frame, 2 = windows for fittingStatus.
+def frame(message):
+    body = json.dumps(message, separators=(",", ":")).encode()
+    return struct.pack(">I", len(body)) + body
+
+
+key_file = "0123456789abcdef" * 4
+for name, message in {
+    "open": {"open": {"service": "biometrics-vault", "policy": "devicePasscode", "seconds": 600}},
+    "open-enrollment": {"open": {"service": "s", "policy": "biometryCurrentSet", "seconds": 60, "enrollment": "3fa2b7c9d1e0f456"}},
+    "query": {"query": {"service": "biometrics-vault", "policy": "devicePasscode"}},
+    "lock": {"lock": {}},
+    "close": {"close": {"service": "s", "policy": "userPresence"}},
+    "status": {"status": {}},
+    "store-key": {"storeKey": {"store": "/home/u/.local/share/biometrics-vault", "keyFile": key_file}},
+    "forget-store-key": {"forgetStoreKey": {"store": "/s"}},
+    "malformed": {"open": {}},
+}.items():
+    write("FuzzAgentFrame", f"request-{name}", b"\x00" + frame(message))
+write("FuzzAgentFrame", "request-keep-store-key",
+      b"\x00" + frame({"keepStoreKey": {"store": "/s", "keyFile": key_file, "seconds": 600}}) + b"A" * 32)
+write("FuzzAgentFrame", "request-too-long", b"\x00" + struct.pack(">I", 4097) + b"{}")
+report = {"service": "biometrics-vault", "policy": "devicePasscode", "remainingSeconds": 599}
+for name, message in {
+    "opened": {"opened": {"_0": report}},
+    "window": {"window": {"_0": dict(report, enrollment="3fa2b7c9d1e0f456")}},
+    "no-window": {"window": {}},
+    "locked": {"locked": {"count": 2}},
+    "status": {"status": {"scope": "tty 136:3 session 4242 (leader started at tick 123456)", "windows": [report]}},
+    "status-no-terminal": {"status": {"windows": []}},
+    "refused": {"refused": {"reason": "malformed request"}},
+    "kept-store-key": {"keptStoreKey": {"seconds": 600}},
+    "store-key": {"storeKey": {"found": True}},
+}.items():
+    write("FuzzAgentFrame", f"answer-{name}", b"\x01" + frame(message))
+
+
+def field(data):
+    data = data.encode() if isinstance(data, str) else data
+    return bytes([len(data)]) + data
+
+
+windows = b""
+for index, (choice, service, enrollment) in enumerate([(6, "biometrics-vault", None), (0x81, "s" + "x" * 200, "3fa2b7c9d1e0f456"), (1, "\x1b/" * 60, None)]):
+    windows += bytes([choice]) + field(service) + (field("userPresence") if choice & 1 else b"") + struct.pack(">I", 600)[1:]
+    windows += field(enrollment) if enrollment else b""
+write("FuzzAgentFrame", "fitting-status", b"\x02" + windows)
+
+# FuzzProcessStat: mode byte 0 = a stat line, 1 = a name field and the numbers of a line the harness writes.
+stat_tail = " ".join(str(n * 7) for n in range(4, 53))
+for name, comm in {"bash": "bash", "sd-pam": "(sd-pam)", "parenthesis": "a) b", "spaces": "x y z"}.items():
+    write("FuzzProcessStat", f"line-{name}", b"\x00" + f"4242 ({comm}) S 4241 4242 4242 34816 4242 {stat_tail}\n".encode())
+    write("FuzzProcessStat", f"name-{name}", b"\x01" + field(comm) + b"S" + struct.pack(">IIQ", 4242, 34816, 987654))
+
+# FuzzConfigFile (UnlockWindowCLITests, ConfigFileCLITests): mode byte 0 = a path field and the file,
+# 1 = a duration, 2 = $BIOMETRICS_VAULT_UNLOCK_WINDOW's field and a file.
+path = "/home/u/.config/biometrics-vault/config"
+for name, text in {
+    "five-minutes": "unlock-window = 5m\n",
+    "comment-crlf": "  unlock-window=90  # a comment\r\n",
+    "only-comment": "# only a comment\n\n",
+    "off": "unlock-window = off\n",
+    "twice": "unlock-window = 1h\nunlock-window = 2m\n",
+    "invalid-value": "unlock-window = 5 minutes\nunlock-window = 2d\n",
+    "unknown-key": "colour = blue\nunlock-window = 1m\n",
+    "no-equals": "unlock-window\n",
+    "control-characters": "unlock-window = \x1b]0;owned\x07\n\x1b[31mcolour\x00 = x\x1b]8;;http://evil\x07\nno equals \x1b[2J\n",
+    "many-bad-lines": "x\n" * 20 + "unlock-window = 2m\n",
+}.items():
+    write("FuzzConfigFile", f"file-{name}", b"\x00" + field(path) + text.encode())
+for index, text in enumerate(["90", "90s", "15m", "1h", "24h", "0", "off", "OFF", "", "-5", "25h", "1d", "1.5m", "m",
+                              "99999999999999999999", "1440M", "0086400"]):
+    write("FuzzConfigFile", f"duration-{index:02}", b"\x01" + text.encode())
+write("FuzzConfigFile", "variable-valid", b"\x02" + field("5m") + b"unlock-window = 1m\n")
+write("FuzzConfigFile", "variable-hostile", b"\x02" + field("\x1b]0;owned\x07") + b"unlock-window = 1m\nx\n")
+
+
+# FuzzSecretServiceReply (SessionEncryptionTests, HostileProviderTests): mode byte 0 = GetSecrets,
+# 1 = Properties.Get, 2 = SearchItems, 3 = OpenSession, 4 = a secret to decrypt, 5 = a key exchange.
+def object_path(path):
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+    return field(bytes(63 if c == "/" else alphabet.index(c) for c in path.strip("/")))
+
+
+def unhex(text):
+    return bytes.fromhex(text)
+
+
+iv = bytes(range(16))
+vector_ciphertexts = [
+    unhex("dac3e639bfd0c956a1517b96c1fb9d1d2469756c0e53ee52f1ba087eb61202777e1d685827fec86bac440e5ff6889bb2"),
+    unhex("5d056e167e98c31f8cf9f410613c8f412806615a2ffc22a582b8281621d4ff0a"),
+    unhex("17b0262e04a0a66b355db6f2fb8e88c7"),
+    unhex("7241c3183304104b1d56e2ddfaa775a7"),
+    unhex("eae79b7549a77f9b4bd4a76e3187478e"),
+]
+secret = b'{"user":"alice","token":"s3cret"}'
+padded = secret + bytes([16 - len(secret) % 16]) * (16 - len(secret) % 16)
+for index, ciphertext in enumerate(vector_ciphertexts):
+    write("FuzzSecretServiceReply", f"decrypt-vector-{index}", b"\x04\x02" + iv + field(ciphertext))
+write("FuzzSecretServiceReply", "decrypt-padded-plaintext", b"\x04\x00" + iv + field(padded))
+write("FuzzSecretServiceReply", "decrypt-short-iv", b"\x04\x03" + field(iv[:8]) + field(vector_ciphertexts[0]))
+write("FuzzSecretServiceReply", "decrypt-empty", b"\x04\x02" + iv + field(b""))
+
+entry = b"\x00" + b"\x02" + iv + field(vector_ciphertexts[0]) + field("text/plain")
+write("FuzzSecretServiceReply", "get-secrets", b"\x00\x01" + entry)
+write("FuzzSecretServiceReply", "get-secrets-plaintext", b"\x00\x01" + b"\x00\x00" + iv + field(padded) + field("text/plain"))
+write("FuzzSecretServiceReply", "get-secrets-other-item-first",
+      b"\x00\x02" + b"\x01" + object_path("/org/freedesktop/secrets/collection/login/3") + b"\x02" + iv + field(b"x" * 16) + field("") + entry)
+write("FuzzSecretServiceReply", "get-secrets-other-session",
+      b"\x00\x01" + b"\x02" + object_path("/org/freedesktop/secrets/session/s9") + b"\x02" + iv + field(vector_ciphertexts[0]) + field(""))
+write("FuzzSecretServiceReply", "get-secrets-empty-value", b"\x00\x01" + b"\x00\x02" + iv + field(b"") + field("text/plain"))
+write("FuzzSecretServiceReply", "get-secrets-none", b"\x00\x00")
+
+attributes = [("xdg:schema", "io.github.biometricsvault.Plain"), ("service", "bv-test"), ("username", "alice"), ("bv-header", "bv1;none")]
+write("FuzzSecretServiceReply", "attributes",
+      b"\x01\x03" + bytes([len(attributes)]) + b"".join(field(k) + field(v) for k, v in attributes))
+write("FuzzSecretServiceReply", "attributes-repeated", b"\x01\x03\x02" + field("username") + field("alice") + field("username") + field("bob"))
+write("FuzzSecretServiceReply", "created", b"\x01\x05" + struct.pack(">Q", 1700000000))
+write("FuzzSecretServiceReply", "locked", b"\x01\x04\x01")
+write("FuzzSecretServiceReply", "locked-in-variant", b"\x01\x09\x04\x01")
+write("FuzzSecretServiceReply", "properties", b"\x01\x0a\x02" + field("Label") + b"\x00" + field("item") + field("Locked") + b"\x04\x00")
+
+write("FuzzSecretServiceReply", "search",
+      b"\x02\x02" + object_path("/org/freedesktop/secrets/collection/login/1") + object_path("/org/freedesktop/secrets/collection/login/2")
+      + b"\x01" + object_path("/org/freedesktop/secrets/collection/kdewallet/7"))
+
+server_keys = [
+    unhex("0c2c7c2d97d482632eaccb5eee13dd155a495548fc00c7363e828eb9db43f73bc595d0be44f730b695e42be52d243d19"
+          "bdf31a7544cd9258edc1f2ce7bf4caa04d11652b0fd8eb178e4cd83ef30d8f0cdfb15218a00a499d5313cb5a0acdf89f"
+          "73fc95711ae6cea70df5b6d370fd75df9efd7e3d19925d40c84188cddbd7f314"),
+    unhex("7db22d5b10426fbf875bc1dc7b0d5e998ecfb5bcdad13edc4e7df1f77ab7cd58043334e184a0f60c5f1d61d0e31fe81d"
+          "8671cce4caa581fc6e88121bd9f52579bf3887a2ee8ec68da7627d41620ac9fca5231cd01a2e5f1d8302b5d9a3b161de"
+          "21c295578d6db6c9e4eb28ebbac53686def1b1f3443c8628dcc3e3f8982c5acc"),
+]
+session = object_path("/org/freedesktop/secrets/session/s3")
+for index, key in enumerate(server_keys):
+    write("FuzzSecretServiceReply", f"open-session-{index}", b"\x03\x00" + field(key) + session)
+write("FuzzSecretServiceReply", "open-session-p-minus-2", b"\x03\x01" + struct.pack(">H", 2) + session)
+write("FuzzSecretServiceReply", "open-session-two", b"\x03\x02\x01\x02" + session)
+write("FuzzSecretServiceReply", "open-session-not-bytes", b"\x03\x03\x00" + field("key") + session)
+for index, exponent in enumerate(["987464fd1ba9da3dab12ab8db8072c14fdb0b5556ecf128770746ee0aca452df",
+                                  "8000000000000000000000000000000000000000000000000000000000000671", "01"]):
+    write("FuzzSecretServiceReply", f"exchange-{index}", b"\x05" + field(unhex(exponent)))

@@ -16,7 +16,10 @@ source Fuzz/build-flags.sh
 
 seconds="${1:-60}"
 shift || true
-all_targets=(FuzzEnvelope FuzzItemHeader FuzzFileStoreFormat FuzzJSONValue)
+all_targets=(
+    FuzzEnvelope FuzzItemHeader FuzzFileStoreFormat FuzzJSONValue FuzzGitCredentialRequest FuzzDockerCredentialRequest
+    FuzzAgentFrame FuzzProcessStat FuzzConfigFile FuzzSecretServiceReply
+)
 targets=("${@:-${all_targets[@]}}")
 
 binary_for() {

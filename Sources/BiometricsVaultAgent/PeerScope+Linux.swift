@@ -89,9 +89,14 @@ package struct ProcessStat: Equatable {
 
     /// Fields after the command name (which may hold spaces and parentheses, so the last `)` ends it):
     /// state (field 3) first, so field N is at index N - 3.
-    static func parse(_ text: String) -> ProcessStat? {
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
+    ///
+    /// Bytes, not Characters: the name is the process's own (`PR_SET_NAME`). One that ends in a
+    /// prepended mark (U+0600, U+110BD...) would make the closing `)` one Character with it, and an
+    /// earlier `)` in the name, followed by numbers the name spells, would be taken for the end.
+    package static func parse(_ text: String) -> ProcessStat? {
+        let bytes = text.utf8
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        let fields = bytes[bytes.index(after: close)...].split(separator: UInt8(ascii: " ")).map(Substring.init)
         guard fields.count > 19, let state = fields[0].first, let parent = Int(fields[1]), let session = Int(fields[3]),
             let terminal = Int(fields[4]), let start = UInt64(fields[19])
         else { return nil }

@@ -378,7 +378,7 @@ public final class UnlockWindowAgent {
 
     /// `status` with as many of `windows` as fit in one frame (the bounds on names and windows make it
     /// all of them in practice; an answer too long would not be sent at all).
-    static func fittingStatus(scope: String, windows: [UnlockWindowReport]) -> AgentResponse {
+    package static func fittingStatus(scope: String, windows: [UnlockWindowReport]) -> AgentResponse {
         var shown = windows
         while !shown.isEmpty, (try? AgentFrame.encode(AgentResponse.status(scope: scope, windows: shown))) == nil {
             shown.removeLast()

@@ -69,6 +69,19 @@ public enum CredentialHelperKey {
         return key
     }
 
+    /// What follows `prefix` in `key`, or `nil` when `key` does not start with it. Keys are read as bytes
+    /// (here and in ``split(_:at:maxSplits:)``), never as Characters: a part that starts with a combining
+    /// mark (valid in a key, so not encoded) is one Character with the separator before it.
+    public static func rest(of key: String, after prefix: String) -> Substring? {
+        guard key.utf8.starts(with: prefix.utf8) else { return nil }
+        return Substring(key.utf8.dropFirst(prefix.utf8.count))
+    }
+
+    /// `text` split at each `separator` (ASCII, which no encoded part holds), empty pieces kept.
+    static func split(_ text: Substring, at separator: Unicode.Scalar, maxSplits: Int = .max) -> [Substring] {
+        text.utf8.split(separator: UInt8(ascii: separator), maxSplits: maxSplits, omittingEmptySubsequences: false).map(Substring.init)
+    }
+
     /// The part an encoded key part spells; `nil` for a digest form or an invalid encoding.
     public static func decode(_ keyPart: Substring) -> String? {
         var bytes: [UInt8] = []

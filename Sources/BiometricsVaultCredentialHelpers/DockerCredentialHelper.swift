@@ -84,7 +84,7 @@ public struct DockerCredentialHelper: Sendable {
     /// with the server URL its key spells and an empty username (reading the username would take a finger).
     public func list() throws -> String {
         var members: [String: JSONValue] = [:]
-        let keys = try configuration.store.keys(service: configuration.service).filter { $0.hasPrefix(DockerCredentialKey.prefix) }
+        let keys = try configuration.store.keys(service: configuration.service).filter(DockerCredentialKey.isKey)
         for key in keys {
             guard let vault = try? vault(key) else { continue }
             switch vault.kind {
@@ -93,7 +93,7 @@ public struct DockerCredentialHelper: Sendable {
                 guard let item = DockerCredentialItem(stored: try vault.credentials) else { continue }
                 members[item.serverURL] = .string(item.username)
             case .locked:
-                guard let serverURL = CredentialHelperKey.decode(key.dropFirst(DockerCredentialKey.prefix.count)) else { continue }
+                guard let serverURL = DockerCredentialKey.serverURL(inKey: key) else { continue }
                 members[serverURL] = .string("")
             }
         }

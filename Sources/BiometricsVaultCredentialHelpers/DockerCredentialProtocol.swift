@@ -105,4 +105,14 @@ public enum DockerCredentialKey {
     public static func key(serverURL: String) -> String {
         CredentialHelperKey.key(prefix: prefix, parts: [("", serverURL)])
     }
+
+    /// Whether `key` is one of this helper's keys (it starts with ``prefix``).
+    public static func isKey(_ key: String) -> Bool {
+        CredentialHelperKey.rest(of: key, after: prefix) != nil
+    }
+
+    /// The server URL that one of this helper's keys spells; `nil` for another key, or a URL in digest form.
+    public static func serverURL(inKey key: String) -> String? {
+        CredentialHelperKey.rest(of: key, after: prefix).flatMap(CredentialHelperKey.decode)
+    }
 }

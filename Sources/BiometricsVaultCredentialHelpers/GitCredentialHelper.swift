@@ -28,7 +28,7 @@ public struct GitCredentialHelper: Sendable {
     public static let raceAttempts = 8
 
     private func keys() throws -> [String] {
-        try configuration.store.keys(service: configuration.service).filter { $0.hasPrefix(GitCredentialKey.prefix) }
+        try configuration.store.keys(service: configuration.service).filter(GitCredentialKey.isKey)
     }
 
     private func vault(_ key: String) throws -> Vault<JSONValue> {

@@ -124,6 +124,11 @@ public struct GitCredentialRequest: Sendable, Equatable {
 public enum GitCredentialKey {
     public static let prefix = "git:"
 
+    /// Whether `key` is one of this helper's keys (it starts with ``prefix``).
+    public static func isKey(_ key: String) -> Bool {
+        CredentialHelperKey.rest(of: key, after: prefix) != nil
+    }
+
     public static func key(scheme: String, host: String, path: String?, username: String?) -> String {
         var parts: [(separator: String, value: String)] = [("", scheme)]
         if let username {
@@ -172,11 +177,11 @@ public enum GitCredentialKey {
         var path: Substring?
 
         init?(_ key: String) {
-            guard key.hasPrefix(GitCredentialKey.prefix) else { return nil }
-            let fields = key.dropFirst(GitCredentialKey.prefix.count).split(separator: ":", omittingEmptySubsequences: false)
+            guard let rest = CredentialHelperKey.rest(of: key, after: GitCredentialKey.prefix) else { return nil }
+            let fields = CredentialHelperKey.split(rest, at: ":")
             guard fields.count == 2 || fields.count == 3 else { return nil }
             scheme = fields[0]
-            let userAndHost = fields[1].split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+            let userAndHost = CredentialHelperKey.split(fields[1], at: "@", maxSplits: 1)
             if userAndHost.count == 2 {
                 username = userAndHost[0]
                 host = userAndHost[1]

@@ -7,8 +7,9 @@ internal import CGio
 package final class DBusValue {
     let raw: OpaquePointer
 
-    /// Takes ownership of a (non-floating) reference.
-    init(taking raw: OpaquePointer) { self.raw = raw }
+    /// Takes ownership of a (non-floating) reference. Package-wide so that a reply's decoder can be fed
+    /// values built without a bus (Fuzz/FuzzSecretServiceReply builds them with GLib).
+    package init(taking raw: OpaquePointer) { self.raw = raw }
 
     /// Adds a reference to a borrowed value.
     init(borrowing raw: OpaquePointer) { self.raw = g_variant_ref(raw) }

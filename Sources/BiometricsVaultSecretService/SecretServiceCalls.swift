@@ -40,12 +40,12 @@ import CGio  // GLib only: its threads (`prepareConnection(timeout:)`) and where
 import Dispatch
 
 /// Attributes of an item: name -> value.
-typealias SecretAttributes = [String: String]
+package typealias SecretAttributes = [String: String]
 
 /// The D-Bus paths of the items a search matched, split as the Secret Service reports them.
-struct SearchResult {
-    var unlocked: [String]
-    var locked: [String]
+package struct SearchResult {
+    package var unlocked: [String]
+    package var locked: [String]
 
     func merged(with other: SearchResult) -> SearchResult {
         SearchResult(unlocked: unlocked + other.unlocked, locked: locked + other.locked)
@@ -184,7 +184,7 @@ final class SecretServiceClient: Sendable {
                 SecretServiceClient.servicePath, SecretServiceClient.serviceInterface, "SearchItems",
                 .tuple([.stringDict(attributes)]), replyType: "(aoao)", deadline: deadline, timeout: timeout)
             else { throw SecretServiceClient.unexpected("SearchItems: no Secret Service object") }
-            return SearchResult(unlocked: reply[0].strings ?? [], locked: reply[1].strings ?? [])
+            return SecretServiceReplies.searchResult(reply)
         }
 
         /// The secret of one item (the service's GetSecrets, as libsecret and `secret-tool` ask for it),
@@ -201,24 +201,17 @@ final class SecretServiceClient: Sendable {
                 .tuple([.objectPaths([path]), .objectPath(handle.sessionPath)]),
                 replyType: "(a{o(oayays)})", deadline: deadline, timeout: timeout)
             else { return nil }
-            for entry in reply[0].children {
-                guard entry[0].string == path else { continue }
-                let secret = entry[1]
-                guard secret[0].string == handle.sessionPath else {
-                    throw SecretServiceClient.unexpected("GetSecrets answered for another session")
+            guard let secret = try SecretServiceReplies.encryptedSecret(in: reply, for: path, sessionPath: handle.sessionPath)
+            else { return nil }
+            // KWallet answers GetSecrets on a closed wallet with an empty value and no error (an
+            // encrypted secret is never empty: it has at least one block of padding). Never the item.
+            if secret.value.isEmpty {
+                if try isLocked(path, interface: "org.freedesktop.Secret.Item") {
+                    throw locked([path], VaultError(.storeLocked, underlying: .message("the Secret Service item is locked")))
                 }
-                let value = secret[2].bytes ?? []
-                // KWallet answers GetSecrets on a closed wallet with an empty value and no error (an
-                // encrypted secret is never empty: it has at least one block of padding). Never the item.
-                if value.isEmpty {
-                    if try isLocked(path, interface: "org.freedesktop.Secret.Item") {
-                        throw locked([path], VaultError(.storeLocked, underlying: .message("the Secret Service item is locked")))
-                    }
-                    throw SecretServiceClient.unexpected("GetSecrets returned an empty value for an unlocked item")
-                }
-                return try handle.encryption.decrypt(parameters: secret[1].bytes ?? [], value: value)
+                throw SecretServiceClient.unexpected("GetSecrets returned an empty value for an unlocked item")
             }
-            return nil
+            return try handle.encryption.decrypt(parameters: secret.parameters, value: secret.value)
         }
 
         /// CreateItem in the default collection (never `replace`: see the top of this file); the secret
@@ -367,7 +360,7 @@ final class SecretServiceClient: Sendable {
         func attributes(at path: String) throws(VaultError) -> SecretAttributes? {
             guard let value = try property(path, interface: "org.freedesktop.Secret.Item", name: "Attributes")
             else { return nil }
-            return stringPairs(value)
+            return SecretServiceReplies.attributes(value)
         }
 
         /// The attributes of each of `paths` (`nil` for an item that vanished meanwhile), in order. The
@@ -395,7 +388,7 @@ final class SecretServiceClient: Sendable {
             }
             return replies.map { reply -> SecretAttributes? in
                 guard let reply else { return nil }
-                return stringPairs(reply[0].unboxed)
+                return SecretServiceReplies.attributes(reply[0].unboxed)
             }
         }
 
@@ -589,9 +582,7 @@ final class SecretServiceClient: Sendable {
                     .tuple([.string(SessionEncryption.algorithm), .variant(.bytes(keyPair.publicKey))]), replyType: "(vo)",
                     deadline: deadline, timeout: timeout)
                 else { throw Self.unexpected("OpenSession: no Secret Service object") }
-                guard let output = reply[0].unboxed.bytes, let sessionPath = reply[1].string else {
-                    throw Self.unexpected("OpenSession returned no session key")
-                }
+                let (output, sessionPath) = try SecretServiceReplies.openedSession(reply)
                 let encryption = try SessionEncryption(serverPublicKey: output, keyPair: keyPair)
                 guard encryption.keyDependsOnSecretWidth else {
                     return ServiceHandle(connection, sessionPath: sessionPath, encryption: encryption)
@@ -834,12 +825,5 @@ final class Deadline: @unchecked Sendable {
     func finish() { timer.cancel() }
 
     deinit { timer.cancel() }
-}
-
-/// An `a{ss}` value as a dictionary.
-private func stringPairs(_ value: DBusValue) -> SecretAttributes {
-    var result: SecretAttributes = [:]
-    for (key, item) in value.stringPairs ?? [] { result[key] = item }
-    return result
 }
 #endif

@@ -14,10 +14,10 @@ import CGcrypt
 import Glibc
 
 /// The encryption of secrets between this process and the Secret Service, for one session.
-struct SessionEncryption: Sendable {
+package struct SessionEncryption: Sendable {
     /// The only algorithm this library asks for; it never falls back to `plain` (secrets in the clear
     /// on the bus), which libsecret would do when a provider does not offer this one.
-    static let algorithm = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
+    package static let algorithm = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
 
     /// The exponent's length. The prime is a safe prime (the exchange's group has prime order q =
     /// (p-1)/2), so no small-subgroup shortcut applies to a short exponent, and the best attack on a
@@ -35,15 +35,15 @@ struct SessionEncryption: Sendable {
     /// the two sides hold different keys: kwalletd5 answers a secret sent in it with "Can't find
     /// session" and sends secrets that do not decrypt. Both ways agree whenever the first byte is not
     /// zero, so a client that opens another session in this case works with every provider.
-    let keyDependsOnSecretWidth: Bool
+    package let keyDependsOnSecretWidth: Bool
 
     /// One side of the exchange: a fresh random private exponent and the public key to send.
-    struct KeyPair: Sendable {
+    package struct KeyPair: Sendable {
         fileprivate let privateExponent: SecretBytes
         /// 2^x mod p, big-endian, left-padded with zeros to the prime's 128 bytes: KWallet refuses any
         /// other length ("Client public key size is invalid"), which a value without its leading zero
         /// bytes has about once in 256 sessions; gnome-keyring and KeePassXC take either.
-        let publicKey: [UInt8]
+        package let publicKey: [UInt8]
 
         /// Whether the public key's first byte is 0xFF and its second has its top bit set (about one key in
         /// 512). kwalletd5 reads the key as a two's-complement number (QCA's `BigInteger`), for which that
@@ -54,7 +54,7 @@ struct SessionEncryption: Sendable {
 
         /// A new key pair from the system's random source, never one whose public key
         /// ``publicKeyLosesAByteAsSigned``.
-        init() throws(VaultError) {
+        package init() throws(VaultError) {
             while true {
                 var exponent = SessionEncryption.randomBytes(SessionEncryption.privateExponentBits / 8)
                 defer { exponent.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
@@ -68,7 +68,7 @@ struct SessionEncryption: Sendable {
         }
 
         /// A key pair with a given exponent (big-endian), for known-answer tests.
-        init(privateExponent: [UInt8]) throws(VaultError) {
+        package init(privateExponent: [UInt8]) throws(VaultError) {
             self.privateExponent = SecretBytes(privateExponent)
             publicKey = try Integer.power(Integer(bytes: [2]), Integer(self.privateExponent)).bytes(width: Integer.width)
         }
@@ -78,7 +78,7 @@ struct SessionEncryption: Sendable {
     /// A public key outside 2...p-2 is refused: it would make the shared secret guessable. So is one whose
     /// shared secret is 1, p-1 or ±(our public key), which everyone on the bus sees (the keys 2 and p-2
     /// give the last two).
-    init(serverPublicKey: [UInt8], keyPair: KeyPair) throws(VaultError) {
+    package init(serverPublicKey: [UInt8], keyPair: KeyPair) throws(VaultError) {
         let peer = try Integer(bytes: serverPublicKey)
         guard peer.isUsablePublicKey else {
             throw Self.failure("the Secret Service sent an unusable session key (\(serverPublicKey.count) bytes)")
@@ -101,13 +101,13 @@ struct SessionEncryption: Sendable {
     }
 
     /// A session key given directly, for known-answer tests of the AES half.
-    init(key: [UInt8]) {
+    package init(key: [UInt8]) {
         self.key = SecretBytes(key)
         keyDependsOnSecretWidth = false
     }
 
     /// The `parameters` (a fresh IV) and `value` (AES-128-CBC, PKCS#7 padding) of an encrypted secret.
-    func encrypt(_ secret: SecretBytes) throws(VaultError) -> (parameters: [UInt8], value: [UInt8]) {
+    package func encrypt(_ secret: SecretBytes) throws(VaultError) -> (parameters: [UInt8], value: [UInt8]) {
         let iv = Self.randomBytes(16)
         let padding = 16 - secret.count % 16
         var buffer = [UInt8](repeating: UInt8(padding), count: secret.count + padding)
@@ -125,7 +125,7 @@ struct SessionEncryption: Sendable {
     }
 
     /// The secret from an encrypted `parameters` / `value` pair.
-    func decrypt(parameters: [UInt8], value: [UInt8]) throws(VaultError) -> SecretBytes {
+    package func decrypt(parameters: [UInt8], value: [UInt8]) throws(VaultError) -> SecretBytes {
         guard parameters.count == 16, value.count % 16 == 0, !value.isEmpty else {
             throw Self.failure("the Secret Service sent a malformed secret (\(parameters.count)-byte IV, \(value.count) bytes)")
         }

@@ -1,4 +1,5 @@
 #if os(Linux)
+import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultJSON
 #if canImport(FoundationEssentials)
@@ -110,14 +111,16 @@ final class AuditLog: Sendable {
         return text
     }
 
-    /// `comm`, the parent's pid and whether the process leads its session, from `/proc/PID/stat`.
+    /// `comm`, the parent's pid and whether the process leads its session, from `/proc/PID/stat`. Read
+    /// by bytes, as ``ProcessStat`` reads it: the name is the process's own choice, and one ending in a
+    /// prepended mark would make its closing `)` one Character with it.
     private static func processStat(of pid: UInt32) -> (name: String, parent: UInt32, isSessionLeader: Bool)? {
         guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
-        let text = String(decoding: data, as: UTF8.self)
-        guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 4, let parent = UInt32(fields[1]), let session = UInt32(fields[3]) else { return nil }
-        return (String(text[text.index(after: open)..<close]), parent, session == pid)
+        let bytes = [UInt8](data)
+        guard let open = bytes.firstIndex(of: UInt8(ascii: "(")), let close = bytes.lastIndex(of: UInt8(ascii: ")")), open < close,
+            let stat = ProcessStat.parse(String(decoding: bytes, as: UTF8.self))
+        else { return nil }
+        return (String(decoding: bytes[(open + 1)..<close], as: UTF8.self), UInt32(clamping: stat.parent), stat.session == Int(pid))
     }
 }
 #endif

@@ -65,6 +65,18 @@ import Testing
         #expect(missed.stderr.isEmpty, "\(missed.stderr)")
     }
 
+    /// Found by Fuzz/FuzzDockerCredentialRequest: a server URL that starts with a combining mark is kept
+    /// as is in its key (it is valid there), where it is one Character with the `:` of `docker:`; `list`
+    /// picked the helper's keys by a Character prefix and left such a server out.
+    @Test func aServerURLStartingWithACombiningMarkIsListed() throws {
+        defer { sandbox.remove() }
+        let url = "\u{591}registry.example"
+        #expect(try helper("store", #"{"ServerURL":"\#(url)","Username":"alice","Secret":"s"}"#).status == 0)
+        #expect(try helper("get", url).stdout.jsonObject?["Username"] as? String == "alice")
+        let listed = try helper("list").stdout.jsonObject as? [String: String]
+        #expect(listed?.count == 1 && listed?.first.map { Array($0.key.unicodeScalars) == Array(url.unicodeScalars) } == true, "\(String(describing: listed))")
+    }
+
     @Test func listOfNothingIsAnEmptyObjectAndVersionAnswers() throws {
         defer { sandbox.remove() }
         let listed = try helper("list")

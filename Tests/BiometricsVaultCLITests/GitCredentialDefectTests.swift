@@ -213,6 +213,32 @@ import Testing
         let got = try helper("get", "protocol=https\nhost=example.com\n\n")
         #expect(got.stdout == "protocol=https\nhost=example.com\nusername=young\npassword=y\npassword_expiry_utc=9999999999\n")
     }
+
+    /// Found by Fuzz/FuzzGitCredentialRequest: a part of the key that starts with a combining mark (valid
+    /// in a key, so not encoded) is one Character with the separator before it. Keys were picked by a
+    /// Character prefix and split at Characters, so such an item was never answered (a protocol starting
+    /// with one: not even by name), nor erased.
+    @Test("an item whose part starts with a combining mark is answered and erased", arguments: [
+        "protocol=\u{591}https\nhost=example.com", "protocol=https\nhost=\u{591}h.example",
+        "protocol=https\nhost=example.com\npath=\u{591}org/repo.git",
+    ])
+    func partStartingWithACombiningMark(request: String) throws {
+        defer { sandbox.remove() }
+        #expect(try helper("store", request + "\nusername=alice\npassword=p\n\n").status == 0)
+        #expect(try helper("get", request + "\nusername=alice\n\n").stdout.contains("password=p\n"))
+        let got = try helper("get", request + "\n\n")
+        #expect(got.status == 0 && got.stdout.contains("username=alice\npassword=p\n"), "\(got.stdout) \(got.stderr)")
+        #expect(try helper("erase", request + "\n\n").status == 0)
+        #expect(try sandbox.run(["list"] + Self.plain).stdout.isEmpty)
+    }
+
+    /// The same for a username that starts with one (the key joins it to the `:` before it).
+    @Test func usernameStartingWithACombiningMarkIsAnsweredWithoutAUsername() throws {
+        defer { sandbox.remove() }
+        #expect(try helper("store", "protocol=https\nhost=example.com\nusername=\u{591}alice\npassword=p\n\n").status == 0)
+        let got = try helper("get", "protocol=https\nhost=example.com\n\n")
+        #expect(got.stdout == "protocol=https\nhost=example.com\nusername=\u{591}alice\npassword=p\n", "\(got.stdout) \(got.stderr)")
+    }
 }
 
 extension CLISandbox {
