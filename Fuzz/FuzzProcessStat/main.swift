@@ -7,10 +7,10 @@
 // Invariants, for every input:
 // - nothing traps (AddressSanitizer is on);
 // - mode 0: the parse agrees with the format spelled over bytes (the name ends at the last `)` byte; the
-//   fields after it are separated by spaces; state, session, terminal and start time are fields 3, 6,
-//   7 and 22);
+//   fields after it are separated by spaces; state, parent, session, terminal and start time are fields
+//   3, 4, 6, 7 and 22);
 // - mode 1: for a line the kernel would write, whatever name (up to 15 bytes, no NUL) the process gave
-//   itself, the parse gives exactly the kernel's session, terminal, start time and state.
+//   itself, the parse gives exactly the kernel's parent, session, terminal, start time and state.
 //
 // The first input byte picks the mode (mod 2); in mode 1, a name field and the numbers follow.
 #if os(Linux)
@@ -18,13 +18,13 @@ import BiometricsVaultAgent
 import FuzzSupport
 
 /// The fields after the last `)` byte, or `nil` when there are too few of them or one does not parse.
-func expectedStat(_ bytes: [UInt8]) -> (state: Character, session: Int, terminal: Int, start: UInt64)? {
+func expectedStat(_ bytes: [UInt8]) -> (state: Character, parent: Int, session: Int, terminal: Int, start: UInt64)? {
     guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
     let fields = bytes[(close + 1)...].split(separator: 0x20).map { String(decoding: $0, as: UTF8.self) }
-    guard fields.count > 19, let state = fields[0].first, let session = Int(fields[3]), let terminal = Int(fields[4]),
-        let start = UInt64(fields[19])
+    guard fields.count > 19, let state = fields[0].first, let parent = Int(fields[1]), let session = Int(fields[3]),
+        let terminal = Int(fields[4]), let start = UInt64(fields[19])
     else { return nil }
-    return (state, session, terminal, start)
+    return (state, parent, session, terminal, start)
 }
 
 func checkLine(_ bytes: [UInt8]) {
@@ -33,7 +33,7 @@ func checkLine(_ bytes: [UInt8]) {
     let expected = expectedStat(bytes)
     fuzzRequire(
         parsed?.session == expected?.session && parsed?.terminal == expected?.terminal && parsed?.startTime == expected?.start
-            && parsed?.state == expected?.state,
+            && parsed?.state == expected?.state && parsed?.parent == expected?.parent,
         "parsed \(String(describing: parsed)), expected \(String(describing: expected)) from \(String(decoding: bytes, as: UTF8.self).debugDescription)")
 }
 
@@ -54,7 +54,7 @@ func checkKernelLine(_ input: inout FuzzInput) {
     let parsed = ProcessStat.parse(String(decoding: line, as: UTF8.self))
     fuzzRequire(
         parsed?.session == session && parsed?.terminal == terminal && parsed?.startTime == start
-            && parsed?.state == Character(Unicode.Scalar(state)),
+            && parsed?.state == Character(Unicode.Scalar(state)) && parsed?.parent == 4 * 7,
         "the name \(String(decoding: name, as: UTF8.self).debugDescription) changes what is read: \(String(describing: parsed))")
 }
 

@@ -180,11 +180,15 @@ func checkReaders(_ value: DBusValue, _ described: Described, depth: Int = 0) {
     var expectedStrings: [String]?
     var expectedBytes: [UInt8]?
     var expectedPairs: [(String, String)]?
-    switch described {
+    // `strings` reads through variants (a `Status` property holding `as`), as the scalar readers do.
+    switch innermost {
     case .strings(let texts), .paths(let texts): expectedStrings = texts
     case .tuple(let members) where members.count == 1:
         if case .strings(let texts) = members[0] { expectedStrings = texts }
         if case .paths(let texts) = members[0] { expectedStrings = texts }
+    default: break
+    }
+    switch described {
     case .bytes(let bytes): expectedBytes = bytes
     case .pairs(let pairs): expectedPairs = pairs
     default: break
