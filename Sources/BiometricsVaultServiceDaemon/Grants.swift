@@ -16,9 +16,15 @@ struct Grant: Sendable {
     let uid: UInt32
     let method: Method
     let expires: ContinuousClock.Instant
+    /// The item service a grant given inside an unlock window is for (windows are per service); `nil` for
+    /// a grant that followed a prompt.
+    let service: String?
 
-    /// Whether this grant releases an item with `header`; throws why not.
-    func check(_ header: ItemHeader) throws(VaultError) {
+    /// Whether this grant releases an item of `service` with `header`; throws why not.
+    func check(_ header: ItemHeader, service: String) throws(VaultError) {
+        if let granted = self.service, granted != service {
+            throw VaultError(.vaultLocked, underlying: .message("this authentication came from an unlock window of another service"))
+        }
         guard let policy = header.protection.policy else { return }
         switch (policy, method) {
         case (.biometryCurrentSet, .fingerprint(let enrollment)):
@@ -53,11 +59,12 @@ final class Grants: Sendable {
         }
     }
 
-    /// A new grant for `caller`: its random token.
-    func issue(connection: String, uid: UInt32, method: Grant.Method) -> [UInt8] {
+    /// A new grant for `caller`: its random token. `service`: the item service it is limited to (a grant
+    /// given inside a window of that service).
+    func issue(connection: String, uid: UInt32, method: Grant.Method, service: String? = nil) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         let token = (0..<Self.tokenSize).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let grant = Grant(connection: connection, uid: uid, method: method, expires: .now + Self.lifetime)
+        let grant = Grant(connection: connection, uid: uid, method: method, expires: .now + Self.lifetime, service: service)
         table.withLock { $0[token] = grant }
         return token
     }

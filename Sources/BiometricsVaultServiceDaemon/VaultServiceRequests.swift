@@ -90,7 +90,8 @@ final class VaultServiceRequests: Sendable {
             let key = ServiceWindows.Key(uid: caller.uid, scope: scope, service: service, policy: policy)
             if let method = try usableWindow(key, caller) {
                 let enrollment: EnrollmentFingerprint? = if case .fingerprint(let set) = method { set } else { nil }
-                return (grants.issue(connection: caller.connection, uid: caller.uid, method: method), enrollment, "inside a window")
+                let token = grants.issue(connection: caller.connection, uid: caller.uid, method: method, service: service)
+                return (token, enrollment, "inside a window")
             }
         }
         let authorization = try await fingerprintAuthenticator(caller).authenticate(for: policy, prompt: PromptText(reason: reason))
@@ -161,7 +162,7 @@ final class VaultServiceRequests: Sendable {
         guard let item = try store(caller).read(id, authorization: nil) else { return nil }
         guard item.header.protection != .none else { return item }
         guard let grant else { return StoredItem(header: item.header, payload: nil) }
-        try grant.check(item.header)
+        try grant.check(item.header, service: service)
         return item
     }
 
@@ -183,7 +184,7 @@ final class VaultServiceRequests: Sendable {
             guard let grant else {
                 throw VaultError(.vaultLocked, underlying: .message("writing a protected item needs an authentication first"))
             }
-            try grant.check(header)
+            try grant.check(header, service: service)
         }
         try authorize(header)
         let store = try store(caller)

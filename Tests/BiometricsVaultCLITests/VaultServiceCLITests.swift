@@ -302,6 +302,55 @@ final class VaultServiceCLITests {
         _ = try run(["git-credential", "erase"], as: user, stdin: "protocol=https\nhost=win.example\nusername=u\n\n")
     }
 
+    /// A grant the service gives inside a window of one item service releases that service's items only:
+    /// a program on the window's terminal that asks inside the `biometrics-vault` window and then reads an
+    /// item of another service is refused (python `jeepney`, one bus connection, as a program would).
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aWindowOfOneServiceReleasesNoOtherServicesItems() throws {
+        let python = try #require(ProcessInfo.processInfo.environment["BV_PYTHON_KEYRING"], "BV_PYTHON_KEYRING is not set")
+        try prepareHomes()
+        try enrollOnly(user, finger: Self.finger)
+        defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user]) }
+        try storeProtected("mine", secret: "in-this-service")
+        let binary = CLISandbox.binary.path
+        let other = try session(
+            ["-c", "echo '{\"token\":\"in-another-service\"}' | \(binary) --service other-service store theirs --biometrics"],
+            as: user, executable: "/bin/sh")
+        try answerFinger()
+        #expect(other.finish() == 0, "\(other.text)")
+        let program = """
+            from jeepney import DBusAddress, HeaderFields, new_method_call
+            from jeepney.io.blocking import open_dbus_connection
+            vault = DBusAddress("/io/github/biometricsvault/Vault1", bus_name="io.github.biometricsvault.Vault1",
+                                interface="io.github.biometricsvault.Vault1")
+            bus = open_dbus_connection(bus="SYSTEM")
+            reply = bus.send_and_get_reply(new_method_call(vault, "Authenticate", "sssus",
+                                                           ("biometryCurrentSet", "x", "biometrics-vault", 0, "terminal")))
+            token = reply.body[0]
+            for service, key in (("biometrics-vault", "mine"), ("other-service", "theirs")):
+                try:
+                    answer = bus.send_and_get_reply(new_method_call(vault, "Read", "ssay", (service, key, token)))
+                    error = answer.header.fields.get(HeaderFields.error_name)
+                    outcome = error or ("released" if answer.body[2] else "locked")
+                except Exception as failure:
+                    outcome = getattr(failure, "name", repr(failure))
+                print(service, outcome, flush=True)
+            """
+        let script = """
+            \(binary) show mine --unlock-window 5m --field token && echo opened
+            \(python) -c '\(program.replacingOccurrences(of: "'", with: "'\\''"))'
+            """
+        let terminal = try session(["-c", script], as: user, executable: "/bin/sh")
+        try answerFinger()
+        #expect(terminal.finish() == 0, "\(terminal.text)")
+        #expect(terminal.text.contains("opened"), "\(terminal.text)")
+        #expect(terminal.text.contains("biometrics-vault released"), "\(terminal.text)")
+        #expect(terminal.text.contains("other-service io.github.biometricsvault.Vault1.Error.vaultLocked"), "\(terminal.text)")
+        #expect(!terminal.text.contains("in-another-service"), "\(terminal.text)")
+        _ = try run(["reset", "mine"], as: user)
+        _ = try run(["--service", "other-service", "reset", "theirs"], as: user)
+    }
+
     /// logind's `PrepareForSleep(true)` (sent here by root on the system bus, where no logind runs) closes
     /// the service's windows: the next read on the same terminal asks again.
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))

@@ -26,6 +26,7 @@ for name in aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger aSameUs
     anotherUserCannotReadListOrCountTheItems theHelpersExecAndImportUseTheServiceByDefault \
     aClientThatLeavesDuringAPromptEndsIt fiftyParallelClientsOfTwoUsersEachSeeTheirOwn \
     theStoreKeysAreSealedToTheServicesTPM killingTheServiceDuringWritesLosesNothing \
-    aWindowOfTheServiceServesItsTerminalSessionOnly aSuspendClosesTheServicesWindows aWindowForACommandServesItsDescendantsOnly; do
+    aWindowOfTheServiceServesItsTerminalSessionOnly aSuspendClosesTheServicesWindows aWindowForACommandServesItsDescendantsOnly \
+    aWindowOfOneServiceReleasesNoOtherServicesItems; do
     grep -q "$name() passed" "$LOG" || { echo "the vault service test $name did not run"; exit 1; }
 done
