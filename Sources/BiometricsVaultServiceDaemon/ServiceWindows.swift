@@ -105,12 +105,14 @@ final class ServiceWindows: Sendable {
         }
     }
 
-    /// Closes every window of every user; how many each user had open.
+    /// Closes every window of every user; how many each user had open (a window whose time or session
+    /// had already ended is not counted).
     func closeEverything() -> [UInt32: Int] {
-        table.withLock { table in
-            let counts = Dictionary(table.keys.map { ($0.uid, 1) }, uniquingKeysWith: +)
+        let now = ContinuousClock.now
+        return table.withLock { table in
+            let open = table.filter { $0.value.expires > now && $0.key.scope.isCurrent }
             table = [:]
-            return counts
+            return Dictionary(open.keys.map { ($0.uid, 1) }, uniquingKeysWith: +)
         }
     }
 
