@@ -62,7 +62,11 @@ var targets: [Target] = [
     // Used by test targets only; in no product.
     .target(
         name: "BiometricsVaultTestSupport",
-        dependencies: ["BiometricsVaultCore"],
+        dependencies: [
+            "BiometricsVaultCore",
+            .product(name: "Subprocess", package: "swift-subprocess"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ],
         path: "Tests/BiometricsVaultTestSupport",
         swiftSettings: strictSettings
     ),
@@ -95,7 +99,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "BiometricsVaultFileStoreTests",
-        dependencies: ["BiometricsVaultCore", "BiometricsVaultFileStore", "BiometricsVaultTesting"],
+        dependencies: ["BiometricsVaultCore", "BiometricsVaultFileStore", "BiometricsVaultTesting", "BiometricsVaultTestSupport"],
         swiftSettings: strictSettings
     ),
     // Spawned by the file store's two-process, kill -9 and file-size-limit tests (found beside the test bundle).
@@ -520,6 +524,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: targets
 )

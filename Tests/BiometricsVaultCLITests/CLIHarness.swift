@@ -20,20 +20,20 @@ enum Exit {
 enum CLINeeds {
     /// gnome-keyring on the session bus, usable as `doctor` sees it.
     static let secretService = DaemonNeed(
-        "a usable Secret Service on the session bus", remedy: "scripts/setup/20-secret-service.sh", problem: secretServiceProblem())
+        "a usable Secret Service on the session bus", remedy: "scripts/setup/20-secret-service.sh", probe: secretServiceProblem)
     /// fprintd with libfprint's virtual sensor on the system bus.
     static let fingerprint = DaemonNeed(
-        "fprintd with the virtual sensor", remedy: "scripts/setup/30-fprintd-polkit.sh", problem: fingerprintProblem())
+        "fprintd with the virtual sensor", remedy: "scripts/setup/30-fprintd-polkit.sh", probe: fingerprintProblem)
     /// The test user whose login password is known (PAM checks it).
     static let testUser = DaemonNeed(
         "BV_TEST_USER and BV_TEST_PASSWORD", remedy: "scripts/setup/30-fprintd-polkit.sh",
         problem: ["BV_TEST_USER", "BV_TEST_PASSWORD"].allSatisfy { ProcessInfo.processInfo.environment[$0]?.isEmpty == false } ? nil : "not set")
 
-    private static func secretServiceProblem() -> String? {
+    @Sendable private static func secretServiceProblem() async -> String? {
         do {
             let sandbox = try CLISandbox(keepSessionBus: true)
             defer { sandbox.remove() }
-            let doctor = try sandbox.run(["doctor", "--json"])
+            let doctor = try await sandbox.run(["doctor", "--json"])
             let components = doctor.stdout.jsonObject?["components"] as? [[String: Any]] ?? []
             let secretService = components.first { $0["name"] as? String == "secret-service" }
             if secretService?["isUsable"] as? Bool == true { return nil }
@@ -43,12 +43,12 @@ enum CLINeeds {
         }
     }
 
-    private static func fingerprintProblem() -> String? {
+    @Sendable private static func fingerprintProblem() async -> String? {
         guard ProcessInfo.processInfo.environment["BV_FPRINT_SOCKET"] != nil else { return "BV_FPRINT_SOCKET is not set" }
         do {
             let sandbox = try CLISandbox()
             defer { sandbox.remove() }
-            let device = try sandbox.run(
+            let device = try await sandbox.run(
                 executable: URL(fileURLWithPath: "/usr/bin/busctl"),
                 ["--system", "call", "net.reactivated.Fprint", "/net/reactivated/Fprint/Manager",
                  "net.reactivated.Fprint.Manager", "GetDefaultDevice"])
@@ -66,62 +66,64 @@ func goldenURL(_ name: String, file: StaticString = #filePath) -> URL {
 
 /// A program running on a pty, fed through `script`'s stdin.
 final class PTYSession {
-    let process = Process()
-    let input = Pipe()
-    let output = Pipe()
+    let process: ChildProcess
+    private let input: Int32
     private let buffer = LockedText()
+    private let reader: Task<Void, Never>
 
-    init(command: String, environment: [String: String]) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        // `exec`: with dash as `script`'s shell, `sh -c` stays the CLI's parent, dies of Ctrl-C itself
-        // and `script -e` reports 130, whatever the CLI did with the signal. `env --default-signal`: a
-        // login shell's terminal delivers Ctrl-C, but a test run started in the background (a
-        // non-interactive shell's `&`) passes SIGINT on ignored, and an ignored signal stays ignored
-        // across exec.
-        process.arguments = ["-q", "-f", "-e", "-c", "exec env --default-signal=INT,QUIT " + command, "/dev/null"]
-        process.environment = environment
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
+    init(command: String, environment: [String: String]) async throws {
+        let child = try await Shell.spawn(
+            "/usr/bin/script",
+            // `exec`: with dash as `script`'s shell, `sh -c` stays the CLI's parent, dies of Ctrl-C itself
+            // and `script -e` reports 130, whatever the CLI did with the signal. `env --default-signal`: a
+            // login shell's terminal delivers Ctrl-C, but a test run started in the background (a
+            // non-interactive shell's `&`) passes SIGINT on ignored, and an ignored signal stays ignored
+            // across exec.
+            ["-q", "-f", "-e", "-c", "exec env --default-signal=INT,QUIT " + command, "/dev/null"],
+            environment: environment, replacing: true, mergingErrors: true)
+        process = child.process
+        input = child.stdin
         let buffer = buffer
-        output.fileHandleForReading.readabilityHandler = { handle in
-            buffer.append(handle.availableData)
+        let output = child.stdout
+        reader = Task {
+            while let chunk = try? await Shell.readChunk(output) { buffer.append(Data(chunk)) }
+            close(output)
         }
-        try process.run()
     }
 
     var text: String { buffer.text }
 
     /// Waits until the terminal shows `marker` (bounded, so a broken prompt fails instead of hanging).
-    func waitFor(_ marker: String, seconds: Int = 60) -> Bool {
+    func waitFor(_ marker: String, seconds: Int = 60) async throws -> Bool {
         for _ in 0..<(seconds * 20) {
             if text.contains(marker) { return true }
             if !process.isRunning { return text.contains(marker) }
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
         return false
     }
 
     /// Waits until `marker` appeared `count` times.
-    func waitFor(_ marker: String, count: Int, seconds: Int = 60) -> Bool {
+    func waitFor(_ marker: String, count: Int, seconds: Int = 60) async throws -> Bool {
         for _ in 0..<(seconds * 20) {
             if text.components(separatedBy: marker).count > count { return true }
             if !process.isRunning { break }
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
         return text.components(separatedBy: marker).count > count
     }
 
     func type(_ text: String) {
-        input.fileHandleForWriting.write(Data(text.utf8))
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
     }
 
-    func finish() -> Int32 {
-        process.waitUntilExit()
-        output.fileHandleForReading.readabilityHandler = nil
-        buffer.append(output.fileHandleForReading.readDataToEndOfFile())
-        try? input.fileHandleForWriting.close()
-        return process.terminationStatus
+    /// Waits for the end and for the last output; the exit code (or the signal's number).
+    func finish() async throws -> Int32 {
+        let exit = try await process.exit()
+        await reader.value
+        close(input)
+        return exit.code
     }
 }
 

@@ -1,11 +1,12 @@
 #if os(Linux)
 import ArgumentParser
 @testable import biometrics_vault
+import BiometricsVaultTestSupport
 import Testing
 
 /// How ArgumentParser reads the command line (``BiometricsVaultCommand/options``), and the words
 /// ``RawArguments`` handles before it.
-@Suite struct CommandLineParsingTests {
+@Suite(.onTestThreads) struct CommandLineParsingTests {
     /// The global options the verb (`show` or `key status`) runs with, for `arguments` as `main` parses them.
     static func options(_ arguments: [String]) throws -> GlobalOptions {
         let command = try BiometricsVaultCommand.parseAsRoot(arguments)

@@ -8,7 +8,7 @@ import Testing
 /// The config file and `$BIOMETRICS_VAULT_UNLOCK_WINDOW` as another program of the user may leave them:
 /// a FIFO or a directory instead of a file, control characters in keys and values, thousands of bad lines.
 /// Every command still runs, and what it says about them is a few lines of plain text.
-@Suite struct ConfigFileCLITests {
+@Suite(.onTestThreads) struct ConfigFileCLITests {
     static let plain = ["--store", "file", "--authenticator", "none"]
     /// How many bad lines the parser lists before it only counts them.
     static let listedNotices = 8
@@ -33,7 +33,7 @@ import Testing
 
     /// Opening a FIFO for reading waits for a writer: every command hung before its first line.
     @Test("a FIFO or a directory as the config file is reported, never waited on", arguments: ["fifo", "directory"])
-    func aConfigFileThatIsNoRegularFileIsIgnored(kind: String) throws {
+    func aConfigFileThatIsNoRegularFileIsIgnored(kind: String) async throws {
         defer { sandbox.remove() }
         if kind == "fifo" {
             try #require(mkfifo(config.path, 0o600) == 0)
@@ -41,7 +41,7 @@ import Testing
             try FileManager.default.createDirectory(at: config, withIntermediateDirectories: false)
         }
         for (arguments, stdin) in Self.commands {
-            let result = try sandbox.run(arguments, stdin: stdin, environment: [:], within: 20)
+            let result = try await sandbox.run(arguments, stdin: stdin, environment: [:], within: 20)
             let finished = try #require(result, "\(arguments.prefix(2)) still ran after 20 s")
             #expect(finished.stderr.contains("ignoring the config file"), "\(arguments.prefix(2)): \(finished.stderr)")
             #expect(finished.stderr.contains("not a regular file"), "\(arguments.prefix(2)): \(finished.stderr)")
@@ -52,9 +52,9 @@ import Testing
     /// Characters that drive a terminal: ESC (CSI, OSC), BEL, NUL, C1, bidi overrides, a line break.
     static let hostile = "5m\u{1B}]0;owned\u{07}\u{1B}[2J\u{9B}31m\u{202E}txt"
 
-    @Test func controlCharactersInTheVariableAreShownEscaped() throws {
+    @Test func controlCharactersInTheVariableAreShownEscaped() async throws {
         defer { sandbox.remove() }
-        let result = try sandbox.run(
+        let result = try await sandbox.run(
             ["status", "item"] + Self.plain, environment: ["BIOMETRICS_VAULT_UNLOCK_WINDOW": Self.hostile + "\nsecond line"], within: 20)
         let finished = try #require(result)
         #expect(finished.status == 0, "\(finished.stderr)")
@@ -64,11 +64,11 @@ import Testing
         #expect(finished.stderr.split(separator: "\n").count == 1, "\(finished.stderr)")
     }
 
-    @Test func controlCharactersInConfigKeysAndValuesAreShownEscaped() throws {
+    @Test func controlCharactersInConfigKeysAndValuesAreShownEscaped() async throws {
         defer { sandbox.remove() }
         let text = "unlock-window = \(Self.hostile)\n\u{1B}[31mcolour\u{0} = x\u{1B}]8;;http://evil\u{07}\nno equals \u{1B}[2J\n"
         try Data(text.utf8).write(to: config)
-        let result = try sandbox.run(["status", "item"] + Self.plain, environment: [:], within: 20)
+        let result = try await sandbox.run(["status", "item"] + Self.plain, environment: [:], within: 20)
         let finished = try #require(result)
         #expect(finished.status == 0, "\(finished.stderr)")
         #expect(finished.stderr.split(separator: "\n").count == 3, "\(finished.stderr)")
@@ -77,11 +77,11 @@ import Testing
     }
 
     /// 64 KiB of one-character lines: 32,768 bad lines, each once a line on stderr, on every command.
-    @Test func manyBadLinesGiveAFewNoticeLines() throws {
+    @Test func manyBadLinesGiveAFewNoticeLines() async throws {
         defer { sandbox.remove() }
         try Data(String(repeating: "x\n", count: CLIConfigFile.maximumSize / 2).utf8).write(to: config)
         for (arguments, stdin) in Self.commands {
-            let result = try sandbox.run(arguments, stdin: stdin, environment: [:], within: 20)
+            let result = try await sandbox.run(arguments, stdin: stdin, environment: [:], within: 20)
             let finished = try #require(result)
             let lines = finished.stderr.split(separator: "\n")
             let notices = lines.filter { $0.contains(config.path) }

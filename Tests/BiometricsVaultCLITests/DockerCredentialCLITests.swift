@@ -9,7 +9,7 @@ import Testing
 /// `docker-credential-biometrics-vault` link as docker and containers/image run it, on the encrypted file
 /// store in a sandbox; then end to end with a real client (`skopeo`) against a real registry with
 /// password auth (`scripts/setup/50-docker-registry.sh`).
-@Suite struct DockerCredentialCLITests {
+@Suite(.onTestThreads) struct DockerCredentialCLITests {
     let sandbox: CLISandbox
     let link: URL
 
@@ -25,41 +25,41 @@ import Testing
     }
 
     /// The helper as clients run it: the link, the action, stdin. Plain file store, as `auto` picks without a bus.
-    func helper(_ action: String, _ input: String = "") throws -> CLIResult {
-        try sandbox.run(executable: link, [action], stdin: input)
+    func helper(_ action: String, _ input: String = "") async throws -> CLIResult {
+        try await sandbox.run(executable: link, [action], stdin: input)
     }
 
-    @Test func storeGetListEraseRoundTrip() throws {
+    @Test func storeGetListEraseRoundTrip() async throws {
         defer { sandbox.remove() }
-        let stored = try helper("store", #"{"ServerURL":"https://index.docker.io/v1/","Username":"alice","Secret":"s3cr3t"}"#)
+        let stored = try await helper("store", #"{"ServerURL":"https://index.docker.io/v1/","Username":"alice","Secret":"s3cr3t"}"#)
         #expect(stored.status == 0 && stored.stdout.isEmpty && stored.stderr.isEmpty, "\(stored.stdout) \(stored.stderr)")
-        let got = try helper("get", "https://index.docker.io/v1/\n")
+        let got = try await helper("get", "https://index.docker.io/v1/\n")
         #expect(got.status == 0 && got.stderr.isEmpty, "\(got.stderr)")
         let answer = got.stdout.jsonObject
         #expect(answer?["ServerURL"] as? String == "https://index.docker.io/v1/")
         #expect(answer?["Username"] as? String == "alice")
         #expect(answer?["Secret"] as? String == "s3cr3t")
-        #expect(try helper("store", #"{"ServerURL":"127.0.0.1:5000","Username":"bob","Secret":"b"}"#).status == 0)
-        let listed = try helper("list")
+        await #expect(try helper("store", #"{"ServerURL":"127.0.0.1:5000","Username":"bob","Secret":"b"}"#).status == 0)
+        let listed = try await helper("list")
         #expect(listed.status == 0)
         #expect(listed.stdout.jsonObject as? [String: String] == ["https://index.docker.io/v1/": "alice", "127.0.0.1:5000": "bob"])
         // The items are ordinary vault items, readable in `list` and `show`.
-        let keys = try sandbox.run(["list", "--store", "file", "--authenticator", "none"]).stdout
+        let keys = try await sandbox.run(["list", "--store", "file", "--authenticator", "none"]).stdout
         #expect(keys == "docker:127.0.0.1%3A5000\ndocker:https%3A%2F%2Findex.docker.io%2Fv1%2F\n")
-        #expect(try sandbox.run(["show", "docker:127.0.0.1%3A5000", "--field", "Secret", "--store", "file"]).stdout == "b\n")
+        #expect(try await sandbox.run(["show", "docker:127.0.0.1%3A5000", "--field", "Secret", "--store", "file"]).stdout == "b\n")
         // Replaced by a new store (a new `docker login`).
-        #expect(try helper("store", #"{"ServerURL":"127.0.0.1:5000","Username":"bob","Secret":"b2"}"#).status == 0)
-        #expect(try helper("get", "127.0.0.1:5000").stdout.jsonObject?["Secret"] as? String == "b2")
-        let erased = try helper("erase", "127.0.0.1:5000\n")
+        await #expect(try helper("store", #"{"ServerURL":"127.0.0.1:5000","Username":"bob","Secret":"b2"}"#).status == 0)
+        await #expect(try helper("get", "127.0.0.1:5000").stdout.jsonObject?["Secret"] as? String == "b2")
+        let erased = try await helper("erase", "127.0.0.1:5000\n")
         #expect(erased.status == 0 && erased.stdout.isEmpty && erased.stderr.isEmpty)
-        #expect(try helper("list").stdout.jsonObject as? [String: String] == ["https://index.docker.io/v1/": "alice"])
+        await #expect(try helper("list").stdout.jsonObject as? [String: String] == ["https://index.docker.io/v1/": "alice"])
     }
 
     /// The miss, as docker and containers/image recognise it: this text on stdout, exit status 1.
     @Test("a miss says the reference helpers' words", arguments: ["get", "erase"])
-    func missIsNotFoundInNativeKeychain(action: String) throws {
+    func missIsNotFoundInNativeKeychain(action: String) async throws {
         defer { sandbox.remove() }
-        let missed = try helper(action, "registry.example\n")
+        let missed = try await helper(action, "registry.example\n")
         #expect(missed.status == 1)
         #expect(missed.stdout == "credentials not found in native keychain\n")
         #expect(missed.stderr.isEmpty, "\(missed.stderr)")
@@ -68,23 +68,23 @@ import Testing
     /// Found by Fuzz/FuzzDockerCredentialRequest: a server URL that starts with a combining mark is kept
     /// as is in its key (it is valid there), where it is one Character with the `:` of `docker:`; `list`
     /// picked the helper's keys by a Character prefix and left such a server out.
-    @Test func aServerURLStartingWithACombiningMarkIsListed() throws {
+    @Test func aServerURLStartingWithACombiningMarkIsListed() async throws {
         defer { sandbox.remove() }
         let url = "\u{591}registry.example"
-        #expect(try helper("store", #"{"ServerURL":"\#(url)","Username":"alice","Secret":"s"}"#).status == 0)
-        #expect(try helper("get", url).stdout.jsonObject?["Username"] as? String == "alice")
-        let listed = try helper("list").stdout.jsonObject as? [String: String]
+        await #expect(try helper("store", #"{"ServerURL":"\#(url)","Username":"alice","Secret":"s"}"#).status == 0)
+        await #expect(try helper("get", url).stdout.jsonObject?["Username"] as? String == "alice")
+        let listed = try await helper("list").stdout.jsonObject as? [String: String]
         #expect(listed?.count == 1 && listed?.first.map { Array($0.key.unicodeScalars) == Array(url.unicodeScalars) } == true, "\(String(describing: listed))")
     }
 
-    @Test func listOfNothingIsAnEmptyObjectAndVersionAnswers() throws {
+    @Test func listOfNothingIsAnEmptyObjectAndVersionAnswers() async throws {
         defer { sandbox.remove() }
-        let listed = try helper("list")
+        let listed = try await helper("list")
         #expect(listed.status == 0 && listed.stdout == "{}\n" && listed.stderr.isEmpty, "\(listed.stderr)")
-        let version = try helper("version")
+        let version = try await helper("version")
         #expect(version.status == 0 && version.stdout.hasPrefix("docker-credential-biometrics-vault"))
         // The verb does the same as the link.
-        let verb = try sandbox.run(["docker-credential", "list", "--store", "file"])
+        let verb = try await sandbox.run(["docker-credential", "list", "--store", "file"])
         #expect(verb.status == 0 && verb.stdout == "{}\n")
     }
 
@@ -96,32 +96,32 @@ import Testing
         ("get", "  \n", "no credentials server URL"),
         ("frobnicate", "", "Unknown credential action `frobnicate`"),
     ])
-    func badRequests(action: String, input: String, message: String) throws {
+    func badRequests(action: String, input: String, message: String) async throws {
         defer { sandbox.remove() }
-        let result = try helper(action, input)
+        let result = try await helper(action, input)
         #expect(result.status != 0)
         #expect(result.stdout.contains(message), "\(result.stdout)")
-        #expect(try helper("list").stdout == "{}\n")
+        await #expect(try helper("list").stdout == "{}\n")
     }
 
     /// Raw bytes that are not UTF-8 are refused, never stored altered.
-    @Test func invalidUTF8IsRefused() throws {
+    @Test func invalidUTF8IsRefused() async throws {
         defer { sandbox.remove() }
         let bytes = [UInt8](#"{"ServerURL":"r.example","Username":"a","Secret":"s"#.utf8) + [0xFF] + [UInt8](#""}"#.utf8)
-        let result = try sandbox.runPiped(["docker-credential", "store", "--store", "file"], input: bytes)
+        let result = try await sandbox.runPiped(["docker-credential", "store", "--store", "file"], input: bytes)
         #expect(result?.status == 8)
-        #expect(try helper("list").stdout == "{}\n")
+        await #expect(try helper("list").stdout == "{}\n")
     }
 
     /// Server URLs the vault refuses in a key (a path separator is encoded; controls, long URLs) still work.
     @Test("unusual server URLs", arguments: ["https://r.example/v2/\u{202E}x", String(repeating: "r", count: 600) + ".example"])
-    func unusualServerURLs(serverURL: String) throws {
+    func unusualServerURLs(serverURL: String) async throws {
         defer { sandbox.remove() }
         let item = ["ServerURL": serverURL, "Username": "u", "Secret": "s"]
         let json = String(decoding: try JSONSerialization.data(withJSONObject: item), as: UTF8.self)
-        #expect(try helper("store", json).status == 0)
-        #expect(try helper("get", serverURL).stdout.jsonObject?["Secret"] as? String == "s")
-        #expect(try helper("erase", serverURL).status == 0)
+        await #expect(try helper("store", json).status == 0)
+        await #expect(try helper("get", serverURL).stdout.jsonObject?["Secret"] as? String == "s")
+        await #expect(try helper("erase", serverURL).status == 0)
     }
 
     /// A protected item (written through the library with a simulated passcode into the sandbox's file
@@ -137,7 +137,7 @@ import Testing
         _ = try await empty.storeToBiometrics(credentials: ["ServerURL": "r.example", "Username": "u", "Secret": "protected-secret"])
 
         let started = Date()
-        let got = try sandbox.runPiped(
+        let got = try await sandbox.runPiped(
             ["docker-credential", "get", "--store", "file", "--authenticator", "pam"], input: Array("r.example\n".utf8), timeout: 30)
         #expect(got != nil, "get waited without a terminal")
         #expect(got?.status == 9, "\(got?.stderr ?? "")")
@@ -145,12 +145,12 @@ import Testing
         #expect(got?.stdout.contains("protected-secret") == false)
         #expect(Date().timeIntervalSince(started) < 20)
 
-        let listed = try sandbox.run(["docker-credential", "list", "--store", "file", "--authenticator", "pam"])
+        let listed = try await sandbox.run(["docker-credential", "list", "--store", "file", "--authenticator", "pam"])
         #expect(listed.status == 0 && listed.stderr.isEmpty, "\(listed.stderr)")
         #expect(listed.stdout.jsonObject as? [String: String] == ["r.example": ""])
-        let erased = try sandbox.run(["docker-credential", "erase", "--store", "file", "--authenticator", "pam"], stdin: "r.example")
+        let erased = try await sandbox.run(["docker-credential", "erase", "--store", "file", "--authenticator", "pam"], stdin: "r.example")
         #expect(erased.status == 0 && erased.stderr.isEmpty, "\(erased.stderr)")
-        #expect(try helper("list").stdout == "{}\n")
+        await #expect(try helper("list").stdout == "{}\n")
     }
 
     // MARK: end to end: skopeo against a registry with htpasswd auth
@@ -175,7 +175,7 @@ import Testing
         "a registry and skopeo", remedy: "scripts/setup/50-docker-registry.sh", problem: registry == nil ? "BV_DOCKER_REGISTRY* unset or skopeo missing" : nil)
 
     @Test(.needs(registryNeed))
-    func skopeoLoginGetLoginLogoutThroughCredHelpers() throws {
+    func skopeoLoginGetLoginLogoutThroughCredHelpers() async throws {
         defer { sandbox.remove() }
         let registry = try #require(Self.registry)
         var sandbox = sandbox
@@ -184,33 +184,33 @@ import Testing
         sandbox.environment["REGISTRY_AUTH_FILE"] = authFile
         let skopeo = URL(fileURLWithPath: "/usr/bin/skopeo")
 
-        let wrong = try sandbox.run(
+        let wrong = try await sandbox.run(
             executable: skopeo, ["login", "--tls-verify=false", "-u", registry.user, "--password-stdin", registry.address],
             stdin: "not-the-password")
         #expect(wrong.status != 0, "a wrong password was accepted: \(wrong.stdout)")
-        #expect(try helper("list").stdout == "{}\n")
+        await #expect(try helper("list").stdout == "{}\n")
 
-        let login = try sandbox.run(
+        let login = try await sandbox.run(
             executable: skopeo, ["login", "--tls-verify=false", "-u", registry.user, "--password-stdin", registry.address],
             stdin: registry.password)
         #expect(login.status == 0, "\(login.stdout) \(login.stderr)")
         #expect(login.stdout.contains("Login Succeeded"))
         // Stored by the helper, not in the auth file.
         #expect(!CLISandbox.text(of: URL(fileURLWithPath: authFile)).contains(registry.password))
-        #expect(try helper("list").stdout.jsonObject as? [String: String] == [registry.address: registry.user])
+        await #expect(try helper("list").stdout.jsonObject as? [String: String] == [registry.address: registry.user])
 
-        let getLogin = try sandbox.run(executable: skopeo, ["login", "--get-login", registry.address])
+        let getLogin = try await sandbox.run(executable: skopeo, ["login", "--get-login", registry.address])
         #expect(getLogin.status == 0, "\(getLogin.stderr)")
         #expect(getLogin.stdout == registry.user + "\n")
 
         // The stored credentials authenticate: listing tags of a missing repository gets past auth (404, not 401).
-        let tags = try sandbox.run(executable: skopeo, ["list-tags", "--tls-verify=false", "docker://\(registry.address)/bv/none"])
+        let tags = try await sandbox.run(executable: skopeo, ["list-tags", "--tls-verify=false", "docker://\(registry.address)/bv/none"])
         #expect(!tags.stderr.contains("unauthorized") && !tags.stderr.contains("401"), "\(tags.stderr)")
 
-        let logout = try sandbox.run(executable: skopeo, ["logout", registry.address])
+        let logout = try await sandbox.run(executable: skopeo, ["logout", registry.address])
         #expect(logout.status == 0, "\(logout.stderr)")
-        #expect(try helper("list").stdout == "{}\n")
-        let afterLogout = try sandbox.run(executable: skopeo, ["login", "--get-login", registry.address])
+        await #expect(try helper("list").stdout == "{}\n")
+        let afterLogout = try await sandbox.run(executable: skopeo, ["login", "--get-login", registry.address])
         #expect(afterLogout.status != 0)
         // containers/image read the helper's miss as "not logged in" (the words docker's protocol defines).
         #expect(afterLogout.stderr.contains("not logged into"), "\(afterLogout.stderr)")

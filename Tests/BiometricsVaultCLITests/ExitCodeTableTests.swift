@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// The one table from library error codes to exit statuses covers every code.
-@Suite struct ExitCodeTableTests {
+@Suite(.onTestThreads) struct ExitCodeTableTests {
     @Test(arguments: VaultError.Code.all)
     func everyErrorCodeHasAnExitStatus(code: VaultError.Code) {
         #expect(ExitStatus.forCode[code] != nil)
@@ -25,7 +25,7 @@ import Testing
 }
 
 /// A bare errno cause is printed in words first: "errno 13" alone tells nobody what is wrong.
-@Suite struct ErrorMessageTests {
+@Suite(.onTestThreads) struct ErrorMessageTests {
     @Test(arguments: [(EACCES, "Permission denied"), (ELOOP, "Too many levels of symbolic links"), (ENOSPC, "No space left on device")])
     func errnoCausesAreDescribedInWords(number: Int32, words: String) {
         let (status, code, message) = Console.describe(VaultError(.storeUnavailable, underlying: .errno(number)))

@@ -1,11 +1,12 @@
 import BiometricsVault
 import Foundation
+import BiometricsVaultTestSupport
 import Testing
 
 /// The library's key-source API (``FileStoreKey``), in process on a store in a temporary directory:
 /// the current secret is asked before anything changes, and a failed change keeps the old protection.
 /// (The TPM cases run against swtpm in BiometricsVaultTPMTests, through the CLI.)
-@Suite struct FileStoreKeyTests {
+@Suite(.onTestThreads) struct FileStoreKeyTests {
     static let passphrase = SecretBytes(utf8: "correct horse")
 
     static func withDirectory(_ body: (URL) throws -> Void) throws {

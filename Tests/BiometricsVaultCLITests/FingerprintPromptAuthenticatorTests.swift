@@ -1,11 +1,12 @@
 import BiometricsVault
 import BiometricsVaultTesting
+import BiometricsVaultTestSupport
 import Testing
 
 /// The library's fingerprint prompt wrapper (``FingerprintPromptAuthenticator``), in process over a
 /// simulated reader: which authentications show the caller's prompt, with what, and that the prompt has
 /// ended before the authentication returns.
-@Suite struct FingerprintPromptAuthenticatorTests {
+@Suite(.onTestThreads) struct FingerprintPromptAuthenticatorTests {
     /// What the prompt was called with, and whether each call had ended (cancelled and returned).
     final class Shown: Sendable {
         let calls = LockedValue<[(reason: String, timeout: Duration, ended: Bool)]>([])

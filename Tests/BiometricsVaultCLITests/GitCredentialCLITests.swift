@@ -4,7 +4,7 @@ import Testing
 
 /// The git credential helper driven by the real `git` binary (`git credential approve|fill|reject`), on the
 /// encrypted file store in a sandbox, with git's own configuration confined to the sandbox.
-@Suite struct GitCredentialCLITests {
+@Suite(.onTestThreads) struct GitCredentialCLITests {
     static let git = URL(fileURLWithPath: "/usr/bin/git")
     static let plain = ["--store", "file", "--authenticator", "none"]
     let sandbox: CLISandbox
@@ -27,10 +27,10 @@ import Testing
     }
 
     /// `git -c credential.helper=HELPER credential ACTION` with `attributes` on stdin.
-    func git(_ action: String, helper: String, _ attributes: String, config: [String] = []) throws -> CLIResult {
+    func git(_ action: String, helper: String, _ attributes: String, config: [String] = []) async throws -> CLIResult {
         var arguments = ["-c", "credential.helper=", "-c", "credential.helper=\(helper)"]
         for setting in config { arguments += ["-c", setting] }
-        return try sandbox.run(executable: Self.git, arguments + ["credential", action], stdin: attributes + "\n")
+        return try await sandbox.run(executable: Self.git, arguments + ["credential", action], stdin: attributes + "\n")
     }
 
     /// The helper line git users write, through the installed link.
@@ -39,72 +39,72 @@ import Testing
     static var verbHelper: String { "!" + shellQuoted([CLISandbox.binary.path, "git-credential"] + plain) }
 
     @Test("approve, fill, reject through git", arguments: [linkHelper, verbHelper])
-    func approveFillReject(helper: String) throws {
+    func approveFillReject(helper: String) async throws {
         defer { sandbox.remove() }
-        let approved = try git("approve", helper: helper, "protocol=https\nhost=example.com\nusername=alice\npassword=s3cr3t\n")
+        let approved = try await git("approve", helper: helper, "protocol=https\nhost=example.com\nusername=alice\npassword=s3cr3t\n")
         #expect(approved.status == 0, "\(approved.stderr)")
 
-        let filled = try git("fill", helper: helper, "protocol=https\nhost=example.com\n")
+        let filled = try await git("fill", helper: helper, "protocol=https\nhost=example.com\n")
         #expect(filled.status == 0, "\(filled.stderr)")
         #expect(filled.stdout == "protocol=https\nhost=example.com\nusername=alice\npassword=s3cr3t\n")
 
         // `list` names it as a user recognises it; `show` reads it like any item.
-        let listed = try sandbox.run(["list"] + Self.plain)
+        let listed = try await sandbox.run(["list"] + Self.plain)
         #expect(listed.stdout == "git:https:alice@example.com\n")
-        #expect(try sandbox.run(["show", "git:https:alice@example.com", "--field", "password"] + Self.plain).stdout == "s3cr3t\n")
+        #expect(try await sandbox.run(["show", "git:https:alice@example.com", "--field", "password"] + Self.plain).stdout == "s3cr3t\n")
 
-        let rejected = try git("reject", helper: helper, "protocol=https\nhost=example.com\nusername=alice\npassword=s3cr3t\n")
+        let rejected = try await git("reject", helper: helper, "protocol=https\nhost=example.com\nusername=alice\npassword=s3cr3t\n")
         #expect(rejected.status == 0)
-        #expect(try sandbox.run(["list"] + Self.plain).stdout.isEmpty)
+        #expect(try await sandbox.run(["list"] + Self.plain).stdout.isEmpty)
         // Nothing stored: git asks for the password itself (here it may not prompt, so it fails).
-        let unanswered = try git("fill", helper: helper, "protocol=https\nhost=example.com\n")
+        let unanswered = try await git("fill", helper: helper, "protocol=https\nhost=example.com\n")
         #expect(unanswered.status != 0)
         #expect(unanswered.stdout.isEmpty)
         #expect(unanswered.stderr.contains("terminal prompts disabled"))
     }
 
-    @Test func itemsAreKeyedByProtocolHostUsernameAndPath() throws {
+    @Test func itemsAreKeyedByProtocolHostUsernameAndPath() async throws {
         defer { sandbox.remove() }
         let helper = Self.linkHelper
         let useHttpPath = ["credential.useHttpPath=true"]
-        _ = try git("approve", helper: helper, "protocol=https\nhost=git.example.com:8443\nusername=bob\npassword=one\n")
-        _ = try git("approve", helper: helper, "protocol=https\nhost=git.example.com:8443\npath=org/repo.git\nusername=carol\npassword=two\n", config: useHttpPath)
-        _ = try git("approve", helper: helper, "protocol=http\nhost=git.example.com:8443\nusername=bob\npassword=three\n")
+        _ = try await git("approve", helper: helper, "protocol=https\nhost=git.example.com:8443\nusername=bob\npassword=one\n")
+        _ = try await git("approve", helper: helper, "protocol=https\nhost=git.example.com:8443\npath=org/repo.git\nusername=carol\npassword=two\n", config: useHttpPath)
+        _ = try await git("approve", helper: helper, "protocol=http\nhost=git.example.com:8443\nusername=bob\npassword=three\n")
 
-        let listed = try sandbox.run(["list"] + Self.plain).stdout
+        let listed = try await sandbox.run(["list"] + Self.plain).stdout
         #expect(listed == """
             git:http:bob@git.example.com%3A8443
             git:https:bob@git.example.com%3A8443
             git:https:carol@git.example.com%3A8443:org%2Frepo.git
 
             """)
-        let host = try git("fill", helper: helper, "protocol=https\nhost=git.example.com:8443\n")
+        let host = try await git("fill", helper: helper, "protocol=https\nhost=git.example.com:8443\n")
         #expect(host.stdout.contains("username=bob\npassword=one\n"))
-        let path = try git("fill", helper: helper, "protocol=https\nhost=git.example.com:8443\npath=org/repo.git\n", config: useHttpPath)
+        let path = try await git("fill", helper: helper, "protocol=https\nhost=git.example.com:8443\npath=org/repo.git\n", config: useHttpPath)
         #expect(path.stdout.contains("username=carol\npassword=two\n"))
-        let otherPath = try git("fill", helper: helper, "protocol=https\nhost=git.example.com:8443\npath=org/other.git\n", config: useHttpPath)
+        let otherPath = try await git("fill", helper: helper, "protocol=https\nhost=git.example.com:8443\npath=org/other.git\n", config: useHttpPath)
         #expect(otherPath.stdout.isEmpty)
-        let otherUser = try git("fill", helper: helper, "protocol=https\nhost=git.example.com:8443\nusername=dave\n")
+        let otherUser = try await git("fill", helper: helper, "protocol=https\nhost=git.example.com:8443\nusername=dave\n")
         #expect(otherUser.stdout.isEmpty)
 
         // A changed password replaces a plain item; a reject naming another password keeps it.
-        _ = try git("approve", helper: helper, "protocol=https\nhost=git.example.com:8443\nusername=bob\npassword=new\n")
-        _ = try git("reject", helper: helper, "protocol=https\nhost=git.example.com:8443\nusername=bob\npassword=stale\n")
-        let changed = try git("fill", helper: helper, "protocol=https\nhost=git.example.com:8443\nusername=bob\n")
+        _ = try await git("approve", helper: helper, "protocol=https\nhost=git.example.com:8443\nusername=bob\npassword=new\n")
+        _ = try await git("reject", helper: helper, "protocol=https\nhost=git.example.com:8443\nusername=bob\npassword=stale\n")
+        let changed = try await git("fill", helper: helper, "protocol=https\nhost=git.example.com:8443\nusername=bob\n")
         #expect(changed.stdout.contains("password=new\n"))
     }
 
     /// The helper alone, as git calls it: newer attributes kept, unknown ones ignored, stdout protocol only.
-    @Test func helperKeepsNewerAttributesAndIgnoresUnknownOnes() throws {
+    @Test func helperKeepsNewerAttributesAndIgnoresUnknownOnes() async throws {
         defer { sandbox.remove() }
         let helper = ["git-credential"] + Self.plain
-        let stored = try sandbox.run(
+        let stored = try await sandbox.run(
             helper + ["store"],
             stdin: "capability[]=authtype\nprotocol=https\nhost=example.com\nusername=alice\npassword=p\n"
                 + "password_expiry_utc=4102444800\noauth_refresh_token=refresh-me\nwwwauth[]=Basic realm=x\nfuture_attribute=1\n\n")
         #expect(stored.status == 0)
         #expect(stored.stdout.isEmpty)
-        let got = try sandbox.run(helper + ["get"], stdin: "protocol=https\nhost=example.com\nfuture_attribute=2\n\n")
+        let got = try await sandbox.run(helper + ["get"], stdin: "protocol=https\nhost=example.com\nfuture_attribute=2\n\n")
         #expect(got.status == 0)
         #expect(got.stdout == """
             protocol=https
@@ -116,33 +116,33 @@ import Testing
 
             """)
         // An operation git may add later is ignored, silently.
-        let unknown = try sandbox.run(helper + ["capability"], stdin: "protocol=https\nhost=example.com\n\n")
+        let unknown = try await sandbox.run(helper + ["capability"], stdin: "protocol=https\nhost=example.com\n\n")
         #expect(unknown.status == 0)
         #expect(unknown.stdout.isEmpty && unknown.stderr.isEmpty)
         // Nothing stored there: no output at all.
-        let none = try sandbox.run(helper + ["get"], stdin: "protocol=https\nhost=elsewhere.example\n\n")
+        let none = try await sandbox.run(helper + ["get"], stdin: "protocol=https\nhost=elsewhere.example\n\n")
         #expect(none.status == 0)
         #expect(none.stdout.isEmpty)
     }
 
     /// An item under a git key that git did not write (not the helper's JSON): `get` passes over it
     /// silently, prints no protocol line, and git falls back to its own prompt.
-    @Test func unreadableItemPrintsNothingAndGitFallsBack() throws {
+    @Test func unreadableItemPrintsNothingAndGitFallsBack() async throws {
         defer { sandbox.remove() }
-        #expect(try sandbox.run(["store", "git:https:alice@example.com"] + Self.plain, stdin: #"["not","git"]"#).status == 0)
-        let got = try sandbox.run(["git-credential"] + Self.plain + ["get"], stdin: "protocol=https\nhost=example.com\n\n")
+        #expect(try await sandbox.run(["store", "git:https:alice@example.com"] + Self.plain, stdin: #"["not","git"]"#).status == 0)
+        let got = try await sandbox.run(["git-credential"] + Self.plain + ["get"], stdin: "protocol=https\nhost=example.com\n\n")
         #expect(got.status == 0)
         #expect(got.stderr.isEmpty)
         #expect(got.stdout.isEmpty)
-        let filled = try git("fill", helper: Self.linkHelper, "protocol=https\nhost=example.com\n")
+        let filled = try await git("fill", helper: Self.linkHelper, "protocol=https\nhost=example.com\n")
         #expect(filled.stdout.isEmpty)
         #expect(filled.stderr.contains("terminal prompts disabled"))
     }
 
     @Test("help texts match their golden files", arguments: ["git-credential", "docker-credential", "exec", "clear-lockout"])
-    func helpText(verb: String) throws {
+    func helpText(verb: String) async throws {
         defer { sandbox.remove() }
-        let result = try sandbox.run([verb, "--help"])
+        let result = try await sandbox.run([verb, "--help"])
         #expect(result.status == 0)
         let golden = goldenURL("help-\(verb).txt")
         if ProcessInfo.processInfo.environment["BV_UPDATE_GOLDEN"] == "1" {

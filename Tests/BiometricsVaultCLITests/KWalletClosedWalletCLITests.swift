@@ -7,7 +7,7 @@ import Testing
 /// scripts/setup/22-kwallet.sh): `status` and `list` ran the provider's unlock prompt, KWallet's password
 /// dialog, and waited for it until the store's 5 s bound. They call neither `Unlock` nor a prompt now:
 /// `storeLocked` at once.
-@Suite(.needs(SecretServiceProvider.kwallet.need))
+@Suite(.onTestThreads, .needs(SecretServiceProvider.kwallet.need))
 struct KWalletClosedWalletCLITests {
     /// Runs "$@" under `dbus-monitor` on the session bus: prints the command's stdout, `exit=N`, its stderr,
     /// then `call INTERFACE.MEMBER` for each method call the monitor saw.
@@ -25,30 +25,30 @@ struct KWalletClosedWalletCLITests {
         rm -f "$log" "$log.err"
         """
 
-    @Test func neverPromptingCommandsReportAClosedWalletLockedWithoutAPrompt() throws {
+    @Test func neverPromptingCommandsReportAClosedWalletLockedWithoutAPrompt() async throws {
         var sandbox = try CLISandbox(keepSessionBus: true)
         defer { sandbox.remove() }
-        let wallet = try PrivateKWallet()
+        let wallet = try await PrivateKWallet()
         sandbox.environment["DBUS_SESSION_BUS_ADDRESS"] = wallet.address
         let service = "bv-cli-kwallet-closed"
-        func cli(_ arguments: [String], stdin: String? = nil) throws -> CLIResult {
-            try sandbox.run(arguments + ["--service", service, "--store", "secret-service", "--authenticator", "none"], stdin: stdin)
+        func cli(_ arguments: [String], stdin: String? = nil) async throws -> CLIResult {
+            try await sandbox.run(arguments + ["--service", service, "--store", "secret-service", "--authenticator", "none"], stdin: stdin)
         }
-        let stored = try cli(["store", "api", "--json"], stdin: #"{"token":"t"}"#)
+        let stored = try await cli(["store", "api", "--json"], stdin: #"{"token":"t"}"#)
         try #require(stored.status == 0, "\(stored.stderr)")
         // Open and unlocked by the write: status reads it.
-        let open = try cli(["status", "api", "--json"])
+        let open = try await cli(["status", "api", "--json"])
         #expect(open.status == 0, "\(open.stderr)")
         #expect(open.stdout.jsonObject?["state"] as? String == "keychain", "\(open.stdout)")
 
-        try wallet.close()
+        try await wallet.close()
 
         var doctorOutput = ""
         // dbus-monitor on the wallet's bus sees every call a command makes there: none may be an
         // `Unlock` (KWallet answers it with its password dialog) or a call on a prompt object.
         for arguments in [["status", "api"], ["list"], ["doctor", "--json"]] {
             let isDoctor = arguments[0] == "doctor"
-            let watched = try sandbox.run(
+            let watched = try await sandbox.run(
                 executable: URL(fileURLWithPath: "/bin/bash"),
                 ["-c", Self.monitoredRun, "sh", CLISandbox.binary.path]
                     + arguments + (isDoctor ? [] : ["--service", service, "--store", "secret-service", "--authenticator", "none"]))

@@ -1,10 +1,11 @@
 @testable import BiometricsVault
 import Dispatch
+import BiometricsVaultTestSupport
 import Testing
 
 /// The once-per-process platform default: its selection, which may wait for a person at a terminal
 /// (the file store's passphrase), runs while no lock is held.
-@Suite struct PlatformDefaultCacheTests {
+@Suite(.onTestThreads) struct PlatformDefaultCacheTests {
     static func selection(notice: String? = nil) -> PlatformSelection {
         let store = UnopenedStore(name: "file", error: VaultError(.storeLocked, underlying: .message("not opened in this test")))
         return PlatformSelection(

@@ -4,11 +4,12 @@
 import BiometricsVaultTesting
 import Dispatch
 import Glibc
+import BiometricsVaultTestSupport
 import Testing
 
 /// The platform default's own pieces, in process: the "biometrics unavailable" authenticator, the
 /// deferred choice of authenticator, and the diagnosis `doctor` prints.
-@Suite struct PlatformDefaultTests {
+@Suite(.onTestThreads) struct PlatformDefaultTests {
     static let reason = VaultError(.biometryNotEnrolled, underlying: .message("no finger enrolled"))
 
     static func owner(_ result: Result<Void, VaultError>, calls: LockedValue<Int> = LockedValue(0)) -> UnavailableAuthenticator.OwnerAuthentication {
@@ -122,7 +123,7 @@ import Testing
     /// `startProbing(startingThread:)` (the library's platform default calls it while it connects to the
     /// store) runs the probe on the thread it starts and returns while it runs; the next call waits for
     /// that probe instead of starting a second one, and is answered from its observation.
-    @Test func aStartedProbeRunsInTheBackgroundOnce() {
+    @Test func aStartedProbeRunsInTheBackgroundOnce() async {
         let probes = LockedValue(0)
         let release = DispatchSemaphore(value: 0)
         let asked = LockedValue(0)
@@ -134,7 +135,7 @@ import Testing
         })
         deferred.startProbing(startingThread: LinuxAuthAdapter.startProbeThread)  // returns although the probe cannot finish yet
         deferred.startProbing(startingThread: LinuxAuthAdapter.startProbeThread)
-        #expect(Self.eventually { probes.withLock { $0 } == 1 }, "the probe did not start in the background")
+        await #expect(Self.eventually { probes.withLock { $0 } == 1 }, "the probe did not start in the background")
         release.signal()
         #expect(deferred.availability(for: .biometryCurrentSet) == .available)
         #expect(asked.withLock { $0 } == 0, "answered from the probe's observation")
@@ -178,10 +179,10 @@ import Testing
     }
 
     /// Polls `condition` for up to 10 s: a liveness bound for background work, not a timing assertion.
-    static func eventually(_ condition: () -> Bool) -> Bool {
+    static func eventually(_ condition: () -> Bool) async -> Bool {
         for _ in 0..<1000 {
             if condition() { return true }
-            usleep(10_000)
+            try? await Task.sleep(for: .microseconds(10_000))
         }
         return condition()
     }

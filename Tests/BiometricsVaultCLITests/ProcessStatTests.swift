@@ -6,7 +6,7 @@ import Testing
 /// The agent reads a peer's session and terminal (its scope) from `/proc/PID/stat`, a line whose second
 /// field is the process's own name (`comm`), which the process sets (`prctl(PR_SET_NAME)`, 15 bytes, any
 /// byte but NUL) and the kernel writes unescaped. Whatever the name, the fields read are the kernel's.
-@Suite struct ProcessStatTests {
+@Suite(.onTestThreads) struct ProcessStatTests {
     /// A line as the kernel writes it: pid, `(name)`, state, then fields 4 to 52.
     static func line(name: String, session: Int, terminal: Int, start: UInt64) -> String {
         var fields = (4...52).map { String($0 * 7) }
@@ -30,14 +30,14 @@ import Testing
     }
 
     /// The same with the kernel's own line: a process that named itself so reads back its real session.
-    @Test(.needs(UnlockWindowCLITests.python)) func aProcessNamedToSpoofItsScopeReadsAsItself() throws {
+    @Test(.needs(UnlockWindowCLITests.python)) func aProcessNamedToSpoofItsScopeReadsAsItself() async throws {
         let script = """
             import ctypes, os, sys
             ctypes.CDLL(None).prctl(15, ctypes.c_char_p(")S 1 2 7 5 \\u0600".encode()), 0, 0, 0)
             sys.stdout.buffer.write(open("/proc/self/stat", "rb").read())
             print(os.getsid(0))
             """
-        let output = try Shell.run("/usr/bin/python3", ["-c", script])
+        let output = try await Shell.run("/usr/bin/python3", ["-c", script])
         let lines = output.stdout.split(separator: "\n")
         try #require(lines.count == 2 && output.status == 0, "\(output.stdout) \(output.stderr)")
         #expect(lines[0].contains(")S 1 2 7 5 \u{600})"), "the kernel wrote the name unescaped: \(lines[0])")

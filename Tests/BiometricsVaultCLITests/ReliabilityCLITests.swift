@@ -7,7 +7,7 @@ import Testing
 
 /// Issue 11 regressions of the CLI, each run through the built binary: output errors (defect 2), exact
 /// credentials JSON (3), input handling (9), deceptive keys (10), exit codes (11).
-@Suite struct ReliabilityCLITests {
+@Suite(.onTestThreads) struct ReliabilityCLITests {
     static let file = ["--store", "file", "--authenticator", "none"]
     let sandbox: CLISandbox
     let spawn: RawSpawn
@@ -17,33 +17,33 @@ import Testing
         spawn = RawSpawn(sandbox: sandbox)
     }
 
-    func run(_ verb: String, _ arguments: [String] = [], stdin: String? = nil) throws -> CLIResult {
-        try sandbox.run([verb] + arguments + Self.file, stdin: stdin)
+    func run(_ verb: String, _ arguments: [String] = [], stdin: String? = nil) async throws -> CLIResult {
+        try await sandbox.run([verb] + arguments + Self.file, stdin: stdin)
     }
 
     /// `session.finish()` with a deadline: a CLI that never ends is killed, and the test fails rather
     /// than hangs (the CLI before the echo fix never saw the end of the typed input).
-    func finish(_ session: PTYSession, seconds: Int = 60) -> Int32? {
+    func finish(_ session: PTYSession, seconds: Int = 60) async throws -> Int32? {
         var waited = 0
         while session.process.isRunning, waited < seconds * 20 {
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
             waited += 1
         }
         guard !session.process.isRunning else {
             session.process.terminate()
-            _ = session.finish()
+            _ = try await session.finish()
             Issue.record("still running after \(seconds) s; terminal shows: \(session.text)")
             return nil
         }
-        return session.finish()
+        return try await session.finish()
     }
 
     // MARK: defect 2: output errors
 
     @Test("show to an unwritable stdout exits 14 without crashing", arguments: [RawSpawn.Output.devFull, .closed, .brokenPipe])
-    func showToUnwritableStdout(output: RawSpawn.Output) throws {
+    func showToUnwritableStdout(output: RawSpawn.Output) async throws {
         defer { sandbox.remove() }
-        #expect(try run("store", ["api"], stdin: #"{"token":"s3cr3t"}"#).status == Exit.ok)
+        await #expect(try run("store", ["api"], stdin: #"{"token":"s3cr3t"}"#).status == Exit.ok)
         let shown = try spawn.run(["show", "api"] + Self.file, stdout: output)
         #expect(shown.signal == nil, "\(shown)")
         #expect(shown.exitStatus == Exit.outputFailed, "\(shown)")
@@ -52,16 +52,16 @@ import Testing
     }
 
     @Test("store to an unwritable stdout stores the item, then exits 14", arguments: [RawSpawn.Output.devFull, .closed, .brokenPipe])
-    func storeToUnwritableStdout(output: RawSpawn.Output) throws {
+    func storeToUnwritableStdout(output: RawSpawn.Output) async throws {
         defer { sandbox.remove() }
         let stored = try spawn.run(["store", "api"] + Self.file, stdin: .text(#"{"token":"t"}"#), stdout: output)
         #expect(stored.signal == nil, "\(stored)")
         #expect(stored.exitStatus == Exit.outputFailed, "\(stored)")
         #expect(stored.stderr.contains("the item is stored"), "\(stored)")
-        #expect(try run("show", ["api", "--field", "token"]).stdout == "t\n")
+        await #expect(try run("show", ["api", "--field", "token"]).stdout == "t\n")
     }
 
-    @Test func errorPathWithStderrClosedKeepsItsStatus() throws {
+    @Test func errorPathWithStderrClosedKeepsItsStatus() async throws {
         defer { sandbox.remove() }
         let missing = try spawn.run(["show", "nothing"] + Self.file, stderr: .closed)
         #expect(missing.signal == nil, "\(missing)")
@@ -70,7 +70,7 @@ import Testing
         #expect(bothClosed.exitStatus == Exit.notFound, "\(bothClosed)")
     }
 
-    @Test func helpToAFullStdoutExits14() throws {
+    @Test func helpToAFullStdoutExits14() async throws {
         defer { sandbox.remove() }
         let help = try spawn.run(["--help"], stdout: .devFull)
         #expect(help.signal == nil)
@@ -80,7 +80,7 @@ import Testing
     /// While the CLI waits on stdin: its core size limit is 0, and it is not dumpable, which the kernel
     /// shows by making its /proc/<pid> files owned by root. As root the test runs the CLI as `nobody`,
     /// so "owned by root" differs from "owned by the process's user".
-    @Test func theProcessIsNotDumpableAndHasNoCoreLimit() throws {
+    @Test func theProcessIsNotDumpableAndHasNoCoreLimit() async throws {
         defer { sandbox.remove() }
         var executable = CLISandbox.binary.path
         var prefix: [String] = []
@@ -97,13 +97,13 @@ import Testing
             environment["XDG_DATA_HOME"] = data.path
             environment["XDG_STATE_HOME"] = data.path
             let nobody = RawSpawn(sandbox: { var copy = sandbox; copy.environment = environment; return copy }())
-            try check(nobody, executable: executable, prefix: prefix, user: user)
+            try await check(nobody, executable: executable, prefix: prefix, user: user)
         } else {
-            try check(spawn, executable: executable, prefix: prefix, user: user)
+            try await check(spawn, executable: executable, prefix: prefix, user: user)
         }
     }
 
-    private func check(_ spawner: RawSpawn, executable: String, prefix: [String], user: uid_t) throws {
+    private func check(_ spawner: RawSpawn, executable: String, prefix: [String], user: uid_t) async throws {
         let running = try spawner.start(
             (prefix + ["store", "waiting"] + Self.file).map { Array($0.utf8) }, executable: executable, stdin: .neverClosingPipe)
         // Wait until the CLI itself (not setpriv) runs: its /proc status shows the target uid.
@@ -111,7 +111,7 @@ import Testing
         for _ in 0..<400 {
             status = (try? String(contentsOfFile: "/proc/\(running.pid)/status", encoding: .utf8)) ?? ""
             if status.contains("Name:\tbiometrics-vaul"), status.contains("Uid:\t\(user)") { break }
-            usleep(25_000)
+            try await Task.sleep(for: .microseconds(25_000))
         }
         #expect(status.contains("Uid:\t\(user)"), "status: \(status)")
         // The hardening runs first thing in main, but after exec and the runtime's start (slow under
@@ -126,7 +126,7 @@ import Testing
             {
                 break
             }
-            usleep(25_000)
+            try await Task.sleep(for: .microseconds(25_000))
         }
         // The soft limit: the hard one is kept so that `exec` can restore it for COMMAND.
         #expect(coreLine.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).first == "0", "\(coreLine)")
@@ -150,12 +150,12 @@ import Testing
             (#""\u00e9\uD83D\uDE00\/\n""#, #""\u00e9\uD83D\uDE00\/\n""#),
             (#"{"é":"😀","b":"\"q\\"}"#, #"{"é":"😀","b":"\"q\\"}"#),
         ])
-    func exactRoundTrip(input: String, shown: String) throws {
+    func exactRoundTrip(input: String, shown: String) async throws {
         defer { sandbox.remove() }
-        let stored = try run("store", ["k"], stdin: input)
+        let stored = try await run("store", ["k"], stdin: input)
         #expect(stored.status == Exit.ok, "\(stored.stderr)")
         // A pipe: the exact bytes.
-        #expect(try run("show", ["k"]).stdout == shown + "\n")
+        await #expect(try run("show", ["k"]).stdout == shown + "\n")
     }
 
     @Test(
@@ -164,15 +164,15 @@ import Testing
             #"{"a":1,"a":2}"#, #"{"a":1,"\u0061":2}"#, "01", "1.", "+1", "[1,]", "{\"k\":\"x\u{01}\"}", #""\uD800""#,
             #""\uDC00x""#, "[1] x", "NaN", "'a'", "[1}", "\u{FEFF}{}", "{\"a\" 1}", "[\"\\x\"]",
         ])
-    func invalidJSON(input: String) throws {
+    func invalidJSON(input: String) async throws {
         defer { sandbox.remove() }
         let secret = "hunter2"
-        let result = try run("store", ["k"], stdin: input.replacingOccurrences(of: "x", with: secret))
+        let result = try await run("store", ["k"], stdin: input.replacingOccurrences(of: "x", with: secret))
         #expect(result.status == Exit.badInput, "\(result.stderr)")
         #expect(result.stderr.contains("not valid JSON"), "\(result.stderr)")
         #expect(result.stderr.contains("at byte "), "\(result.stderr)")
         #expect(!result.stderr.contains(secret))
-        #expect(try run("status", ["k", "--json"]).stdout.jsonObject?["state"] as? String == "empty")
+        await #expect(try run("status", ["k", "--json"]).stdout.jsonObject?["state"] as? String == "empty")
     }
 
     @Test(
@@ -181,43 +181,43 @@ import Testing
             [0x22, 0x61, 0xFF, 0x62, 0x22], [0x22, 0x61, 0xC0, 0x80, 0x22], [0x22, 0x61, 0xED, 0xA0, 0x80, 0x22],
             [0x22, 0x61, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0x61, 0xE2, 0x82, 0x22],
         ] as [[UInt8]])
-    func invalidUTF8IsNotValidJSON(bytes: [UInt8]) throws {
+    func invalidUTF8IsNotValidJSON(bytes: [UInt8]) async throws {
         defer { sandbox.remove() }
         let path = sandbox.root.appendingPathComponent("bad-utf8.json")
         try Data(bytes).write(to: path)
-        let bad = try run("store", ["k", "--from-file", path.path])
+        let bad = try await run("store", ["k", "--from-file", path.path])
         #expect(bad.status == Exit.badInput)
         #expect(bad.stderr.contains("invalid UTF-8 at byte 2"), "\(bad.stderr)")
-        #expect(try run("status", ["k", "--json"]).stdout.jsonObject?["state"] as? String == "empty")
+        await #expect(try run("status", ["k", "--json"]).stdout.jsonObject?["state"] as? String == "empty")
     }
 
-    @Test func duplicateMembersNameTheMember() throws {
+    @Test func duplicateMembersNameTheMember() async throws {
         defer { sandbox.remove() }
-        let result = try run("store", ["k"], stdin: #"{"user":"a","pass":"x","\u0075ser":"b"}"#)
+        let result = try await run("store", ["k"], stdin: #"{"user":"a","pass":"x","\u0075ser":"b"}"#)
         #expect(result.status == Exit.badInput)
         #expect(result.stderr.contains(#"duplicate member name "user""#), "\(result.stderr)")
     }
 
-    @Test func depthLimitIsOneLimitWithOneError() throws {
+    @Test func depthLimitIsOneLimitWithOneError() async throws {
         defer { sandbox.remove() }
         let limit = 512
         let atLimit = String(repeating: "[", count: limit) + String(repeating: "]", count: limit)
-        #expect(try run("store", ["deep"], stdin: atLimit).status == Exit.ok)
-        #expect(try run("show", ["deep"]).stdout == atLimit + "\n")
+        await #expect(try run("store", ["deep"], stdin: atLimit).status == Exit.ok)
+        await #expect(try run("show", ["deep"]).stdout == atLimit + "\n")
         for depth in [limit + 1, limit + 100] {
             let above = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
-            let result = try run("store", ["deeper"], stdin: above)
+            let result = try await run("store", ["deeper"], stdin: above)
             #expect(result.status == Exit.badInput)
             #expect(result.stderr.contains("nested deeper than 512 levels"), "\(result.stderr)")
         }
     }
 
-    @Test func fieldPrintsDecodedStringsAndJSONForTheRest() throws {
+    @Test func fieldPrintsDecodedStringsAndJSONForTheRest() async throws {
         defer { sandbox.remove() }
-        _ = try run("store", ["k"], stdin: #"{"s":"a\u0041\n","n":1.50,"o":{"x":[true]}}"#)
-        #expect(try run("show", ["k", "--field", "s"]).stdout == "aA\n\n")
-        #expect(try run("show", ["k", "--field", "n"]).stdout == "1.50\n")
-        #expect(try run("show", ["k", "--field", "o"]).stdout == #"{"x":[true]}"# + "\n")
+        _ = try await run("store", ["k"], stdin: #"{"s":"a\u0041\n","n":1.50,"o":{"x":[true]}}"#)
+        await #expect(try run("show", ["k", "--field", "s"]).stdout == "aA\n\n")
+        await #expect(try run("show", ["k", "--field", "n"]).stdout == "1.50\n")
+        await #expect(try run("show", ["k", "--field", "o"]).stdout == #"{"x":[true]}"# + "\n")
     }
 
     // MARK: defect 9: input handling
@@ -228,58 +228,58 @@ import Testing
             (["store", ""], Exit.badInput), (["store", "full"], Exit.wrongState), (["update", "missing"], Exit.notFound),
             (["upgrade", "missing"], Exit.notFound), (["store", "bad\u{85}key"], Exit.badInput),
         ])
-    func failsBeforeReadingStdin(arguments: [String], expected: Int32) throws {
+    func failsBeforeReadingStdin(arguments: [String], expected: Int32) async throws {
         defer { sandbox.remove() }
-        #expect(try run("store", ["full"], stdin: "1").status == Exit.ok)
+        await #expect(try run("store", ["full"], stdin: "1").status == Exit.ok)
         let result = try spawn.start((arguments + Self.file).map { Array($0.utf8) }, stdin: .neverClosingPipe).finish(seconds: 30)
         #expect(!result.timedOut, "the CLI waited on stdin")
         #expect(result.exitStatus == expected, "\(result)")
     }
 
-    @Test func credentialsTypedOnATerminalAreNotEchoed() throws {
+    @Test func credentialsTypedOnATerminalAreNotEchoed() async throws {
         defer { sandbox.remove() }
         let command = shellQuoted([CLISandbox.binary.path, "store", "typed"] + Self.file)
-        let session = try PTYSession(command: command, environment: sandbox.environment)
-        #expect(session.waitFor("then press Ctrl-D"), "no prompt: \(session.text)")
+        let session = try await PTYSession(command: command, environment: sandbox.environment)
+        #expect(try await session.waitFor("then press Ctrl-D"), "no prompt: \(session.text)")
         session.type(#"{"token":"typed-secret-42"}"# + "\n")
         session.type("\u{04}")
-        #expect(finish(session) == Exit.ok, "terminal shows: \(session.text)")
+        try await #expect(finish(session) == Exit.ok, "terminal shows: \(session.text)")
         #expect(!session.text.contains("typed-secret-42"), "the credentials were echoed")
-        #expect(try run("show", ["typed", "--field", "token"]).stdout == "typed-secret-42\n")
+        await #expect(try run("show", ["typed", "--field", "token"]).stdout == "typed-secret-42\n")
     }
 
-    @Test func ctrlCWhileTypingCredentialsRestoresEcho() throws {
+    @Test func ctrlCWhileTypingCredentialsRestoresEcho() async throws {
         defer { sandbox.remove() }
         let store = shellQuoted([CLISandbox.binary.path, "store", "typed"] + Self.file)
         // bash, not sh: dash dies of the Ctrl-C itself instead of waiting for the CLI's status.
         let command = "bash -c " + shellQuoted(["\(store); echo \"status=$?\"; stty -a"])
-        let session = try PTYSession(command: command, environment: sandbox.environment)
-        #expect(session.waitFor("then press Ctrl-D"), "no prompt: \(session.text)")
+        let session = try await PTYSession(command: command, environment: sandbox.environment)
+        #expect(try await session.waitFor("then press Ctrl-D"), "no prompt: \(session.text)")
         session.type(#"{"token":"partial-secret"#)
         session.type("\u{03}")
-        #expect(session.waitFor("status=\(Exit.cancelled)"), "terminal shows: \(session.text)")
-        #expect(session.waitFor("speed"))
-        _ = finish(session)
+        #expect(try await session.waitFor("status=\(Exit.cancelled)"), "terminal shows: \(session.text)")
+        #expect(try await session.waitFor("speed"))
+        _ = try await finish(session)
         #expect(!session.text.contains("partial-secret"))
         let settings = session.text.components(separatedBy: "status=").last ?? ""
         #expect(settings.contains(" echo ") && !settings.contains("-echo "), "echo not restored: \(settings)")
-        #expect(try run("status", ["typed", "--json"]).stdout.jsonObject?["state"] as? String == "empty")
+        await #expect(try run("status", ["typed", "--json"]).stdout.jsonObject?["state"] as? String == "empty")
     }
 
     static let deceptiveValue = "a\u{1B}[2Jb\u{9B}c\u{202E}d\u{2028}e\u{7F}f\rg"
 
-    @Test func fieldIsRawThroughAPipe() throws {
+    @Test func fieldIsRawThroughAPipe() async throws {
         defer { sandbox.remove() }
-        _ = try run("store", ["k"], stdin: #"{"v":"a\u001b[2Jb\u009bc\u202ed\u2028e\u007ff\rg"}"#)
-        #expect(try run("show", ["k", "--field", "v"]).stdout == Self.deceptiveValue + "\n")
+        _ = try await run("store", ["k"], stdin: #"{"v":"a\u001b[2Jb\u009bc\u202ed\u2028e\u007ff\rg"}"#)
+        await #expect(try run("show", ["k", "--field", "v"]).stdout == Self.deceptiveValue + "\n")
     }
 
-    @Test func fieldIsEscapedOnATerminal() throws {
+    @Test func fieldIsEscapedOnATerminal() async throws {
         defer { sandbox.remove() }
-        _ = try run("store", ["k"], stdin: #"{"v":"a\u001b[2Jb\u009bc\u202ed\u2028e\u007ff\rg","raw":"x"}"#)
+        _ = try await run("store", ["k"], stdin: #"{"v":"a\u001b[2Jb\u009bc\u202ed\u2028e\u007ff\rg","raw":"x"}"#)
         let command = shellQuoted([CLISandbox.binary.path, "show", "k", "--field", "v"] + Self.file)
-        let session = try PTYSession(command: command, environment: sandbox.environment)
-        #expect(finish(session) == Exit.ok)
+        let session = try await PTYSession(command: command, environment: sandbox.environment)
+        try await #expect(finish(session) == Exit.ok)
         #expect(session.text.contains(#"a\u001b[2Jb\u009bc\u202ed\u2028e\u007ff\u000dg"#), "terminal shows: \(session.text.debugDescription)")
         #expect(!session.text.unicodeScalars.contains { [0x1B, 0x9B, 0x202E, 0x2028, 0x7F].contains($0.value) })
     }
@@ -289,28 +289,28 @@ import Testing
     @Test(
         "deceptive keys are invalid",
         arguments: ["a\u{85}b", "a\u{9B}b", "a\u{2028}b", "a\u{2029}b", "a\u{202E}b", "a\u{2066}b", "a\u{200F}b", "cafe\u{301}"])
-    func deceptiveKey(key: String) throws {
+    func deceptiveKey(key: String) async throws {
         defer { sandbox.remove() }
-        let result = try run("store", [key], stdin: "1")
+        let result = try await run("store", [key], stdin: "1")
         #expect(result.status == Exit.badInput, "\(result.stderr)")
         #expect(result.stderr.contains("invalidKey"))
-        #expect(try run("list").stdout.isEmpty)
+        await #expect(try run("list").stdout.isEmpty)
     }
 
-    @Test func nfcKeyIsAccepted() throws {
+    @Test func nfcKeyIsAccepted() async throws {
         defer { sandbox.remove() }
-        #expect(try run("store", ["caf\u{E9}"], stdin: "1").status == Exit.ok)
-        #expect(try run("list").stdout == "caf\u{E9}\n")
+        await #expect(try run("store", ["caf\u{E9}"], stdin: "1").status == Exit.ok)
+        await #expect(try run("list").stdout == "caf\u{E9}\n")
     }
 
     @Test("argv bytes that are not UTF-8 are bad input", arguments: [[0x61, 0xFF, 0x62], [0x61, 0xFE, 0x62], [0xC0, 0x80]])
-    func nonUTF8Argv(key: [UInt8]) throws {
+    func nonUTF8Argv(key: [UInt8]) async throws {
         defer { sandbox.remove() }
         let arguments = [Array("store".utf8), key] + Self.file.map { Array($0.utf8) }
         let stored = try spawn.start(arguments, stdin: .text("1")).finish()
         #expect(stored.exitStatus == Exit.badInput, "\(stored)")
         #expect(stored.stderr.contains("not valid UTF-8"), "\(stored)")
-        #expect(try run("list").stdout.isEmpty)
+        await #expect(try run("list").stdout.isEmpty)
     }
 
     // MARK: defect 11: exit codes
@@ -326,10 +326,10 @@ import Testing
             service: VaultConfiguration.defaultService)
         let empty = try VaultFactory<[String: String]>.retrieveVaultOrThrow(key: "p", configuration: configuration)
         _ = try await empty.storeToBiometrics(credentials: ["token": "t"])
-        #expect(try run("status", ["p", "--json"]).stdout.jsonObject?["state"] as? String == "locked")
+        await #expect(try run("status", ["p", "--json"]).stdout.jsonObject?["state"] as? String == "locked")
 
         for arguments in [["show", "p"], ["show", "p", "--field", "token"], ["store", "q", "--biometrics"]] {
-            let result = try sandbox.run(arguments + ["--store", "file", "--authenticator", "pam"], stdin: "1")
+            let result = try await sandbox.run(arguments + ["--store", "file", "--authenticator", "pam"], stdin: "1")
             #expect(result.status == Exit.biometricsUnavailable, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("interactionNotAllowed"), "\(result.stderr)")
             #expect(!result.stderr.contains("userCancel"))
@@ -354,15 +354,15 @@ import Testing
 
         var unreachable = sandbox
         unreachable.environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=/nonexistent/bv-no-system-bus"
-        let status = try unreachable.run(["status", "fp", "--json", "--store", "file"])
+        let status = try await unreachable.run(["status", "fp", "--json", "--store", "file"])
         #expect(status.status == Exit.ok, "\(status.stderr)")
         #expect(status.stdout.jsonObject?["state"] as? String == "locked", "\(status.stdout)")
         #expect(!status.stdout.contains("biometryChanged"), "\(status.stdout)")
-        let text = try unreachable.run(["status", "fp", "--store", "file"])
+        let text = try await unreachable.run(["status", "fp", "--store", "file"])
         #expect(!text.stdout.contains("invalidated"), "\(text.stdout)")
 
         for arguments in [["show", "fp"], ["show", "fp", "--field", "token"]] {
-            let shown = try unreachable.run(arguments + ["--store", "file"])
+            let shown = try await unreachable.run(arguments + ["--store", "file"])
             #expect(shown.status == Exit.biometricsUnavailable, "\(arguments): \(shown.stderr)")
             #expect(shown.stderr.contains("biometryNotAvailable"), "\(shown.stderr)")
             #expect(shown.stderr.contains("fprintd is not running"), "\(shown.stderr)")
@@ -370,16 +370,16 @@ import Testing
             #expect(!shown.stderr.contains("store it again"), "\(shown.stderr)")
             #expect(!shown.stdout.contains("kept"))
         }
-        #expect(try unreachable.run(["list", "--store", "file"]).stdout == "fp\n")
+        #expect(try await unreachable.run(["list", "--store", "file"]).stdout == "fp\n")
         guard case .locked(let locked) = try VaultFactory<[String: String]>.retrieveVaultOrThrow(key: "fp", configuration: configuration) else {
             Issue.record("the item is no longer locked"); return
         }
         #expect(try await locked.unlock().credentials == ["token": "kept"])
     }
 
-    @Test func statusOfACorruptedItemExits11() throws {
+    @Test func statusOfACorruptedItemExits11() async throws {
         defer { sandbox.remove() }
-        #expect(try run("store", ["k"], stdin: #"{"token":"t"}"#).status == Exit.ok)
+        await #expect(try run("store", ["k"], stdin: #"{"token":"t"}"#).status == Exit.ok)
         let store = sandbox.root.appendingPathComponent("data/biometrics-vault")
         let items = FileManager.default.enumerator(atPath: store.path)?.compactMap { $0 as? String } ?? []
         let itemFiles = items.filter { !$0.hasSuffix("master.key") && !$0.hasSuffix(".lock") }
@@ -391,7 +391,7 @@ import Testing
             bytes[bytes.count - 1] ^= 0xFF
             try bytes.write(to: url)
         }
-        let status = try run("status", ["k"])
+        let status = try await run("status", ["k"])
         #expect(status.status == Exit.corruptedItem, "\(status.stderr)")
         #expect(status.stderr.contains("corruptedItem"))
     }

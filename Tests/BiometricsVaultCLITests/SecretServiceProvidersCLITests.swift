@@ -5,7 +5,7 @@ import Testing
 
 /// The CLI's verbs, and the git helper through the real `git`, on each Secret Service provider: the
 /// built binary with `DBUS_SESSION_BUS_ADDRESS` pointing at the provider's bus and `--store secret-service`.
-@Suite struct SecretServiceProvidersCLITests {
+@Suite(.onTestThreads) struct SecretServiceProvidersCLITests {
     static let git = URL(fileURLWithPath: "/usr/bin/git")
 
     func sandbox(for provider: SecretServiceProvider) throws -> CLISandbox {
@@ -25,63 +25,66 @@ import Testing
     }
 
     @Test(arguments: SecretServiceProvider.runnable)
-    func everyVerbWorks(_ provider: SecretServiceProvider) throws {
+    func everyVerbWorks(_ provider: SecretServiceProvider) async throws {
         let sandbox = try sandbox(for: provider)
         defer { sandbox.remove() }
         let service = "bv-cli-\(provider.rawValue)-\(UUID().uuidString.prefix(8))"
-        func cli(_ arguments: [String], stdin: String? = nil) throws -> CLIResult {
-            try sandbox.run(arguments + ["--service", service, "--store", "secret-service", "--authenticator", "none"], stdin: stdin)
+        func cli(_ arguments: [String], stdin: String? = nil) async throws -> CLIResult {
+            try await sandbox.run(arguments + ["--service", service, "--store", "secret-service", "--authenticator", "none"], stdin: stdin)
         }
-        defer { for key in ["api", "adopted"] { _ = try? cli(["reset", key]) } }
+        try await withCleanup { () async throws -> Void in
 
-        let stored = try cli(["store", "api"], stdin: #"{"token":"one","user":"ci"}"#)
-        #expect(stored.status == 0, "\(stored.stderr)")
-        #expect(try cli(["show", "api", "--field", "token"]).stdout == "one\n")
-        let updated = try cli(["update", "api"], stdin: #"{"token":"two","user":"ci"}"#)
-        #expect(updated.status == 0, "\(updated.stderr)")
-        #expect(try cli(["show", "api", "--field", "token"]).stdout == "two\n")
-        #expect(try cli(["list"]).stdout == "api\n")
+            let stored = try await cli(["store", "api"], stdin: #"{"token":"one","user":"ci"}"#)
+            #expect(stored.status == 0, "\(stored.stderr)")
+            await #expect(try cli(["show", "api", "--field", "token"]).stdout == "one\n")
+            let updated = try await cli(["update", "api"], stdin: #"{"token":"two","user":"ci"}"#)
+            #expect(updated.status == 0, "\(updated.stderr)")
+            await #expect(try cli(["show", "api", "--field", "token"]).stdout == "two\n")
+            await #expect(try cli(["list"]).stdout == "api\n")
 
-        // import: an item python keyring would have written (service + username, text/plain).
-        let source = service + "-legacy"
-        let python = ProcessInfo.processInfo.environment["BV_PYTHON_KEYRING"] ?? "/usr/bin/python3"
-        let put = try sandbox.run(
-            executable: URL(fileURLWithPath: python),
-            ["-c", pythonKeyringCall + "import sys, keyring; s, u, v = sys.stdin.read().split('\\n')[:3]; keyring_call(lambda: keyring.set_password(s, u, v))"],
-            stdin: "\(source)\nadopted\n{\"token\":\"legacy\"}\n")
-        #expect(put.status == 0, "\(put.stderr)")
-        let imported = try cli(["import", "--from-service", source, "--username", "adopted", "--remove-source"])
-        #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(try cli(["show", "adopted", "--field", "token"]).stdout == "legacy\n")
-        #expect(try cli(["list"]).stdout == "adopted\napi\n")
+            // import: an item python keyring would have written (service + username, text/plain).
+            let source = service + "-legacy"
+            let python = ProcessInfo.processInfo.environment["BV_PYTHON_KEYRING"] ?? "/usr/bin/python3"
+            let put = try await sandbox.run(
+                executable: URL(fileURLWithPath: python),
+                ["-c", pythonKeyringCall + "import sys, keyring; s, u, v = sys.stdin.read().split('\\n')[:3]; keyring_call(lambda: keyring.set_password(s, u, v))"],
+                stdin: "\(source)\nadopted\n{\"token\":\"legacy\"}\n")
+            #expect(put.status == 0, "\(put.stderr)")
+            let imported = try await cli(["import", "--from-service", source, "--username", "adopted", "--remove-source"])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            await #expect(try cli(["show", "adopted", "--field", "token"]).stdout == "legacy\n")
+            await #expect(try cli(["list"]).stdout == "adopted\napi\n")
 
-        #expect(try cli(["reset", "api"]).status == 0)
-        #expect(try cli(["reset", "adopted"]).status == 0)
-        #expect(try cli(["list"]).stdout.isEmpty)
-        let gone = try cli(["show", "api"])
-        #expect(gone.status != 0)
+            await #expect(try cli(["reset", "api"]).status == 0)
+            await #expect(try cli(["reset", "adopted"]).status == 0)
+            await #expect(try cli(["list"]).stdout.isEmpty)
+            let gone = try await cli(["show", "api"])
+            #expect(gone.status != 0)
+        } cleanup: {
+            for key in ["api", "adopted"] { _ = try? await cli(["reset", key]) }
+        }
     }
 
     @Test(arguments: SecretServiceProvider.runnable)
-    func gitCredentialStoreGetErase(_ provider: SecretServiceProvider) throws {
+    func gitCredentialStoreGetErase(_ provider: SecretServiceProvider) async throws {
         let sandbox = try sandbox(for: provider)
         defer { sandbox.remove() }
         let host = "bv-\(provider.rawValue.lowercased())-\(UUID().uuidString.prefix(8)).example.com"
         let helper = "biometrics-vault --store secret-service --authenticator none"
-        func git(_ action: String, _ attributes: String) throws -> CLIResult {
-            try sandbox.run(
+        func git(_ action: String, _ attributes: String) async throws -> CLIResult {
+            try await sandbox.run(
                 executable: Self.git, ["-c", "credential.helper=", "-c", "credential.helper=\(helper)", "credential", action],
                 stdin: attributes + "\n")
         }
-        let approved = try git("approve", "protocol=https\nhost=\(host)\nusername=alice\npassword=s3cr3t\n")
+        let approved = try await git("approve", "protocol=https\nhost=\(host)\nusername=alice\npassword=s3cr3t\n")
         #expect(approved.status == 0, "\(approved.stderr)")
         #expect(approved.stderr.isEmpty)
-        let filled = try git("fill", "protocol=https\nhost=\(host)\n")
+        let filled = try await git("fill", "protocol=https\nhost=\(host)\n")
         #expect(filled.status == 0, "\(filled.stderr)")
         #expect(filled.stdout == "protocol=https\nhost=\(host)\nusername=alice\npassword=s3cr3t\n")
-        let rejected = try git("reject", "protocol=https\nhost=\(host)\nusername=alice\npassword=s3cr3t\n")
+        let rejected = try await git("reject", "protocol=https\nhost=\(host)\nusername=alice\npassword=s3cr3t\n")
         #expect(rejected.status == 0, "\(rejected.stderr)")
-        #expect(try git("fill", "protocol=https\nhost=\(host)\n").status != 0)
+        await #expect(try git("fill", "protocol=https\nhost=\(host)\n").status != 0)
     }
 }
 #endif

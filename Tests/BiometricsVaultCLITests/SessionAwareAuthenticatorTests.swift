@@ -1,10 +1,11 @@
 import BiometricsVault
 import BiometricsVaultTesting
+import BiometricsVaultTestSupport
 import Testing
 
 /// The library's session routing (``SessionAwareAuthenticator``), in process over a simulated reader: who
 /// is asked for what over SSH, after a lockout, and when no reader answers.
-@Suite struct SessionAwareAuthenticatorTests {
+@Suite(.onTestThreads) struct SessionAwareAuthenticatorTests {
     static let guidance = SessionAwareAuthenticator.Guidance(lockoutWayOut: "WAY-OUT", readerDiagnosis: "DIAGNOSIS")
 
     /// A fingerprint device, locked out after 5 failed attempts when `lockedOut`.

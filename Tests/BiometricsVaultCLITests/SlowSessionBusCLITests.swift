@@ -9,15 +9,15 @@ import Testing
 /// the store's timeout, one that stays silent is `storeUnavailable` and never a switch to the file store;
 /// only a Secret Service that is not there at all makes `auto` use the file store. The absent case of a
 /// socket path with nothing behind it (ENOENT) is every `CLISandbox`'s default (FileStoreVerbTests).
-@Suite struct SlowSessionBusCLITests {
+@Suite(.onTestThreads) struct SlowSessionBusCLITests {
     static let busDaemon = DaemonNeed.executables(["/usr/bin/dbus-daemon"], remedy: "scripts/setup/20-secret-service.sh")
     static let privateKeyring = DaemonNeed.executables(
         ["/usr/bin/dbus-daemon", "/usr/bin/gnome-keyring-daemon", "/usr/bin/gdbus"], remedy: "scripts/setup/20-secret-service.sh")
 
     let service = "bv-slow-bus-\(UUID().uuidString.prefix(8))"
 
-    func storeAPI(_ sandbox: CLISandbox) throws -> CLIProcess {
-        try sandbox.start(["store", "api", "--service", service, "--authenticator", "none"], stdin: #"{"token":"t"}"#)
+    func storeAPI(_ sandbox: CLISandbox) async throws -> CLIProcess {
+        try await sandbox.start(["store", "api", "--service", service, "--authenticator", "none"], stdin: #"{"token":"t"}"#)
     }
 
     /// What the file store's directory holds (nothing when it does not exist).
@@ -25,8 +25,8 @@ import Testing
         (try? FileManager.default.contentsOfDirectory(atPath: sandbox.storeDirectory.path)) ?? []
     }
 
-    func doctorStores(_ sandbox: CLISandbox) throws -> [String: [String: Any]] {
-        let doctor = try sandbox.run(["doctor", "--json"])
+    func doctorStores(_ sandbox: CLISandbox) async throws -> [String: [String: Any]] {
+        let doctor = try await sandbox.run(["doctor", "--json"])
         let components = try #require(doctor.stdout.jsonObject?["components"] as? [[String: Any]], "\(doctor.stdout)\(doctor.stderr)")
         var stores: [String: [String: Any]] = [:]
         for component in components where component["role"] as? String == "store" {
@@ -37,22 +37,22 @@ import Testing
 
     @Test("a session bus that answers after 1.5 s (stopped, then continued) gets the item, not the file store",
           .needs(privateKeyring))
-    func aSlowBusIsWaitedFor() throws {
-        let keyring = try PrivateKeyring()
+    func aSlowBusIsWaitedFor() async throws {
+        let keyring = try await PrivateKeyring()
         var sandbox = try CLISandbox()
         defer { sandbox.remove() }
         sandbox.environment["DBUS_SESSION_BUS_ADDRESS"] = keyring.address
 
         keyring.bus.send(SIGSTOP)
         defer { keyring.bus.send(SIGCONT) }
-        let started = try storeAPI(sandbox)
-        usleep(1_500_000)
+        let started = try await storeAPI(sandbox)
+        try await Task.sleep(for: .microseconds(1_500_000))
         keyring.bus.send(SIGCONT)
-        let stored = started.result()
+        let stored = try await started.result()
 
         #expect(stored.status == Exit.ok, "\(stored.stderr)")
         #expect(stored.stderr.isEmpty, "no fallback notice: \(stored.stderr)")
-        let shown = try sandbox.run(["show", "api", "--service", service, "--store", "secret-service", "--authenticator", "none", "--field", "token"])
+        let shown = try await sandbox.run(["show", "api", "--service", service, "--store", "secret-service", "--authenticator", "none", "--field", "token"])
         #expect(shown.stdout == "t\n", "the item is in the Secret Service: \(shown.stderr)")
         #expect(fileStoreEntries(sandbox).isEmpty, "nothing went to the file store")
     }
@@ -66,8 +66,8 @@ import Testing
 
     @Test("a session bus silent for longer than the timeout is storeUnavailable under auto; the file store is untouched",
           .needs(busDaemon), arguments: BusLocation.allCases)
-    func aSilentBusIsAnErrorNotAFallback(_ location: BusLocation) throws {
-        let bus = try PrivateBus()
+    func aSilentBusIsAnErrorNotAFallback(_ location: BusLocation) async throws {
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         var sandbox = try CLISandbox()
         defer { sandbox.remove() }
@@ -84,14 +84,14 @@ import Testing
         }
         bus.send(SIGSTOP)
 
-        let stored = try storeAPI(sandbox).result()
+        let stored = try await storeAPI(sandbox).result()
         #expect(stored.status == Exit.storeUnavailable, "\(stored.stderr)")
         #expect(stored.stderr.contains("did not answer within 5000 ms"), "\(stored.stderr)")
         #expect(stored.stderr.contains("--store file"), "\(stored.stderr)")
         #expect(fileStoreEntries(sandbox).isEmpty, "nothing went to the file store")
 
         // doctor (1 s probe, no prompt) says the same: auto picks the Secret Service, which does not answer.
-        let stores = try doctorStores(sandbox)
+        let stores = try await doctorStores(sandbox)
         #expect(stores["secret-service"]?["isSelected"] as? Bool == true)
         #expect(stores["secret-service"]?["isUsable"] as? Bool == false)
         #expect(stores["secret-service"]?["errorCode"] as? String == "storeUnavailable")
@@ -111,10 +111,10 @@ import Testing
 
     @Test("no Secret Service at all: auto uses the file store, says so, and doctor picks it",
           .needs(busDaemon), arguments: Absence.allCases)
-    func anAbsentSecretServiceFallsBackToTheFileStore(_ absence: Absence) throws {
+    func anAbsentSecretServiceFallsBackToTheFileStore(_ absence: Absence) async throws {
         var sandbox = try CLISandbox()
         defer { sandbox.remove() }
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         switch absence {
         case .noAddress:
@@ -127,14 +127,14 @@ import Testing
             sandbox.environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         }
 
-        let stored = try storeAPI(sandbox).result()
+        let stored = try await storeAPI(sandbox).result()
         #expect(stored.status == Exit.ok, "\(stored.stderr)")
         #expect(stored.stderr.contains("there is no Secret Service on the session bus"), "\(stored.stderr)")
         #expect(!fileStoreEntries(sandbox).isEmpty, "the item went to the file store")
-        let shown = try sandbox.run(["show", "api", "--service", service, "--authenticator", "none", "--field", "token"])
+        let shown = try await sandbox.run(["show", "api", "--service", service, "--authenticator", "none", "--field", "token"])
         #expect(shown.stdout == "t\n", "\(shown.stderr)")
 
-        let stores = try doctorStores(sandbox)
+        let stores = try await doctorStores(sandbox)
         #expect(stores["secret-service"]?["isSelected"] as? Bool == false)
         #expect(stores["file"]?["isSelected"] as? Bool == true)
     }

@@ -8,7 +8,7 @@ import Testing
 /// The unlock window (`--unlock-window`, `biometrics-vault agent`, `lock`) with real processes: the
 /// built CLI on real ptys as the test user (`scripts/setup/30-fprintd-polkit.sh`), whose protected item
 /// is gated by its login password through PAM, so every prompt is PAM's real `Password: ` on the pty.
-@Suite final class UnlockWindowCLITests {
+@Suite(.onTestThreads) final class UnlockWindowCLITests {
     let sandbox: CLISandbox
     let runtime: URL
 
@@ -44,10 +44,10 @@ import Testing
             ? nil : "missing")
 
     /// The test user and password (``terminalUser``), with the sandbox handed to that user.
-    func testUser() throws -> (user: String, password: String) {
+    func testUser() async throws -> (user: String, password: String) {
         let environment = ProcessInfo.processInfo.environment
         let user = try #require(environment["BV_TEST_USER"]), password = try #require(environment["BV_TEST_PASSWORD"])
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", user, sandbox.root.path, runtime.path])
+        _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", user, sandbox.root.path, runtime.path])
         return (user, password)
     }
 
@@ -62,20 +62,20 @@ import Testing
         init(
             user: String, password: String, sandbox: CLISandbox, runtime: URL, sessionBus: String = "unix:path=/nonexistent/bv-cli-test-bus",
             systemBus: String? = nil
-        ) throws {
+        ) async throws {
             self.password = password
             let command = [
                 "runuser", "-u", user, "--", "env", "HOME=\(sandbox.root.path)", "XDG_RUNTIME_DIR=\(runtime.path)",
                 "XDG_DATA_HOME=\(sandbox.root.path)/data", "XDG_STATE_HOME=\(sandbox.root.path)/state",
                 "XDG_CONFIG_HOME=\(sandbox.root.path)/config", "DBUS_SESSION_BUS_ADDRESS=\(sessionBus)",
             ] + (systemBus.map { ["DBUS_SYSTEM_BUS_ADDRESS=\($0)"] } ?? []) + ["PS1=", "sh"]
-            session = try PTYSession(command: shellQuoted(command), environment: sandbox.environment)
+            session = try await PTYSession(command: shellQuoted(command), environment: sandbox.environment)
         }
 
         /// Runs the CLI with `words` (and `--store file --authenticator pam` when `storeOptions`), after
         /// `prefix` (`env ...`, `setsid -w`), with `input` piped to its stdin, and answers PAM's prompt when it comes; whether it prompted, the
         /// exit status and what the terminal showed.
-        func run(_ words: [String], prefix: [String] = [], storeOptions: Bool = true, input: String? = nil) -> (prompted: Bool, status: Int32?, text: String) {
+        func run(_ words: [String], prefix: [String] = [], storeOptions: Bool = true, input: String? = nil) async throws -> (prompted: Bool, status: Int32?, text: String) {
             commands += 1
             let start = session.text.count
             let marker = "BVDONE-\(commands)-"
@@ -94,22 +94,22 @@ import Testing
                     prompted = true
                     session.type(password + "\n")
                 }
-                usleep(50_000)
+                try await Task.sleep(for: .milliseconds(50))
             }
             return (prompted, nil, String(session.text.dropFirst(start)))
         }
 
-        func close() {
+        func close() async {
             session.type("exit\n")
-            _ = session.finish()
+            _ = try? await session.finish()
         }
     }
 
     /// Stores a protected item (one password prompt) on `terminal`.
-    func storeProtected(_ terminal: UserTerminal, user: String) throws {
+    func storeProtected(_ terminal: UserTerminal, user: String) async throws {
         let credentials = try sandbox.file("creds.json", #"{"token":"inside-the-window"}"#)
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
-        let stored = terminal.run(["store", "item", "--biometrics", "--from-file", credentials])
+        _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
+        let stored = try await terminal.run(["store", "item", "--biometrics", "--from-file", credentials])
         #expect(stored.status == 0 && stored.prompted, "\(stored.text)")
     }
 
@@ -165,99 +165,112 @@ import Testing
 
     /// One prompt for three reads on one terminal; another terminal (another session) prompts; a
     /// process without a terminal gets no window; `lock` closes it.
-    @Test(.needs(UnlockWindowCLITests.terminalUser)) func oneTerminalPromptsOnceOthersPrompt() throws {
-        let (user, password) = try testUser()
-        let first = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
-        defer { first.close() }
-        try storeProtected(first, user: user)
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func oneTerminalPromptsOnceOthersPrompt() async throws {
+        let (user, password) = try await testUser()
+        let first = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        try await withCleanup { () async throws -> Void in
+            try await storeProtected(first, user: user)
 
-        let reads = (0..<3).map { _ in first.run(["show", "item", "--field", "token", "--unlock-window", "60"]) }
-        for read in reads {
-            #expect(read.status == 0 && read.text.contains("inside-the-window"), "\(read.text)")
+            var reads: [(prompted: Bool, status: Int32?, text: String)] = []
+            for _ in 0..<3 { reads.append(try await first.run(["show", "item", "--field", "token", "--unlock-window", "60"])) }
+            for read in reads {
+                #expect(read.status == 0 && read.text.contains("inside-the-window"), "\(read.text)")
+            }
+            #expect(reads.map(\.prompted) == [true, false, false], "\(reads.map(\.text))")
+            // The environment variable turns it on too.
+            let byVariable = try await first.run(["show", "item", "--field", "token"], prefix: ["env", "BIOMETRICS_VAULT_UNLOCK_WINDOW=1m"])
+            #expect(byVariable.status == 0 && !byVariable.prompted, "\(byVariable.text)")
+            // Without the option, nothing changes: it prompts.
+            let off = try await first.run(["show", "item", "--field", "token"])
+            #expect(off.status == 0 && off.prompted, "\(off.text)")
+
+            let second = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+            try await withCleanup { () async throws -> Void in
+                let elsewhere = try await second.run(["show", "item", "--field", "token", "--unlock-window", "60"])
+                #expect(elsewhere.prompted && elsewhere.status == 0, "\(elsewhere.text)")
+
+                // setsid: no controlling terminal, so no window and no terminal for PAM: it fails as without one.
+                let detached = try await first.run(["show", "item", "--field", "token", "--unlock-window", "60"], prefix: ["setsid", "-w"])
+                #expect(detached.status != 0 && !detached.text.contains("inside-the-window"), "\(detached.text)")
+
+                // git's credential helper: its `store --biometrics` (without a window length) prompts; its `get`
+                // inside the window does not.
+                let helperStored = try await first.run(
+                    ["git-credential", "--biometrics", "store"], input: "protocol=https\nhost=example.com\nusername=alice\npassword=p\n\n")
+                #expect(helperStored.status == 0 && helperStored.prompted, "\(helperStored.text)")
+                let helperGot = try await first.run(["git-credential", "get", "--unlock-window", "60"], input: "protocol=https\nhost=example.com\n\n")
+                #expect(helperGot.status == 0 && !helperGot.prompted && helperGot.text.contains("password=p"), "\(helperGot.text)")
+
+                let status = try await first.run(["agent", "--status"], storeOptions: false)
+                #expect(status.status == 0 && status.text.contains("open: service 'biometrics-vault' (devicePasscode)"), "\(status.text)")
+                let elsewhereStatus = try await second.run(["agent", "--status"], storeOptions: false)
+                #expect(elsewhereStatus.text.contains("open: service 'biometrics-vault'"), "the second terminal opened its own: \(elsewhereStatus.text)")
+                let locked = try await first.run(["lock"], storeOptions: false)
+                #expect(locked.status == 0 && locked.text.contains("closed 2 unlock window(s)"), "\(locked.text)")
+                let afterLock = try await first.run(["show", "item", "--field", "token", "--unlock-window", "60"])
+                #expect(afterLock.prompted && afterLock.status == 0, "\(afterLock.text)")
+            } cleanup: {
+                await second.close()
+            }
+        } cleanup: {
+            await first.close()
         }
-        #expect(reads.map(\.prompted) == [true, false, false], "\(reads.map(\.text))")
-        // The environment variable turns it on too.
-        let byVariable = first.run(["show", "item", "--field", "token"], prefix: ["env", "BIOMETRICS_VAULT_UNLOCK_WINDOW=1m"])
-        #expect(byVariable.status == 0 && !byVariable.prompted, "\(byVariable.text)")
-        // Without the option, nothing changes: it prompts.
-        let off = first.run(["show", "item", "--field", "token"])
-        #expect(off.status == 0 && off.prompted, "\(off.text)")
-
-        let second = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
-        defer { second.close() }
-        let elsewhere = second.run(["show", "item", "--field", "token", "--unlock-window", "60"])
-        #expect(elsewhere.prompted && elsewhere.status == 0, "\(elsewhere.text)")
-
-        // setsid: no controlling terminal, so no window and no terminal for PAM: it fails as without one.
-        let detached = first.run(["show", "item", "--field", "token", "--unlock-window", "60"], prefix: ["setsid", "-w"])
-        #expect(detached.status != 0 && !detached.text.contains("inside-the-window"), "\(detached.text)")
-
-        // git's credential helper: its `store --biometrics` (without a window length) prompts; its `get`
-        // inside the window does not.
-        let helperStored = first.run(
-            ["git-credential", "--biometrics", "store"], input: "protocol=https\nhost=example.com\nusername=alice\npassword=p\n\n")
-        #expect(helperStored.status == 0 && helperStored.prompted, "\(helperStored.text)")
-        let helperGot = first.run(["git-credential", "get", "--unlock-window", "60"], input: "protocol=https\nhost=example.com\n\n")
-        #expect(helperGot.status == 0 && !helperGot.prompted && helperGot.text.contains("password=p"), "\(helperGot.text)")
-
-        let status = first.run(["agent", "--status"], storeOptions: false)
-        #expect(status.status == 0 && status.text.contains("open: service 'biometrics-vault' (devicePasscode)"), "\(status.text)")
-        let elsewhereStatus = second.run(["agent", "--status"], storeOptions: false)
-        #expect(elsewhereStatus.text.contains("open: service 'biometrics-vault'"), "the second terminal opened its own: \(elsewhereStatus.text)")
-        let locked = first.run(["lock"], storeOptions: false)
-        #expect(locked.status == 0 && locked.text.contains("closed 2 unlock window(s)"), "\(locked.text)")
-        let afterLock = first.run(["show", "item", "--field", "token", "--unlock-window", "60"])
-        #expect(afterLock.prompted && afterLock.status == 0, "\(afterLock.text)")
     }
 
-    @Test(.needs(UnlockWindowCLITests.terminalUser)) func aShortWindowExpires() throws {
-        let (user, password) = try testUser()
-        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
-        defer { terminal.close() }
-        try storeProtected(terminal, user: user)
-        let opened = terminal.run(["show", "item", "--unlock-window", "2s"])
-        let inside = terminal.run(["show", "item", "--unlock-window", "2s"])
-        #expect(opened.prompted && !inside.prompted, "\(opened.text) \(inside.text)")
-        sleep(3)
-        let expired = terminal.run(["show", "item", "--unlock-window", "2s"])
-        #expect(expired.prompted && expired.status == 0, "\(expired.text)")
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func aShortWindowExpires() async throws {
+        let (user, password) = try await testUser()
+        let terminal = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        try await withCleanup { () async throws -> Void in
+            try await storeProtected(terminal, user: user)
+            let opened = try await terminal.run(["show", "item", "--unlock-window", "2s"])
+            let inside = try await terminal.run(["show", "item", "--unlock-window", "2s"])
+            #expect(opened.prompted && !inside.prompted, "\(opened.text) \(inside.text)")
+            try await Task.sleep(for: .seconds(3))
+            let expired = try await terminal.run(["show", "item", "--unlock-window", "2s"])
+            #expect(expired.prompted && expired.status == 0, "\(expired.text)")
+        } cleanup: {
+            await terminal.close()
+        }
     }
 
     /// `kill -9` of the agent while a client waits for its answer loses its windows only: that client
     /// reads the end of the connection, prompts as without a window and reads the item; nothing stored
     /// changes; the next window is held by a new agent. The agent is stopped first (SIGSTOP), so that the
     /// client's request is certainly in flight when it dies.
-    @Test(.needs(UnlockWindowCLITests.terminalUser)) func aKilledAgentLosesOnlyItsWindows() throws {
-        let (user, password) = try testUser()
-        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
-        defer { terminal.close() }
-        try storeProtected(terminal, user: user)
-        let opened = terminal.run(["show", "item", "--unlock-window", "60"])
-        #expect(opened.prompted && opened.status == 0)
-        let stored = try storeFiles()
-        let pid = try agentPID()
-        try #require(kill(pid, SIGSTOP) == 0)
-        let sawWaitingClient = LockedValue(false)
-        let killer = Thread {
-            for _ in 0..<500 {
-                if Self.aClientWaitsOnTheAgent() {
-                    sawWaitingClient.withLock { $0 = true }
-                    break
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func aKilledAgentLosesOnlyItsWindows() async throws {
+        let (user, password) = try await testUser()
+        let terminal = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        try await withCleanup { () async throws -> Void in
+            try await storeProtected(terminal, user: user)
+            let opened = try await terminal.run(["show", "item", "--unlock-window", "60"])
+            #expect(opened.prompted && opened.status == 0)
+            let stored = try storeFiles()
+            let pid = try agentPID()
+            try #require(kill(pid, SIGSTOP) == 0)
+            let sawWaitingClient = LockedValue(false)
+            let killer = Thread {
+                for _ in 0..<500 {
+                    if Self.aClientWaitsOnTheAgent() {
+                        sawWaitingClient.withLock { $0 = true }
+                        break
+                    }
+                    usleep(10_000)
                 }
-                usleep(10_000)
+                kill(pid, SIGKILL)
             }
-            kill(pid, SIGKILL)
+            killer.start()
+            let again = try await terminal.run(["show", "item", "--field", "token", "--unlock-window", "60"])
+            #expect(again.prompted && again.status == 0 && again.text.contains("inside-the-window"), "\(again.text)")
+            #expect(sawWaitingClient.withLock { $0 }, "the client never waited on the stopped agent")
+            // Gone, or a zombie nobody reaped yet (its starter exited; the container's init may not reap).
+            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?.dropFirst().first
+            #expect(state == nil || state == "Z", "the agent was killed")
+            #expect(try storeFiles() == stored)
+            let inside = try await terminal.run(["show", "item", "--field", "token", "--unlock-window", "60"])
+            #expect(!inside.prompted && inside.status == 0, "a new agent was started and holds the new window: \(inside.text)")
+        } cleanup: {
+            await terminal.close()
         }
-        killer.start()
-        let again = terminal.run(["show", "item", "--field", "token", "--unlock-window", "60"])
-        #expect(again.prompted && again.status == 0 && again.text.contains("inside-the-window"), "\(again.text)")
-        #expect(sawWaitingClient.withLock { $0 }, "the client never waited on the stopped agent")
-        // Gone, or a zombie nobody reaped yet (its starter exited; the container's init may not reap).
-        let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?.dropFirst().first
-        #expect(state == nil || state == "Z", "the agent was killed")
-        #expect(try storeFiles() == stored)
-        let inside = terminal.run(["show", "item", "--field", "token", "--unlock-window", "60"])
-        #expect(!inside.prompted && inside.status == 0, "a new agent was started and holds the new window: \(inside.text)")
     }
 
     /// Whether a thread of a CLI `show` waits in a Unix socket's read (the agent's answer); the main
@@ -290,14 +303,14 @@ import Testing
     /// The agent started on demand keeps none of its starter's descriptors: before, it kept one the
     /// test harness's `script` session had passed down (through the shell and the CLI), so the session
     /// ended only when the agent exited idle; a `$(...)` waiting for its pipe's end would wait as long.
-    @Test(.needs(UnlockWindowCLITests.terminalUser)) func theTerminalSessionEndsWhileTheAgentRuns() throws {
-        let (user, password) = try testUser()
-        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
-        try storeProtected(terminal, user: user)
-        #expect(terminal.run(["show", "item", "--unlock-window", "60"]).status == 0)
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func theTerminalSessionEndsWhileTheAgentRuns() async throws {
+        let (user, password) = try await testUser()
+        let terminal = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        try await storeProtected(terminal, user: user)
+        #expect(try await terminal.run(["show", "item", "--unlock-window", "60"]).status == 0)
         let pid = try agentPID()
         defer { kill(pid, SIGTERM) }
-        terminal.close()
+        await terminal.close()
         // Not `kill(pid, 0)`: an exited agent may stay a zombie where nothing reaps orphans.
         let stat = CLISandbox.text(of: URL(fileURLWithPath: "/proc/\(pid)/stat"))
         let state = stat.split(separator: ")").last?.split(separator: " ").first
@@ -306,21 +319,19 @@ import Testing
 
     /// A private `dbus-daemon` run as the test user (so the agent may connect to it); its address. Stop
     /// the process with `terminate()` (runuser passes SIGTERM on to the bus).
-    func startUserBus(user: String) throws -> (process: Process, address: String) {
+    func startUserBus(user: String) async throws -> (process: ChildProcess, address: String) {
         let address = "unix:path=\(runtime.path)/session-bus"
-        let bus = Process()
-        bus.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-        bus.arguments = ["-u", user, "--", "dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=\(address)"]
-        bus.standardOutput = FileHandle.nullDevice
-        bus.standardError = FileHandle.nullDevice
-        try bus.run()
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: "\(runtime.path)/session-bus") { usleep(50_000) }
+        let bus = try await ChildProcess.start(
+            "/usr/sbin/runuser", ["-u", user, "--", "dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=\(address)"])
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: "\(runtime.path)/session-bus") {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         return (bus, address)
     }
 
     /// Sends one signal on `address` as the test user.
-    func sendSignal(user: String, address: String, path: String, member: String, _ arguments: [String]) throws {
-        let sent = try sandbox.run(
+    func sendSignal(user: String, address: String, path: String, member: String, _ arguments: [String]) async throws {
+        let sent = try await sandbox.run(
             executable: URL(fileURLWithPath: "/usr/sbin/runuser"),
             ["-u", user, "--", "dbus-send", "--bus=\(address)", "--type=signal", path, member] + arguments)
         #expect(sent.status == 0, "\(sent.stderr)")
@@ -328,153 +339,172 @@ import Testing
 
     /// The screen saver's `ActiveChanged(true)` on the user's session bus (a private one, run as the test
     /// user) closes the window.
-    @Test(.needs(UnlockWindowCLITests.terminalUser)) func theScreenLockClosesTheWindow() throws {
-        let (user, password) = try testUser()
-        let (bus, address) = try startUserBus(user: user)
-        defer { bus.terminate(); bus.waitUntilExit() }
-        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime, sessionBus: address)
-        defer { terminal.close() }
-        try storeProtected(terminal, user: user)
-        let opened = terminal.run(["show", "item", "--unlock-window", "60"])
-        let inside = terminal.run(["show", "item", "--unlock-window", "60"])
-        #expect(opened.prompted && !inside.prompted, "\(opened.text) \(inside.text)")
-        // The agent subscribes right after it listens: signal until it has seen one.
-        for _ in 0..<100 where !agentLog.contains("closed 1 window(s)") {
-            try sendSignal(user: user, address: address, path: "/org/freedesktop/ScreenSaver", member: "org.freedesktop.ScreenSaver.ActiveChanged", ["boolean:true"])
-            usleep(100_000)
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func theScreenLockClosesTheWindow() async throws {
+        let (user, password) = try await testUser()
+        let (bus, address) = try await startUserBus(user: user)
+        defer { bus.terminate() }
+        let terminal = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime, sessionBus: address)
+        try await withCleanup { () async throws -> Void in
+            try await storeProtected(terminal, user: user)
+            let opened = try await terminal.run(["show", "item", "--unlock-window", "60"])
+            let inside = try await terminal.run(["show", "item", "--unlock-window", "60"])
+            #expect(opened.prompted && !inside.prompted, "\(opened.text) \(inside.text)")
+            // The agent subscribes right after it listens: signal until it has seen one.
+            for _ in 0..<100 where !agentLog.contains("closed 1 window(s)") {
+                try await sendSignal(user: user, address: address, path: "/org/freedesktop/ScreenSaver", member: "org.freedesktop.ScreenSaver.ActiveChanged", ["boolean:true"])
+                try await Task.sleep(for: .microseconds(100_000))
+            }
+            #expect(agentLog.contains("the screen saver started (org.freedesktop.ScreenSaver.ActiveChanged(true)): closing every window"), "\(agentLog)")
+            #expect(agentLog.contains("closed 1 window(s)"), "\(agentLog)")
+            let after = try await terminal.run(["show", "item", "--unlock-window", "60"])
+            #expect(after.prompted && after.status == 0, "\(after.text)")
+        } cleanup: {
+            await terminal.close()
         }
-        #expect(agentLog.contains("the screen saver started (org.freedesktop.ScreenSaver.ActiveChanged(true)): closing every window"), "\(agentLog)")
-        #expect(agentLog.contains("closed 1 window(s)"), "\(agentLog)")
-        let after = terminal.run(["show", "item", "--unlock-window", "60"])
-        #expect(after.prompted && after.status == 0, "\(after.text)")
     }
 
     /// logind's `PrepareForSleep(true)` on the system bus (the private bus, given to the agent as
     /// `DBUS_SYSTEM_BUS_ADDRESS`) closes the window; `PrepareForSleep(false)` (resume), sent just before
     /// it on the same bus and so delivered first, closes nothing.
-    @Test(.needs(UnlockWindowCLITests.terminalUser)) func sleepClosesTheWindowAndResumeDoesNot() throws {
-        let (user, password) = try testUser()
-        let (bus, address) = try startUserBus(user: user)
-        defer { bus.terminate(); bus.waitUntilExit() }
-        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime, sessionBus: address, systemBus: address)
-        defer { terminal.close() }
-        try storeProtected(terminal, user: user)
-        let opened = terminal.run(["show", "item", "--unlock-window", "60"])
-        #expect(opened.prompted && opened.status == 0, "\(opened.text)")
-        // The agent says what it watches once the bus has its match rules: no signal after that is missed.
-        for _ in 0..<100 where !agentLog.contains("watching for a screen lock or sleep") { usleep(50_000) }
-        #expect(agentLog.contains("org.freedesktop.login1.Manager"), "\(agentLog)")
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func sleepClosesTheWindowAndResumeDoesNot() async throws {
+        let (user, password) = try await testUser()
+        let (bus, address) = try await startUserBus(user: user)
+        defer { bus.terminate() }
+        let terminal = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime, sessionBus: address, systemBus: address)
+        try await withCleanup { () async throws -> Void in
+            try await storeProtected(terminal, user: user)
+            let opened = try await terminal.run(["show", "item", "--unlock-window", "60"])
+            #expect(opened.prompted && opened.status == 0, "\(opened.text)")
+            // The agent says what it watches once the bus has its match rules: no signal after that is missed.
+            for _ in 0..<100 where !agentLog.contains("watching for a screen lock or sleep") { try await Task.sleep(for: .microseconds(50_000)) }
+            #expect(agentLog.contains("org.freedesktop.login1.Manager"), "\(agentLog)")
 
-        try sendSignal(user: user, address: address, path: "/org/freedesktop/login1", member: "org.freedesktop.login1.Manager.PrepareForSleep", ["boolean:false"])
-        let inside = terminal.run(["show", "item", "--unlock-window", "60"])
-        #expect(!inside.prompted && inside.status == 0, "\(inside.text)")
-        try sendSignal(user: user, address: address, path: "/org/freedesktop/login1", member: "org.freedesktop.login1.Manager.PrepareForSleep", ["boolean:true"])
-        for _ in 0..<100 where !agentLog.contains("closed 1 window(s)") { usleep(50_000) }
-        let closings = agentLog.split(separator: "\n").filter { $0.contains("closing every window") }
-        #expect(closings.count == 1 && closings.first?.contains("PrepareForSleep(true)") == true, "\(agentLog)")
-        #expect(agentLog.contains("closed 1 window(s)"), "\(agentLog)")
-        let after = terminal.run(["show", "item", "--unlock-window", "60"])
-        #expect(after.prompted && after.status == 0, "\(after.text)")
+            try await sendSignal(user: user, address: address, path: "/org/freedesktop/login1", member: "org.freedesktop.login1.Manager.PrepareForSleep", ["boolean:false"])
+            let inside = try await terminal.run(["show", "item", "--unlock-window", "60"])
+            #expect(!inside.prompted && inside.status == 0, "\(inside.text)")
+            try await sendSignal(user: user, address: address, path: "/org/freedesktop/login1", member: "org.freedesktop.login1.Manager.PrepareForSleep", ["boolean:true"])
+            for _ in 0..<100 where !agentLog.contains("closed 1 window(s)") { try await Task.sleep(for: .microseconds(50_000)) }
+            let closings = agentLog.split(separator: "\n").filter { $0.contains("closing every window") }
+            #expect(closings.count == 1 && closings.first?.contains("PrepareForSleep(true)") == true, "\(agentLog)")
+            #expect(agentLog.contains("closed 1 window(s)"), "\(agentLog)")
+            let after = try await terminal.run(["show", "item", "--unlock-window", "60"])
+            #expect(after.prompted && after.status == 0, "\(after.text)")
+        } cleanup: {
+            await terminal.close()
+        }
     }
 
     /// A peer of another uid (root, here) is refused and logged; the agent goes on serving its user.
-    @Test(.needs(UnlockWindowCLITests.terminalUser)) func anotherUIDIsRefused() throws {
-        let (user, password) = try testUser()
-        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
-        defer { terminal.close() }
-        try storeProtected(terminal, user: user)
-        #expect(terminal.run(["show", "item", "--unlock-window", "60"]).prompted)
-        let descriptor = try #require(connectRaw())
-        let answer = exchangeRaw(descriptor, try AgentFrame.encode(AgentRequest.status))
-        close(descriptor)
-        #expect(answer.isEmpty, "the agent answered another uid")
-        #expect(agentLog.contains("of uid 0 (this agent serves uid"), "\(agentLog)")
-        let inside = terminal.run(["show", "item", "--unlock-window", "60"])
-        #expect(!inside.prompted && inside.status == 0, "\(inside.text)")
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func anotherUIDIsRefused() async throws {
+        let (user, password) = try await testUser()
+        let terminal = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        try await withCleanup { () async throws -> Void in
+            try await storeProtected(terminal, user: user)
+            #expect(try await terminal.run(["show", "item", "--unlock-window", "60"]).prompted)
+            let descriptor = try #require(connectRaw())
+            let answer = exchangeRaw(descriptor, try AgentFrame.encode(AgentRequest.status))
+            close(descriptor)
+            #expect(answer.isEmpty, "the agent answered another uid")
+            #expect(agentLog.contains("of uid 0 (this agent serves uid"), "\(agentLog)")
+            let inside = try await terminal.run(["show", "item", "--unlock-window", "60"])
+            #expect(!inside.prompted && inside.status == 0, "\(inside.text)")
+        } cleanup: {
+            await terminal.close()
+        }
     }
 
     /// `status` and `doctor` show the window open for this terminal (and end time and seconds left);
     /// another terminal's `status` shows none.
-    @Test(.needs(UnlockWindowCLITests.terminalUser)) func statusAndDoctorShowThisTerminalsWindow() throws {
-        let (user, password) = try testUser()
-        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
-        defer { terminal.close() }
-        try storeProtected(terminal, user: user)
-        #expect(terminal.run(["show", "item", "--unlock-window", "60"]).prompted)
-        let line = #/unlock window: open for biometrics-vault \(devicePasscode\) until \d\d:\d\d:\d\d \((59|60) s left\)/#
-        let status = terminal.run(["status", "item", "--unlock-window", "60"])
-        #expect(status.status == 0 && !status.prompted && status.text.contains(line), "\(status.text)")
-        let doctor = terminal.run(["doctor", "--unlock-window", "60"], storeOptions: false)
-        #expect(doctor.status == 0 && doctor.text.contains(line), "\(doctor.text)")
-        // Without a window length this command would not use the window: off.
-        let off = terminal.run(["status", "item"])
-        #expect(off.text.contains("unlock window: off"), "\(off.text)")
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func statusAndDoctorShowThisTerminalsWindow() async throws {
+        let (user, password) = try await testUser()
+        let terminal = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        try await withCleanup { () async throws -> Void in
+            try await storeProtected(terminal, user: user)
+            #expect(try await terminal.run(["show", "item", "--unlock-window", "60"]).prompted)
+            let line = #/unlock window: open for biometrics-vault \(devicePasscode\) until \d\d:\d\d:\d\d \((59|60) s left\)/#
+            let status = try await terminal.run(["status", "item", "--unlock-window", "60"])
+            #expect(status.status == 0 && !status.prompted && status.text.contains(line), "\(status.text)")
+            let doctor = try await terminal.run(["doctor", "--unlock-window", "60"], storeOptions: false)
+            #expect(doctor.status == 0 && doctor.text.contains(line), "\(doctor.text)")
+            // Without a window length this command would not use the window: off.
+            let off = try await terminal.run(["status", "item"])
+            #expect(off.text.contains("unlock window: off"), "\(off.text)")
 
-        let second = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
-        defer { second.close() }
-        let elsewhere = second.run(["status", "item", "--unlock-window", "60"])
-        #expect(elsewhere.status == 0 && elsewhere.text.contains("unlock window: none\r\n"), "\(elsewhere.text)")
+            let second = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+            try await withCleanup { () async throws -> Void in
+                let elsewhere = try await second.run(["status", "item", "--unlock-window", "60"])
+                #expect(elsewhere.status == 0 && elsewhere.text.contains("unlock window: none\r\n"), "\(elsewhere.text)")
+            } cleanup: {
+                await second.close()
+            }
+        } cleanup: {
+            await terminal.close()
+        }
     }
 
     /// A socket path longer than a Unix socket address holds: said once on stderr, and the command prompts
     /// as without windows (every time).
-    @Test(.needs(UnlockWindowCLITests.terminalUser)) func aSocketPathTooLongIsSaidOnceAndPromptsAsBefore() throws {
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func aSocketPathTooLongIsSaidOnceAndPromptsAsBefore() async throws {
         let deep = runtime.appendingPathComponent(String(repeating: "d", count: 100))
         try FileManager.default.createDirectory(at: deep, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let (user, password) = try testUser()
-        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: deep)
-        defer { terminal.close() }
-        try storeProtected(terminal, user: user)
-        for _ in 0..<2 {
-            let read = terminal.run(["show", "item", "--field", "token", "--unlock-window", "60"])
-            #expect(read.prompted && read.status == 0 && read.text.contains("inside-the-window"), "\(read.text)")
-            #expect(read.text.components(separatedBy: "unlock window unavailable: the agent socket path").count == 2, "\(read.text)")
-            #expect(read.text.contains("set a shorter XDG_RUNTIME_DIR"), "\(read.text)")
+        let (user, password) = try await testUser()
+        let terminal = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: deep)
+        try await withCleanup { () async throws -> Void in
+            try await storeProtected(terminal, user: user)
+            for _ in 0..<2 {
+                let read = try await terminal.run(["show", "item", "--field", "token", "--unlock-window", "60"])
+                #expect(read.prompted && read.status == 0 && read.text.contains("inside-the-window"), "\(read.text)")
+                #expect(read.text.components(separatedBy: "unlock window unavailable: the agent socket path").count == 2, "\(read.text)")
+                #expect(read.text.contains("set a shorter XDG_RUNTIME_DIR"), "\(read.text)")
+            }
+            let status = try await terminal.run(["status", "item", "--unlock-window", "60"])
+            #expect(status.text.contains("unlock window: unavailable: the agent socket path"), "\(status.text)")
+            #expect(!FileManager.default.fileExists(atPath: deep.path + "/biometrics-vault"), "nothing was created for an agent")
+        } cleanup: {
+            await terminal.close()
         }
-        let status = terminal.run(["status", "item", "--unlock-window", "60"])
-        #expect(status.text.contains("unlock window: unavailable: the agent socket path"), "\(status.text)")
-        #expect(!FileManager.default.fileExists(atPath: deep.path + "/biometrics-vault"), "nothing was created for an agent")
     }
 
     /// `unlock-window = 1m` in the config file turns windows on without the option or the variable; the
     /// variable overrides it (`off`), and the option overrides both.
-    @Test(.needs(UnlockWindowCLITests.terminalUser)) func theConfigFileTurnsTheWindowOn() throws {
-        let (user, password) = try testUser()
-        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
-        defer { terminal.close() }
-        try storeProtected(terminal, user: user)
-        // After the store, whose authentication would otherwise open the window already.
-        let directory = sandbox.root.appendingPathComponent("config/biometrics-vault")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try Data("# unlock windows\nunlock-window = 1m\n".utf8).write(to: directory.appendingPathComponent("config"))
-        let opened = terminal.run(["show", "item"])
-        let inside = terminal.run(["show", "item"])
-        #expect(opened.prompted && !inside.prompted && inside.status == 0, "\(opened.text) \(inside.text)")
-        let byVariable = terminal.run(["show", "item"], prefix: ["env", "BIOMETRICS_VAULT_UNLOCK_WINDOW=off"])
-        #expect(byVariable.prompted, "the variable's off comes before the file: \(byVariable.text)")
-        let byOption = terminal.run(["show", "item", "--unlock-window", "60"], prefix: ["env", "BIOMETRICS_VAULT_UNLOCK_WINDOW=off"])
-        #expect(!byOption.prompted && byOption.status == 0, "the option comes before the variable: \(byOption.text)")
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func theConfigFileTurnsTheWindowOn() async throws {
+        let (user, password) = try await testUser()
+        let terminal = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        try await withCleanup { () async throws -> Void in
+            try await storeProtected(terminal, user: user)
+            // After the store, whose authentication would otherwise open the window already.
+            let directory = sandbox.root.appendingPathComponent("config/biometrics-vault")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Data("# unlock windows\nunlock-window = 1m\n".utf8).write(to: directory.appendingPathComponent("config"))
+            let opened = try await terminal.run(["show", "item"])
+            let inside = try await terminal.run(["show", "item"])
+            #expect(opened.prompted && !inside.prompted && inside.status == 0, "\(opened.text) \(inside.text)")
+            let byVariable = try await terminal.run(["show", "item"], prefix: ["env", "BIOMETRICS_VAULT_UNLOCK_WINDOW=off"])
+            #expect(byVariable.prompted, "the variable's off comes before the file: \(byVariable.text)")
+            let byOption = try await terminal.run(["show", "item", "--unlock-window", "60"], prefix: ["env", "BIOMETRICS_VAULT_UNLOCK_WINDOW=off"])
+            #expect(!byOption.prompted && byOption.status == 0, "the option comes before the variable: \(byOption.text)")
+        } cleanup: {
+            await terminal.close()
+        }
     }
 
     // MARK: the agent's protocol (an agent of the calling user; no terminal needed)
 
     /// Starts `biometrics-vault agent` as the calling user (with `--log-file` when `logToFile`, as a
     /// command starts it; its stderr `stderr`, else /dev/null); waits until it listens.
-    func startAgent(idleExit: Int = 30, logToFile: Bool = false, stderr: FileHandle? = nil) throws -> Process {
-        let process = Process()
-        process.executableURL = CLISandbox.binary
-        process.arguments = ["agent", "--idle-exit", "\(idleExit)"] + (logToFile ? ["--log-file"] : [])
+    func startAgent(idleExit: Int = 30, logToFile: Bool = false, stderr: Int32? = nil) async throws -> ChildProcess {
         var environment = sandbox.environment
         environment["XDG_RUNTIME_DIR"] = runtime.path
-        process.environment = environment
-        process.standardError = stderr ?? FileHandle.nullDevice
-        try process.run()
-        for _ in 0..<200 {
+        let process = try await ChildProcess.start(
+            CLISandbox.binary.path, ["agent", "--idle-exit", "\(idleExit)"] + (logToFile ? ["--log-file"] : []),
+            environment: environment, replacing: true, stderr: stderr.map { .descriptor($0) } ?? .null)
+        // Bounded generously: an ASan build starting on a loaded machine.
+        for _ in 0..<1000 {
             if let descriptor = connectRaw() {
                 close(descriptor)
                 return process
             }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         Issue.record("the agent never listened")
         return process
@@ -484,9 +514,9 @@ import Testing
 
     /// An oversized request, a malformed one and a client that never writes do not stop the agent
     /// answering others; 50 clients at once are all answered.
-    @Test func badClientsDoNotStopTheAgent() throws {
-        let agent = try startAgent()
-        defer { agent.terminate(); agent.waitUntilExit() }
+    @Test func badClientsDoNotStopTheAgent() async throws {
+        let agent = try await startAgent()
+        defer { agent.terminate() }
         let silent = try #require(connectRaw())
         defer { close(silent) }
 
@@ -514,8 +544,9 @@ import Testing
     }
 
     /// Without a controlling terminal nothing opens, and an idle agent exits by itself.
-    @Test func noTerminalNoWindowAndIdleExit() throws {
-        let agent = try startAgent(idleExit: 1)
+    @Test func noTerminalNoWindowAndIdleExit() async throws {
+        // Idle for 3 s, not 1: the test's next request must reach it first, however loaded the machine.
+        let agent = try await startAgent(idleExit: 3)
         let opened = try client.send(.open(service: "s", policy: "devicePasscode", seconds: 60, enrollment: nil), startingAgent: false)
         // `swift test` may itself run on a terminal: then the window opens for that terminal.
         let tty = open("/dev/tty", O_RDWR)
@@ -526,27 +557,26 @@ import Testing
         } else {
             _ = try client.send(.lock, startingAgent: false)
         }
-        for _ in 0..<100 where agent.isRunning { usleep(50_000) }
+        for _ in 0..<200 where agent.isRunning { try await Task.sleep(for: .milliseconds(50)) }
         #expect(!agent.isRunning, "the idle agent did not exit")
         #expect(!FileManager.default.fileExists(atPath: paths.socket))
     }
 
     /// SIGTERM ends the agent (its windows with it); the socket it leaves is replaced by the next agent.
-    @Test func sigtermEndsTheAgentAndTheNextOneStarts() throws {
-        let first = try startAgent()
+    @Test func sigtermEndsTheAgentAndTheNextOneStarts() async throws {
+        let first = try await startAgent()
         first.terminate()
-        first.waitUntilExit()
-        #expect(first.terminationReason == .uncaughtSignal && first.terminationStatus == SIGTERM)
+        #expect(try await first.exit() == ChildProcess.Exit(code: SIGTERM, signalled: true))
         #expect(!client.isListening)
-        let second = try startAgent()
-        defer { second.terminate(); second.waitUntilExit() }
+        let second = try await startAgent()
+        defer { second.terminate() }
         #expect(try client.send(.status, startingAgent: false) == .status(scope: nil, windows: []))
     }
 
     /// The agent's directory must be the user's alone.
-    @Test func aDirectoryOthersCanEnterIsRefused() throws {
+    @Test func aDirectoryOthersCanEnterIsRefused() async throws {
         try FileManager.default.createDirectory(atPath: paths.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        let result = try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/env"), ["XDG_RUNTIME_DIR=\(runtime.path)", CLISandbox.binary.path, "agent"])
+        let result = try await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/env"), ["XDG_RUNTIME_DIR=\(runtime.path)", CLISandbox.binary.path, "agent"])
         #expect(result.status == 6, "\(result.stderr)")
         #expect(result.stderr.contains("wants 0700"), "\(result.stderr)")
         let client = client
@@ -555,26 +585,26 @@ import Testing
 
     /// `status` and `doctor` ask a running agent only: with no agent they say so and start none; without a
     /// window length they say off; without XDG_RUNTIME_DIR, unavailable.
-    @Test func statusAndDoctorNeverStartTheAgent() throws {
+    @Test func statusAndDoctorNeverStartTheAgent() async throws {
         var sandbox = sandbox
         sandbox.environment["XDG_RUNTIME_DIR"] = runtime.path
-        _ = try sandbox.run(["store", "item", "--store", "file", "--authenticator", "none"], stdin: #"{"token":"t"}"#)
-        let off = try sandbox.run(["status", "item", "--store", "file", "--authenticator", "none", "--json"])
+        _ = try await sandbox.run(["store", "item", "--store", "file", "--authenticator", "none"], stdin: #"{"token":"t"}"#)
+        let off = try await sandbox.run(["status", "item", "--store", "file", "--authenticator", "none", "--json"])
         #expect(window(off.stdout)?["state"] as? String == "off", "\(off.stdout)")
-        let status = try sandbox.run(["status", "item", "--store", "file", "--authenticator", "none", "--unlock-window", "60"])
+        let status = try await sandbox.run(["status", "item", "--store", "file", "--authenticator", "none", "--unlock-window", "60"])
         #expect(status.status == 0 && status.stdout.hasSuffix("unlock window: none (no agent runs)\n"), "\(status.stdout)")
-        let json = try sandbox.run(["status", "item", "--store", "file", "--authenticator", "none", "--unlock-window", "60", "--json"])
+        let json = try await sandbox.run(["status", "item", "--store", "file", "--authenticator", "none", "--unlock-window", "60", "--json"])
         #expect(window(json.stdout)?["state"] as? String == "noAgent", "\(json.stdout)")
         #expect((window(json.stdout)?["windows"] as? [Any])?.isEmpty == true, "\(json.stdout)")
-        let doctor = try sandbox.run(["doctor", "--unlock-window", "60"])
+        let doctor = try await sandbox.run(["doctor", "--unlock-window", "60"])
         #expect(doctor.status == 0 && doctor.stdout.hasSuffix("unlock window: none (no agent runs)\n"), "\(doctor.stdout)")
-        let doctorJSON = try sandbox.run(["doctor", "--unlock-window", "60", "--json"])
+        let doctorJSON = try await sandbox.run(["doctor", "--unlock-window", "60", "--json"])
         #expect(window(doctorJSON.stdout)?["state"] as? String == "noAgent", "\(doctorJSON.stdout)")
         #expect(!FileManager.default.fileExists(atPath: paths.socket), "status or doctor started an agent")
         #expect(!FileManager.default.fileExists(atPath: paths.log), "status or doctor started an agent")
 
         sandbox.environment["XDG_RUNTIME_DIR"] = nil
-        let nowhere = try sandbox.run(["status", "item", "--store", "file", "--authenticator", "none", "--unlock-window", "60", "--json"])
+        let nowhere = try await sandbox.run(["status", "item", "--store", "file", "--authenticator", "none", "--unlock-window", "60", "--json"])
         #expect(window(nowhere.stdout)?["state"] as? String == "unavailable", "\(nowhere.stdout)")
         #expect(window(nowhere.stdout)?["reason"] as? String == "XDG_RUNTIME_DIR is not set (or not absolute)", "\(nowhere.stdout)")
     }
@@ -586,13 +616,13 @@ import Testing
 
     /// A client that makes the agent log in a loop cannot grow its log past the bound: once a line takes
     /// it over, the log starts anew.
-    @Test func theAgentLogIsBounded() throws {
+    @Test func theAgentLogIsBounded() async throws {
         try FileManager.default.createDirectory(atPath: paths.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // Almost full already (an earlier agent's lines, as `2>>` keeps them).
         let filler = String(repeating: "x", count: 99) + "\n"
         try Data(String(repeating: filler, count: AgentPaths.maximumLogSize / 100 - 1).utf8).write(to: URL(fileURLWithPath: paths.log))
-        let agent = try startAgent(logToFile: true)
-        defer { agent.terminate(); agent.waitUntilExit() }
+        let agent = try await startAgent(logToFile: true)
+        defer { agent.terminate() }
         var largest = 0
         for _ in 0..<20 {
             let descriptor = try #require(connectRaw())
@@ -642,14 +672,14 @@ import Testing
     }
 
     /// An invalid line is reported once on stderr and ignored; the command works.
-    @Test func anInvalidConfigLineIsReportedOnce() throws {
+    @Test func anInvalidConfigLineIsReportedOnce() async throws {
         let directory = sandbox.root.appendingPathComponent("config/biometrics-vault")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("config")
         try Data("unlock-window = forever\n".utf8).write(to: config)
         var sandbox = sandbox
         sandbox.environment["XDG_RUNTIME_DIR"] = runtime.path
-        let result = try sandbox.run(["status", "item", "--store", "file", "--authenticator", "none"])
+        let result = try await sandbox.run(["status", "item", "--store", "file", "--authenticator", "none"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "biometrics-vault: \(config.path):1: ignoring invalid unlock window 'forever': a number of seconds, or with s, m or h (e.g. 90, 15m, 1h), at most 24h; 0 or off turns it off\n")
         #expect(result.stdout.contains("unlock window: off"), "\(result.stdout)")
@@ -663,13 +693,13 @@ import Testing
     }
 
     @Test("invalid durations", arguments: ["", "-5", "25h", "1d", "1.5m", "m", "99999999999999999999"])
-    func invalidDurations(text: String) throws {
+    func invalidDurations(text: String) async throws {
         guard case .failure(let error) = UnlockWindowDuration.seconds(text) else {
             Issue.record("'\(text)' was accepted")
             return
         }
         #expect(error.text == text)
-        let result = try sandbox.run(["show", "x", "--unlock-window", text, "--store", "file"])
+        let result = try await sandbox.run(["show", "x", "--unlock-window", text, "--store", "file"])
         #expect(result.status == 64, "\(result.stderr)")
     }
 }

@@ -10,9 +10,9 @@ extension UnlockWindowCLITests {
     /// calling user: it closes the asking scope's window for that service and policy only, and a process
     /// without a terminal has no window to close. (The whole path on the real reader:
     /// FingerprintCLITests.anEnrollmentChangeClosesTheWindow.)
-    @Test func closeEndsOnlyThisScopesWindowForThatServiceAndPolicy() throws {
-        let agent = try startAgent()
-        defer { agent.terminate(); agent.waitUntilExit() }
+    @Test func closeEndsOnlyThisScopesWindowForThatServiceAndPolicy() async throws {
+        let agent = try await startAgent()
+        defer { agent.terminate() }
         let request = AgentRequest.close(service: "s", policy: "biometryCurrentSet")
         #expect(try AgentFrame.decode(AgentRequest.self, body: try AgentFrame.encode(request).dropFirst(4)) == request)
 

@@ -16,19 +16,21 @@ extension UnlockWindowCLITests {
     static let python = DaemonNeed.executables(["/usr/bin/python3"], remedy: "apt-get install python3")
     /// A user and pid namespace where the test may set `ns_last_pid`.
     static let pidNamespace = DaemonNeed(
-        "unprivileged user and pid namespaces (unshare -Urpf)", remedy: "sysctl kernel.unprivileged_userns_clone=1",
-        problem: Shell.status("/usr/bin/unshare", ["-Urpf", "--mount-proc", "/bin/sh", "-c", "echo 100 > /proc/sys/kernel/ns_last_pid"]) == 0
-            ? nil : "unshare -Urpf cannot set ns_last_pid")
+        "unprivileged user and pid namespaces (unshare -Urpf)", remedy: "sysctl kernel.unprivileged_userns_clone=1"
+    ) {
+        await Shell.status("/usr/bin/unshare", ["-Urpf", "--mount-proc", "/bin/sh", "-c", "echo 100 > /proc/sys/kernel/ns_last_pid"]) == 0
+            ? nil : "unshare -Urpf cannot set ns_last_pid"
+    }
 
     /// Runs the driver's `scenario` (in a fresh pid namespace when `namespaced`) with this test's agent
     /// directory and the built CLI; the JSON object it prints last.
-    func hostile(_ scenario: String, _ arguments: [String] = [], namespaced: Bool = false) throws -> [String: Any] {
+    func hostile(_ scenario: String, _ arguments: [String] = [], namespaced: Bool = false) async throws -> [String: Any] {
         var environment = sandbox.environment
         environment["XDG_RUNTIME_DIR"] = runtime.path
         let command = ["/usr/bin/python3", "-c", HostileDriver.script, CLISandbox.binary.path, runtime.path, scenario] + arguments
         let output = namespaced
-            ? try Shell.run("/usr/bin/unshare", ["-Urpf", "--mount-proc"] + command, environment: environment)
-            : try Shell.run(command[0], Array(command.dropFirst()), environment: environment)
+            ? try await Shell.run("/usr/bin/unshare", ["-Urpf", "--mount-proc"] + command, environment: environment)
+            : try await Shell.run(command[0], Array(command.dropFirst()), environment: environment)
         let last = output.stdout.split(separator: "\n").last.map(String.init) ?? ""
         let object = try #require(last.jsonObject, "driver: \(output.status) \(output.stdout) \(output.stderr)")
         return object
@@ -39,8 +41,8 @@ extension UnlockWindowCLITests {
     /// holds the connection once the agent resumes, carries no key: the agent pinned its peer when
     /// the connection was made. The real terminal's own request still gets the key, and the agent logs it.
     @Test(.needs(UnlockWindowCLITests.python, UnlockWindowCLITests.pidNamespace))
-    func aPidGivenToAProcessOnTheTerminalGetsNoKey() throws {
-        let result = try hostile("reusedPid", namespaced: true)
+    func aPidGivenToAProcessOnTheTerminalGetsNoKey() async throws {
+        let result = try await hostile("reusedPid", namespaced: true)
         #expect(result["kept"] as? String == "keptStoreKey", "\(result)")
         try #require(result["reused"] as? Bool == true, "the race was not set up: \(result)")
         #expect(result["leaked"] as? Bool == false, "the stopped agent handed the terminal's key to another process: \(result)")
@@ -55,8 +57,8 @@ extension UnlockWindowCLITests {
     /// a session of that number and takes the same pty: it gets no key and sees no window. The key ends
     /// with the first session.
     @Test(.needs(UnlockWindowCLITests.python, UnlockWindowCLITests.pidNamespace))
-    func aSessionRecreatedOnTheSameTerminalGetsNoKey() throws {
-        let result = try hostile("recreatedSession", namespaced: true)
+    func aSessionRecreatedOnTheSameTerminalGetsNoKey() async throws {
+        let result = try await hostile("recreatedSession", namespaced: true)
         #expect(result["kept"] as? String == "keptStoreKey", "\(result)")
         try #require(result["sameSession"] as? Bool == true, "the session was not re-created with its number: \(result)")
         #expect(result["sameTerminal"] as? Bool == true, "\(result)")
@@ -67,8 +69,8 @@ extension UnlockWindowCLITests {
     }
 
     /// A terminal that opens windows in a loop gets a bounded number, and its `status` is still answered.
-    @Test(.needs(UnlockWindowCLITests.python)) func windowsPerTerminalAreBoundedAndStatusIsAnswered() throws {
-        let result = try hostile("manyWindows")
+    @Test(.needs(UnlockWindowCLITests.python)) func windowsPerTerminalAreBoundedAndStatusIsAnswered() async throws {
+        let result = try await hostile("manyWindows")
         let opened = result["opened"] as? Int ?? -1
         #expect(opened > 0 && opened <= 32, "\(result)")
         #expect(result["refused"] as? Int == 100 - opened, "\(result)")
@@ -79,17 +81,17 @@ extension UnlockWindowCLITests {
 
     /// On a passphrase store with no item yet, a key planted in the agent by a process on the terminal
     /// is not used: `store` asks for the passphrase, and the item is then readable with it.
-    @Test(.needs(UnlockWindowCLITests.python)) func aPlantedStoreKeyIsNotUsedOnAStoreWithoutItems() throws {
+    @Test(.needs(UnlockWindowCLITests.python)) func aPlantedStoreKeyIsNotUsedOnAStoreWithoutItems() async throws {
         var sandbox = sandbox
         sandbox.environment["XDG_RUNTIME_DIR"] = runtime.path
-        let wrapped = try sandbox.run(["key", "passphrase", "--passphrase-stdin"], stdin: "correct horse\n")
+        let wrapped = try await sandbox.run(["key", "passphrase", "--passphrase-stdin"], stdin: "correct horse\n")
         try #require(wrapped.status == 0, "\(wrapped.stderr)")
         let credentials = try sandbox.file("creds.json", #"{"token":"the-real-one"}"#)
-        let result = try hostile("plantedKey", [sandbox.storeDirectory.standardizedFileURL.path, "correct horse", credentials])
+        let result = try await hostile("plantedKey", [sandbox.storeDirectory.standardizedFileURL.path, "correct horse", credentials])
         #expect(result["planted"] as? String == "keptStoreKey", "\(result)")
         #expect(result["prompts"] as? Int == 1, "the planted key was used: \(result)")
         #expect(result["status"] as? Int == 0, "\(result)")
-        let shown = try sandbox.run(
+        let shown = try await sandbox.run(
             ["show", "newitem", "--field", "token", "--passphrase-stdin", "--store", "file", "--authenticator", "none"], stdin: "correct horse\n")
         #expect(shown.status == 0 && shown.stdout == "the-real-one\n", "\(shown.status) \(shown.stderr)")
     }
@@ -98,34 +100,35 @@ extension UnlockWindowCLITests {
     /// window: a command without a controlling terminal (`setsid`) does not ask it, and is asked to
     /// authenticate as without windows (here: no terminal for PAM, so it fails).
     @Test(.needs(UnlockWindowCLITests.terminalUser, UnlockWindowCLITests.python))
-    func aListenerAnsweringWindowGivesNoWindowWithoutATerminal() throws {
-        let (user, password) = try testUser()
-        let terminal = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
-        defer { terminal.close() }
-        try storeProtected(terminal, user: user)
-        let fake = Process()
-        fake.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-        fake.arguments = ["-u", user, "--", "/usr/bin/python3", "-c", HostileDriver.fakeAgent, runtime.path]
-        fake.standardOutput = FileHandle.nullDevice
-        fake.standardError = FileHandle.nullDevice
-        try fake.run()
-        defer { fake.terminate(); fake.waitUntilExit() }
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: runtime.path + "/fake-ready") { usleep(20_000) }
-        try #require(FileManager.default.fileExists(atPath: runtime.path + "/fake-ready"), "the fake agent never listened")
-        let detached = terminal.run(["show", "item", "--field", "token", "--unlock-window", "60"], prefix: ["setsid", "-w"])
-        #expect(detached.status != 0 && !detached.text.contains("inside-the-window"), "\(detached.text)")
+    func aListenerAnsweringWindowGivesNoWindowWithoutATerminal() async throws {
+        let (user, password) = try await testUser()
+        let terminal = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        try await withCleanup { () async throws -> Void in
+            try await storeProtected(terminal, user: user)
+            let fake = try await ChildProcess.start(
+                "/usr/sbin/runuser", ["-u", user, "--", "/usr/bin/python3", "-c", HostileDriver.fakeAgent, runtime.path])
+            defer { fake.terminate() }
+            for _ in 0..<200 where !FileManager.default.fileExists(atPath: runtime.path + "/fake-ready") {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try #require(FileManager.default.fileExists(atPath: runtime.path + "/fake-ready"), "the fake agent never listened")
+            let detached = try await terminal.run(["show", "item", "--field", "token", "--unlock-window", "60"], prefix: ["setsid", "-w"])
+            #expect(detached.status != 0 && !detached.text.contains("inside-the-window"), "\(detached.text)")
+        } cleanup: {
+            await terminal.close()
+        }
     }
 
     /// The agent never truncates a stderr it was given, however long: `agent 2>>~/session.log`.
-    @Test func theAgentNeverTruncatesTheStderrItWasGiven() throws {
+    @Test func theAgentNeverTruncatesTheStderrItWasGiven() async throws {
         let session = runtime.appendingPathComponent("session.log")
         let filler = String(repeating: "s", count: 99) + "\n"
         try Data(String(repeating: filler, count: AgentPaths.maximumLogSize / 100 + 10).utf8).write(to: session)
         let before = try #require(FileManager.default.attributesOfItem(atPath: session.path)[.size] as? Int)
         let log = open(session.path, O_WRONLY | O_APPEND | O_CLOEXEC)
         try #require(log >= 0)
-        let agent = try startAgent(stderr: FileHandle(fileDescriptor: log, closeOnDealloc: true))
-        defer { agent.terminate(); agent.waitUntilExit() }
+        let agent = try await startAgent(stderr: log)
+        defer { agent.terminate() }
         for _ in 0..<5 {
             let descriptor = try #require(connectRaw())
             _ = exchangeRaw(descriptor, [0, 0, 0, 5] + Array("{nope".utf8))
@@ -138,7 +141,7 @@ extension UnlockWindowCLITests {
 
     /// `agent.log` planted as a symlink to another file: an agent started on demand neither follows it
     /// nor empties the file it points to.
-    @Test func anAgentLogSymlinkIsNotFollowed() throws {
+    @Test func anAgentLogSymlinkIsNotFollowed() async throws {
         try FileManager.default.createDirectory(atPath: paths.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let target = runtime.appendingPathComponent("precious.txt")
         let filler = String(repeating: "p", count: 99) + "\n"
@@ -147,11 +150,11 @@ extension UnlockWindowCLITests {
         try FileManager.default.createSymbolicLink(atPath: paths.log, withDestinationPath: target.path)
         var sandbox = sandbox
         sandbox.environment["XDG_RUNTIME_DIR"] = runtime.path
-        let wrapped = try sandbox.run(["key", "passphrase", "--passphrase-stdin"], stdin: "correct horse\n")
+        let wrapped = try await sandbox.run(["key", "passphrase", "--passphrase-stdin"], stdin: "correct horse\n")
         try #require(wrapped.status == 0, "\(wrapped.stderr)")
         // Keeping the store's key starts the agent on demand (it refuses the key: no terminal here).
         let credentials = try sandbox.file("creds.json", #"{"token":"t"}"#)
-        let stored = try sandbox.run(
+        let stored = try await sandbox.run(
             ["store", "item", "--from-file", credentials, "--passphrase-stdin", "--unlock-window", "60", "--store", "file", "--authenticator", "none"],
             stdin: "correct horse\n")
         #expect(stored.status == 0, "\(stored.stderr)")

@@ -20,7 +20,7 @@ extension UnlockWindowCLITests {
     /// exit status and what the terminal showed.
     func runAnswering(
         _ terminal: UserTerminal, _ words: [String], prompt: String, secret: String, prefix: [String], window: String? = "60"
-    ) -> (prompts: Int, status: Int32?, text: String) {
+    ) async -> (prompts: Int, status: Int32?, text: String) {
         let session = terminal.session
         let start = session.text.count
         let id = UUID().uuidString.prefix(8)
@@ -38,7 +38,7 @@ extension UnlockWindowCLITests {
                 answered = asked
                 session.type(secret + "\n")
             }
-            usleep(50_000)
+            try? await Task.sleep(for: .microseconds(50_000))
         }
         return (answered, nil, String(session.text.dropFirst(start)))
     }
@@ -94,110 +94,122 @@ extension UnlockWindowCLITests {
 
     /// A TPM-PIN store: the PIN once for three `show`s on one terminal; another terminal is asked; `lock`
     /// drops the key (asked again); `kill -9` of the agent: asked again, nothing stored changed.
-    @Test(.needs(UnlockWindowCLITests.terminalUser, UnlockWindowCLITests.softwareTPM)) func aTPMPINIsAskedOncePerWindow() throws {
-        let (user, password) = try testUser()
-        let tpm = try UserSoftwareTPM(user: user, directory: runtime.appendingPathComponent("tpm"))
+    @Test(.needs(UnlockWindowCLITests.terminalUser, UnlockWindowCLITests.softwareTPM)) func aTPMPINIsAskedOncePerWindow() async throws {
+        let (user, password) = try await testUser()
+        let tpm = try await UserSoftwareTPM(user: user, directory: runtime.appendingPathComponent("tpm"))
         defer { tpm.stop() }
         let env = ["env", "BIOMETRICS_VAULT_TPM_TCTI=\(tpm.tcti)"]
-        let first = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
-        defer { first.close() }
-        let sealed = first.run(["key", "seal", "--tpm", "--pin-stdin"], prefix: env, storeOptions: false, input: "2468\n")
-        #expect(sealed.status == 0, "\(sealed.text)")
-        let credentials = try sandbox.file("creds.json", #"{"token":"sealed-by-the-tpm"}"#)
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
-        let stored = first.run(["store", "item", "--from-file", credentials, "--pin-stdin"], prefix: env, input: "2468\n")
-        #expect(stored.status == 0, "\(stored.text)")
+        let first = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        try await withCleanup { () async throws -> Void in
+            let sealed = try await first.run(["key", "seal", "--tpm", "--pin-stdin"], prefix: env, storeOptions: false, input: "2468\n")
+            #expect(sealed.status == 0, "\(sealed.text)")
+            let credentials = try sandbox.file("creds.json", #"{"token":"sealed-by-the-tpm"}"#)
+            _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
+            let stored = try await first.run(["store", "item", "--from-file", credentials, "--pin-stdin"], prefix: env, input: "2468\n")
+            #expect(stored.status == 0, "\(stored.text)")
 
-        let reads = (0..<3).map { _ in runAnswering(first, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env) }
-        for read in reads { #expect(read.status == 0 && read.text.contains("sealed-by-the-tpm"), "\(read.text)") }
-        #expect(reads.map(\.prompts) == [1, 0, 0], "\(reads.map(\.text))")
-        let agent = try agentPID()
-        expectKeyHeldSafely(agent: agent)
+            let reads = await (0..<3).asyncMap { _ in await runAnswering(first, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env) }
+            for read in reads { #expect(read.status == 0 && read.text.contains("sealed-by-the-tpm"), "\(read.text)") }
+            #expect(reads.map(\.prompts) == [1, 0, 0], "\(reads.map(\.text))")
+            let agent = try agentPID()
+            expectKeyHeldSafely(agent: agent)
 
-        let second = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
-        defer { second.close() }
-        let elsewhere = runAnswering(second, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env)
-        #expect(elsewhere.prompts == 1 && elsewhere.status == 0, "\(elsewhere.text)")
+            let second = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+            try await withCleanup { () async throws -> Void in
+                let elsewhere = await runAnswering(second, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env)
+                #expect(elsewhere.prompts == 1 && elsewhere.status == 0, "\(elsewhere.text)")
 
-        let locked = first.run(["lock"], storeOptions: false)
-        #expect(locked.status == 0 && locked.text.contains("closed 2 unlock window(s)"), "\(locked.text)")
-        #expect(lockedKilobytes(agent) == 0, "the keys' locked pages were not released: \(procStatus(agent, "VmLck") ?? "?")")
-        let afterLock = runAnswering(first, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env)
-        #expect(afterLock.prompts == 1 && afterLock.status == 0, "\(afterLock.text)")
+                let locked = try await first.run(["lock"], storeOptions: false)
+                #expect(locked.status == 0 && locked.text.contains("closed 2 unlock window(s)"), "\(locked.text)")
+                #expect(lockedKilobytes(agent) == 0, "the keys' locked pages were not released: \(procStatus(agent, "VmLck") ?? "?")")
+                let afterLock = await runAnswering(first, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env)
+                #expect(afterLock.prompts == 1 && afterLock.status == 0, "\(afterLock.text)")
 
-        let before = storeSnapshot()
-        try #require(kill(agent, SIGKILL) == 0)
-        for _ in 0..<100 where kill(agent, 0) == 0 { usleep(20_000) }
-        let afterKill = runAnswering(first, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env)
-        #expect(afterKill.prompts == 1 && afterKill.status == 0 && afterKill.text.contains("sealed-by-the-tpm"), "\(afterKill.text)")
-        #expect(storeSnapshot() == before, "the store changed")
+                let before = storeSnapshot()
+                try #require(kill(agent, SIGKILL) == 0)
+                for _ in 0..<100 where kill(agent, 0) == 0 { try await Task.sleep(for: .microseconds(20_000)) }
+                let afterKill = await runAnswering(first, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env)
+                #expect(afterKill.prompts == 1 && afterKill.status == 0 && afterKill.text.contains("sealed-by-the-tpm"), "\(afterKill.text)")
+                #expect(storeSnapshot() == before, "the store changed")
 
-        // The new agent keeps the key again (afterKill). A new PIN set where the agent cannot be told (no
-        // runtime directory) rewrites the key file: the kept key no longer matches it, is dropped, and
-        // the new PIN is asked.
-        let unseen = first.run(
-            ["key", "seal", "--tpm", "--pin-stdin"], prefix: env + ["XDG_RUNTIME_DIR=\(runtime.path)/elsewhere"], storeOptions: false,
-            input: "2468\n1357\n")
-        #expect(unseen.status == 0, "\(unseen.text)")
-        let afterChange = runAnswering(first, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "1357", prefix: env)
-        #expect(afterChange.prompts == 1 && afterChange.status == 0 && afterChange.text.contains("sealed-by-the-tpm"), "\(afterChange.text)")
-        #expect(agentLog.contains("its key file changed"), "\(agentLog)")
-        // A `key` verb that reaches the agent has it drop the store's keys at once.
-        let told = first.run(["key", "seal", "--tpm", "--pin-stdin"], prefix: env, storeOptions: false, input: "1357\n2468\n")
-        #expect(told.status == 0, "\(told.text)")
-        #expect(agentLog.contains("dropped 1 key(s) of the store"), "\(agentLog)")
-        let afterTold = runAnswering(first, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env)
-        #expect(afterTold.prompts == 1 && afterTold.status == 0, "\(afterTold.text)")
+                // The new agent keeps the key again (afterKill). A new PIN set where the agent cannot be told (no
+                // runtime directory) rewrites the key file: the kept key no longer matches it, is dropped, and
+                // the new PIN is asked.
+                let unseen = try await first.run(
+                    ["key", "seal", "--tpm", "--pin-stdin"], prefix: env + ["XDG_RUNTIME_DIR=\(runtime.path)/elsewhere"], storeOptions: false,
+                    input: "2468\n1357\n")
+                #expect(unseen.status == 0, "\(unseen.text)")
+                let afterChange = await runAnswering(first, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "1357", prefix: env)
+                #expect(afterChange.prompts == 1 && afterChange.status == 0 && afterChange.text.contains("sealed-by-the-tpm"), "\(afterChange.text)")
+                #expect(agentLog.contains("its key file changed"), "\(agentLog)")
+                // A `key` verb that reaches the agent has it drop the store's keys at once.
+                let told = try await first.run(["key", "seal", "--tpm", "--pin-stdin"], prefix: env, storeOptions: false, input: "1357\n2468\n")
+                #expect(told.status == 0, "\(told.text)")
+                #expect(agentLog.contains("dropped 1 key(s) of the store"), "\(agentLog)")
+                let afterTold = await runAnswering(first, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env)
+                #expect(afterTold.prompts == 1 && afterTold.status == 0, "\(afterTold.text)")
 
-        // A short window: the key is kept for its length only.
-        let short = (0..<2).map { _ in
-            runAnswering(second, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env, window: "2s")
+                // A short window: the key is kept for its length only.
+                let short = await (0..<2).asyncMap { _ in
+                    await runAnswering(second, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env, window: "2s")
+                }
+                #expect(short.map(\.prompts) == [1, 0], "\(short.map(\.text))")
+                try await Task.sleep(for: .seconds(3))
+                let expired = await runAnswering(second, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env, window: "2s")
+                #expect(expired.prompts == 1 && expired.status == 0, "\(expired.text)")
+                #expect(!agentLog.contains("2468") && !agentLog.contains("1357"))
+            } cleanup: {
+                await second.close()
+            }
+        } cleanup: {
+            await first.close()
         }
-        #expect(short.map(\.prompts) == [1, 0], "\(short.map(\.text))")
-        sleep(3)
-        let expired = runAnswering(second, ["show", "item", "--field", "token"], prompt: Self.pinPrompt, secret: "2468", prefix: env, window: "2s")
-        #expect(expired.prompts == 1 && expired.status == 0, "\(expired.text)")
-        #expect(!agentLog.contains("2468") && !agentLog.contains("1357"))
     }
 
     /// A passphrase store: asked once for three `show`s; another terminal is asked; `lock` drops the key.
     /// (Each passphrase costs a scrypt, slow in a debug build: the key-file change is tested with the TPM.)
-    @Test(.needs(UnlockWindowCLITests.terminalUser)) func aPassphraseIsAskedOncePerWindow() throws {
-        let (user, password) = try testUser()
-        let first = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
-        defer { first.close() }
-        let wrapped = first.run(["key", "passphrase", "--passphrase-stdin"], storeOptions: false, input: "correct horse\n")
-        #expect(wrapped.status == 0, "\(wrapped.text)")
-        let credentials = try sandbox.file("creds.json", #"{"token":"behind-a-passphrase"}"#)
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
-        let stored = first.run(["store", "item", "--from-file", credentials, "--passphrase-stdin"], input: "correct horse\n")
-        #expect(stored.status == 0, "\(stored.text)")
+    @Test(.needs(UnlockWindowCLITests.terminalUser)) func aPassphraseIsAskedOncePerWindow() async throws {
+        let (user, password) = try await testUser()
+        let first = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+        try await withCleanup { () async throws -> Void in
+            let wrapped = try await first.run(["key", "passphrase", "--passphrase-stdin"], storeOptions: false, input: "correct horse\n")
+            #expect(wrapped.status == 0, "\(wrapped.text)")
+            let credentials = try sandbox.file("creds.json", #"{"token":"behind-a-passphrase"}"#)
+            _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, credentials])
+            let stored = try await first.run(["store", "item", "--from-file", credentials, "--passphrase-stdin"], input: "correct horse\n")
+            #expect(stored.status == 0, "\(stored.text)")
 
-        let show = ["show", "item", "--field", "token"]
-        let reads = (0..<3).map { _ in runAnswering(first, show, prompt: Self.passphrasePrompt, secret: "correct horse", prefix: []) }
-        for read in reads { #expect(read.status == 0 && read.text.contains("behind-a-passphrase"), "\(read.text)") }
-        #expect(reads.map(\.prompts) == [1, 0, 0], "\(reads.map(\.text))")
-        expectKeyHeldSafely(agent: try agentPID())
-        // Without a window length the key is not used: asked.
-        let off = runAnswering(first, show, prompt: Self.passphrasePrompt, secret: "correct horse", prefix: [], window: nil)
-        #expect(off.prompts == 1 && off.status == 0, "\(off.text)")
+            let show = ["show", "item", "--field", "token"]
+            let reads = await (0..<3).asyncMap { _ in await runAnswering(first, show, prompt: Self.passphrasePrompt, secret: "correct horse", prefix: []) }
+            for read in reads { #expect(read.status == 0 && read.text.contains("behind-a-passphrase"), "\(read.text)") }
+            #expect(reads.map(\.prompts) == [1, 0, 0], "\(reads.map(\.text))")
+            expectKeyHeldSafely(agent: try agentPID())
+            // Without a window length the key is not used: asked.
+            let off = await runAnswering(first, show, prompt: Self.passphrasePrompt, secret: "correct horse", prefix: [], window: nil)
+            #expect(off.prompts == 1 && off.status == 0, "\(off.text)")
 
-        let second = try UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
-        defer { second.close() }
-        let elsewhere = runAnswering(second, show, prompt: Self.passphrasePrompt, secret: "correct horse", prefix: [])
-        #expect(elsewhere.prompts == 1 && elsewhere.status == 0, "\(elsewhere.text)")
+            let second = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
+            try await withCleanup { () async throws -> Void in
+                let elsewhere = await runAnswering(second, show, prompt: Self.passphrasePrompt, secret: "correct horse", prefix: [])
+                #expect(elsewhere.prompts == 1 && elsewhere.status == 0, "\(elsewhere.text)")
 
-        let locked = first.run(["lock"], storeOptions: false)
-        #expect(locked.status == 0, "\(locked.text)")
-        let afterLock = runAnswering(first, show, prompt: Self.passphrasePrompt, secret: "correct horse", prefix: [])
-        #expect(afterLock.prompts == 1 && afterLock.status == 0, "\(afterLock.text)")
-        #expect(!agentLog.contains("correct horse"))
+                let locked = try await first.run(["lock"], storeOptions: false)
+                #expect(locked.status == 0, "\(locked.text)")
+                let afterLock = await runAnswering(first, show, prompt: Self.passphrasePrompt, secret: "correct horse", prefix: [])
+                #expect(afterLock.prompts == 1 && afterLock.status == 0, "\(afterLock.text)")
+                #expect(!agentLog.contains("correct horse"))
+            } cleanup: {
+                await second.close()
+            }
+        } cleanup: {
+            await first.close()
+        }
     }
 
     /// The protocol: a scope that kept no key gets none, and a process without a terminal keeps none.
-    @Test func aKeyRequestWithoutAWindowGetsNothing() throws {
-        let agent = try startAgent()
-        defer { agent.terminate(); agent.waitUntilExit() }
+    @Test func aKeyRequestWithoutAWindowGetsNothing() async throws {
+        let agent = try await startAgent()
+        defer { agent.terminate() }
         let keyFile = String(repeating: "ab", count: 32)
         let asked = try client.exchange(.storeKey(store: "/nowhere/biometrics-vault", keyFile: keyFile), storeKey: nil, startingAgent: false)
         #expect(asked.response == .storeKey(found: false) && asked.storeKey == nil)
@@ -241,7 +253,7 @@ extension UnlockWindowCLITests {
 /// swtpm run as the test user (so the CLI, run as that user, can reach its socket), in `directory`.
 final class UserSoftwareTPM {
     let directory: URL
-    private let process: Process
+    private let process: ChildProcess
     var tcti: String { "swtpm:path=\(socket)" }
     private var socket: String { directory.appendingPathComponent("tpm.sock").path }
 
@@ -250,47 +262,38 @@ final class UserSoftwareTPM {
         return ["/usr/bin/swtpm", "/usr/local/bin/swtpm"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    init(user: String, directory: URL) throws {
+    init(user: String, directory: URL) async throws {
         self.directory = directory
         guard let binary = Self.binary else { throw SoftwareTPMNotStarted() }
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("state"), withIntermediateDirectories: true)
-        let chown = Process()
-        chown.executableURL = URL(fileURLWithPath: "/bin/chown")
-        chown.arguments = ["-R", user, directory.path]
-        try chown.run()
-        chown.waitUntilExit()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-        process.arguments = [
+        try await Shell.run("/bin/chown", ["-R", user, directory.path])
+        let socket = directory.appendingPathComponent("tpm.sock").path
+        process = try await ChildProcess.start("/usr/sbin/runuser", [
             "-u", user, "--", binary, "socket", "--tpm2", "--tpmstate", "dir=\(directory.appendingPathComponent("state").path)",
             "--server", "type=unixio,path=\(socket)", "--ctrl", "type=unixio,path=\(socket).ctrl",
             "--flags", "not-need-init,startup-clear", "--pid", "file=\(directory.appendingPathComponent("pid").path)",
-        ]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        ])
         for _ in 0..<500 {
             if FileManager.default.fileExists(atPath: socket), FileManager.default.fileExists(atPath: socket + ".ctrl") { return }
             guard process.isRunning else { break }
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))
         }
         stop()
         throw SoftwareTPMNotStarted()
     }
 
-    /// Kills swtpm (by the pid it wrote: it ignores SIGTERM while it waits for a client) and waits for runuser.
+    /// Kills swtpm (by the pid it wrote: it ignores SIGTERM while it waits for a client), and runuser;
+    /// swift-subprocess reaps runuser.
     func stop() {
         if let text = try? String(contentsOf: directory.appendingPathComponent("pid"), encoding: .utf8),
             let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0
         {
             kill(pid, SIGKILL)
         }
-        for _ in 0..<300 where process.isRunning { usleep(10_000) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        process.terminate()
     }
 }
+
 
 struct SoftwareTPMNotStarted: Error {}
 #endif

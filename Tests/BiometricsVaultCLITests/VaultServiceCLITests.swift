@@ -11,7 +11,7 @@ import Testing
 ///
 /// Run alone by `scripts/extra-tests/40-cli-vault-service.sh` (which installs the service for that step
 /// and sets `BV_VAULT_SERVICE=1`): there is one reader.
-@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["BV_VAULT_SERVICE"] == "1", "run alone by scripts/extra-tests/40-cli-vault-service.sh"))
+@Suite(.onTestThreads, .serialized, .enabled(if: ProcessInfo.processInfo.environment["BV_VAULT_SERVICE"] == "1", "run alone by scripts/extra-tests/40-cli-vault-service.sh"))
 final class VaultServiceCLITests {
     static let finger = "service-user-finger"
     static let otherFinger = "service-other-finger"
@@ -21,13 +21,13 @@ final class VaultServiceCLITests {
     let password: String
     let other: String
 
-    init() throws {
+    init() async throws {
         sandbox = try CLISandbox()
         let environment = ProcessInfo.processInfo.environment
         user = try #require(environment["BV_TEST_USER"])
         password = try #require(environment["BV_TEST_PASSWORD"])
         other = try #require(environment["BV_TEST_OTHER_USER"])
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chmod"), ["755", sandbox.root.path])
+        _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/chmod"), ["755", sandbox.root.path])
     }
 
     deinit { sandbox.remove() }
@@ -35,9 +35,9 @@ final class VaultServiceCLITests {
     var reader: VirtualReader { VirtualReader(sandbox: sandbox) }
 
     /// `user` with exactly one finger enrolled, whose sensor id is `finger`.
-    func enrollOnly(_ user: String, finger: String) throws {
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
-        try reader.enrollFinger(user: user, finger: finger, as: "right-index-finger")
+    func enrollOnly(_ user: String, finger: String) async throws {
+        _ = try await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        try await reader.enrollFinger(user: user, finger: finger, as: "right-index-finger")
     }
 
     /// The command line that runs `arguments` as `user` (the CLI unless `executable` is given), in a
@@ -51,58 +51,58 @@ final class VaultServiceCLITests {
     }
 
     /// Makes each user's sandbox home (theirs, 0700).
-    func prepareHomes() throws {
+    func prepareHomes() async throws {
         for name in [user, other] {
             let home = sandbox.root.appendingPathComponent("home-\(name)")
             try FileManager.default.createDirectory(at: home.appendingPathComponent("run"), withIntermediateDirectories: true)
-            _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", name, home.path])
-            _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chmod"), ["-R", "700", home.path])
+            _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", name, home.path])
+            _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/chmod"), ["-R", "700", home.path])
         }
     }
 
     /// Runs without a terminal: status, stdout, stderr.
-    func run(_ arguments: [String], as user: String, stdin: String? = nil, executable: String = CLISandbox.binary.path) throws -> CLIResult {
+    func run(_ arguments: [String], as user: String, stdin: String? = nil, executable: String = CLISandbox.binary.path) async throws -> CLIResult {
         let line = command(arguments, as: user, executable: executable)
-        return try sandbox.run(executable: URL(fileURLWithPath: "/usr/sbin/runuser"), Array(line.dropFirst()), stdin: stdin)
+        return try await sandbox.run(executable: URL(fileURLWithPath: "/usr/sbin/runuser"), Array(line.dropFirst()), stdin: stdin)
     }
 
     /// On a pty; `detached` leaves it without a controlling terminal (as under cron).
-    func session(_ arguments: [String], as user: String, detached: Bool = false, executable: String = CLISandbox.binary.path) throws -> PTYSession {
-        try PTYSession(
+    func session(_ arguments: [String], as user: String, detached: Bool = false, executable: String = CLISandbox.binary.path) async throws -> PTYSession {
+        try await PTYSession(
             command: shellQuoted(command(arguments, as: user, executable: executable, detached: detached)), environment: sandbox.environment)
     }
 
     /// Runs on a pty and answers the fingerprint prompt with `finger`.
-    func scanned(_ arguments: [String], as user: String, finger: String, detached: Bool = false) throws -> (status: Int32, text: String) {
-        let running = try session(arguments, as: user, detached: detached)
-        #expect(running.waitFor("Touch the fingerprint reader"), "no fingerprint prompt: \(running.text)")
-        try reader.waitForFingerNeeded()
-        try reader.scan(finger)
-        return (running.finish(), running.text)
+    func scanned(_ arguments: [String], as user: String, finger: String, detached: Bool = false) async throws -> (status: Int32, text: String) {
+        let running = try await session(arguments, as: user, detached: detached)
+        #expect(try await running.waitFor("Touch the fingerprint reader"), "no fingerprint prompt: \(running.text)")
+        try await reader.waitForFingerNeeded()
+        try await reader.scan(finger)
+        return try await (running.finish(), running.text)
     }
 
     /// A protected item as `user`, stored with a finger.
-    func storeProtected(_ key: String, secret: String) throws {
-        _ = try run(["reset", key], as: user)
+    func storeProtected(_ key: String, secret: String) async throws {
+        _ = try await run(["reset", key], as: user)
         let file = sandbox.root.appendingPathComponent("home-\(user)/\(key).json")
         try #"{"token":"\#(secret)"}"#.write(to: file, atomically: true, encoding: .utf8)
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, file.path])
-        let stored = try scanned(["store", key, "--biometrics", "--from-file", file.path], as: user, finger: Self.finger)
+        _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, file.path])
+        let stored = try await scanned(["store", key, "--biometrics", "--from-file", file.path], as: user, finger: Self.finger)
         #expect(stored.status == 0, "\(stored.text)")
         try FileManager.default.removeItem(at: file)
     }
 
     /// The methods of the service's interface called while `body` runs, in order (`dbus-monitor`, as root).
-    func serviceCalls(_ body: () throws -> Void) throws -> [String] {
-        let monitor = try sandbox.start(
+    func serviceCalls(_ body: () async throws -> Void) async throws -> [String] {
+        let monitor = try await sandbox.start(
             executable: URL(fileURLWithPath: "/usr/bin/dbus-monitor"),
             ["--system", "type='method_call',interface='io.github.biometricsvault.Vault1'"])
-        usleep(500_000)  // until it is a monitor of the bus
         defer { monitor.process.terminate() }
-        try body()
-        usleep(300_000)
+        try await Task.sleep(for: .milliseconds(500))  // until it is a monitor of the bus
+        try await body()
+        try await Task.sleep(for: .milliseconds(300))
         monitor.process.terminate()
-        return monitor.result().stdout.split(separator: "\n").compactMap { line in
+        return try await monitor.result().stdout.split(separator: "\n").compactMap { line in
             guard line.hasPrefix("method call"), let member = line.split(separator: " ").first(where: { $0.hasPrefix("member=") }) else {
                 return nil
             }
@@ -110,407 +110,428 @@ final class VaultServiceCLITests {
         }
     }
 
-    func servicePID() throws -> Int32? {
-        let found = try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pgrep"), ["-u", "biometrics-vault", "-x", "biometrics-vaul"])
+    func servicePID() async throws -> Int32? {
+        let found = try await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pgrep"), ["-u", "biometrics-vault", "-x", "biometrics-vaul"])
         return found.stdout.split(separator: "\n").first.flatMap { Int32($0) }
     }
 
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
-    func aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger() throws {
-        try prepareHomes()
-        try enrollOnly(user, finger: Self.finger)
-        defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user]) }
+    func aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        try await withCleanup { () async throws -> Void in
 
-        // No flag: auto picks the service.
-        let doctor = try run(["doctor"], as: user)
-        #expect(doctor.stdout.contains("auto picks: store service; authenticator service"), "\(doctor.stdout)\(doctor.stderr)")
+            // No flag: auto picks the service.
+            let doctor = try await run(["doctor"], as: user)
+            #expect(doctor.stdout.contains("auto picks: store service; authenticator service"), "\(doctor.stdout)\(doctor.stderr)")
 
-        try storeProtected("fp", secret: "behind-the-service")
-        let status = try run(["status", "fp", "--json"], as: user)
-        #expect(status.stdout.contains(#""state":"locked""#), "\(status.stdout)\(status.stderr)")
-        #expect(status.stdout.contains(#""store":"service""#), "\(status.stdout)")
+            try await storeProtected("fp", secret: "behind-the-service")
+            let status = try await run(["status", "fp", "--json"], as: user)
+            #expect(status.stdout.contains(#""state":"locked""#), "\(status.stdout)\(status.stderr)")
+            #expect(status.stdout.contains(#""store":"service""#), "\(status.stdout)")
 
-        // The read asks the service for its status once, however many questions the vault asks of it.
-        var shown: (status: Int32, text: String) = (-1, "")
-        let calls = try serviceCalls { shown = try scanned(["show", "fp", "--field", "token"], as: user, finger: Self.finger) }
-        #expect(shown.status == 0, "\(shown.text)")
-        #expect(shown.text.contains("behind-the-service"))
-        #expect(calls == ["Read", "Status", "Authenticate", "Read"], "\(calls)")
+            // The read asks the service for its status once, however many questions the vault asks of it.
+            var shown: (status: Int32, text: String) = (-1, "")
+            let calls = try await serviceCalls { shown = try await scanned(["show", "fp", "--field", "token"], as: user, finger: Self.finger) }
+            #expect(shown.status == 0, "\(shown.text)")
+            #expect(shown.text.contains("behind-the-service"))
+            #expect(calls == ["Read", "Status", "Authenticate", "Read"], "\(calls)")
 
-        let wrong = try scanned(["show", "fp"], as: user, finger: "not-enrolled-anywhere")
-        #expect(wrong.status == 4, "\(wrong.text)")
-        #expect(!wrong.text.contains("behind-the-service"))
+            let wrong = try await scanned(["show", "fp"], as: user, finger: "not-enrolled-anywhere")
+            #expect(wrong.status == 4, "\(wrong.text)")
+            #expect(!wrong.text.contains("behind-the-service"))
 
-        // Another finger enrolled: the item bound to the old set is invalidated (exit 12), never released.
-        try reader.enrollFinger(user: user, finger: "service-user-second-finger", as: "left-index-finger")
-        let changed = try run(["show", "fp"], as: user)
-        #expect(changed.status == 12, "\(changed.stdout)\(changed.stderr)")
-        #expect(!changed.stdout.contains("behind-the-service"))
-        _ = try run(["reset", "fp"], as: user)
+            // Another finger enrolled: the item bound to the old set is invalidated (exit 12), never released.
+            try await reader.enrollFinger(user: user, finger: "service-user-second-finger", as: "left-index-finger")
+            let changed = try await run(["show", "fp"], as: user)
+            #expect(changed.status == 12, "\(changed.stdout)\(changed.stderr)")
+            #expect(!changed.stdout.contains("behind-the-service"))
+            _ = try await run(["reset", "fp"], as: user)
+        } cleanup: {
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
     }
 
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
-    func aSameUserProgramWithoutAFingerGetsNothing() throws {
-        try prepareHomes()
-        try enrollOnly(user, finger: Self.finger)
-        defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user]) }
-        let secret = "never-without-a-finger"
-        try storeProtected("target", secret: secret)
+    func aSameUserProgramWithoutAFingerGetsNothing() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        try await withCleanup { () async throws -> Void in
+            let secret = "never-without-a-finger"
+            try await storeProtected("target", secret: secret)
 
-        func gdbus(_ method: String, _ arguments: [String]) throws -> CLIResult {
-            try run(["call", "--system", "--dest", "io.github.biometricsvault.Vault1", "--object-path",
-                     "/io/github/biometricsvault/Vault1", "--method", "io.github.biometricsvault.Vault1.\(method)"] + arguments,
-                    as: user, executable: "/usr/bin/gdbus")
-        }
-        // Every method called directly: the read gives the header and no payload; a forged grant is refused.
-        let read = try gdbus("Read", ["biometrics-vault", "target", "[]"])
-        #expect(read.status == 0, "\(read.stderr)")
-        #expect(read.stdout.contains("true") && read.stdout.contains("false"), "\(read.stdout)")
-        let forged = try gdbus("Read", ["biometrics-vault", "target", "[" + Array(repeating: "0x41", count: 32).joined(separator: ", ") + "]"])
-        #expect(forged.stderr.contains("vaultLocked"), "\(forged.stdout)\(forged.stderr)")
-        let downgrade = try gdbus("Write", ["biometrics-vault", "target", "bv1;none", "[0x7b, 0x7d]", "anything", "", "[]"])
-        #expect(downgrade.stderr.contains("vaultLocked"), "\(downgrade.stdout)\(downgrade.stderr)")
-        let list = try gdbus("List", ["biometrics-vault"])
-        for result in [read, forged, downgrade, list] {
-            #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret))
-        }
+            func gdbus(_ method: String, _ arguments: [String]) async throws -> CLIResult {
+                try await run(["call", "--system", "--dest", "io.github.biometricsvault.Vault1", "--object-path",
+                         "/io/github/biometricsvault/Vault1", "--method", "io.github.biometricsvault.Vault1.\(method)"] + arguments,
+                        as: user, executable: "/usr/bin/gdbus")
+            }
+            // Every method called directly: the read gives the header and no payload; a forged grant is refused.
+            let read = try await gdbus("Read", ["biometrics-vault", "target", "[]"])
+            #expect(read.status == 0, "\(read.stderr)")
+            #expect(read.stdout.contains("true") && read.stdout.contains("false"), "\(read.stdout)")
+            let forged = try await gdbus("Read", ["biometrics-vault", "target", "[" + Array(repeating: "0x41", count: 32).joined(separator: ", ") + "]"])
+            #expect(forged.stderr.contains("vaultLocked"), "\(forged.stdout)\(forged.stderr)")
+            let downgrade = try await gdbus("Write", ["biometrics-vault", "target", "bv1;none", "[0x7b, 0x7d]", "anything", "", "[]"])
+            #expect(downgrade.stderr.contains("vaultLocked"), "\(downgrade.stdout)\(downgrade.stderr)")
+            let list = try await gdbus("List", ["biometrics-vault"])
+            for result in [read, forged, downgrade, list] {
+                #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret))
+            }
 
-        // The service's files, its memory and its environment.
-        let pid = try #require(try servicePID(), "the service is not running")
-        for path in [Self.stateDirectory, "\(Self.stateDirectory)/users", "/proc/\(pid)/mem", "/proc/\(pid)/environ", "/proc/\(pid)/maps"] {
-            let probe = try run([path], as: user, executable: "/bin/cat")
-            #expect(probe.status != 0, "\(user) read \(path)")
-            #expect(!probe.stdout.contains(secret))
-        }
-        let files = try run(["-r", secret, Self.stateDirectory], as: user, executable: "/bin/grep")
-        #expect(files.status == 2, "grep as \(user): \(files.stdout)\(files.stderr)")
-        let traced = try run(["-p", "\(pid)", "-batch", "-ex", "info registers"], as: user, executable: "/usr/bin/gdb")
-        #expect(!traced.stdout.contains("rip "), "ptrace of the service succeeded: \(traced.stdout)")
+            // The service's files, its memory and its environment.
+            let pid = try await #require(try servicePID(), "the service is not running")
+            for path in [Self.stateDirectory, "\(Self.stateDirectory)/users", "/proc/\(pid)/mem", "/proc/\(pid)/environ", "/proc/\(pid)/maps"] {
+                let probe = try await run([path], as: user, executable: "/bin/cat")
+                #expect(probe.status != 0, "\(user) read \(path)")
+                #expect(!probe.stdout.contains(secret))
+            }
+            let files = try await run(["-r", secret, Self.stateDirectory], as: user, executable: "/bin/grep")
+            #expect(files.status == 2, "grep as \(user): \(files.stdout)\(files.stderr)")
+            let traced = try await run(["-p", "\(pid)", "-batch", "-ex", "info registers"], as: user, executable: "/usr/bin/gdb")
+            #expect(!traced.stdout.contains("rip "), "ptrace of the service succeeded: \(traced.stdout)")
 
-        // Five wrong fingers lock out (the fifth with no terminal to ask the password on); removing
-        // everything under the user's home and runtime directory resets nothing: the count is the service's.
-        for attempt in 1...5 {
-            let wrong = try scanned(["show", "target"], as: user, finger: "someone-else", detached: attempt == 5)
-            #expect(wrong.status == (attempt < 5 ? 4 : 5), "attempt \(attempt): \(wrong.text)")
-        }
-        let home = sandbox.root.appendingPathComponent("home-\(user)").path
-        _ = try run(["-c", "rm -rf \(home)/.local \(home)/run/* \(home)/.cache"], as: user, executable: "/bin/sh")
-        let stillLocked = try run(["show", "target"], as: user)
-        #expect(stillLocked.status == 5, "\(stillLocked.stdout)\(stillLocked.stderr)")
-        #expect(!stillLocked.stdout.contains(secret))
-        let status = try run(["status", "target", "--json"], as: user)
-        #expect(!status.stdout.contains(secret))
-        #expect(status.stdout.contains(#""biometricsLockedOut":true"#), "\(status.stdout)\(status.stderr)")
+            // Five wrong fingers lock out (the fifth with no terminal to ask the password on); removing
+            // everything under the user's home and runtime directory resets nothing: the count is the service's.
+            for attempt in 1...5 {
+                let wrong = try await scanned(["show", "target"], as: user, finger: "someone-else", detached: attempt == 5)
+                #expect(wrong.status == (attempt < 5 ? 4 : 5), "attempt \(attempt): \(wrong.text)")
+            }
+            let home = sandbox.root.appendingPathComponent("home-\(user)").path
+            _ = try await run(["-c", "rm -rf \(home)/.local \(home)/run/* \(home)/.cache"], as: user, executable: "/bin/sh")
+            let stillLocked = try await run(["show", "target"], as: user)
+            #expect(stillLocked.status == 5, "\(stillLocked.stdout)\(stillLocked.stderr)")
+            #expect(!stillLocked.stdout.contains(secret))
+            let status = try await run(["status", "target", "--json"], as: user)
+            #expect(!status.stdout.contains(secret))
+            #expect(status.stdout.contains(#""biometricsLockedOut":true"#), "\(status.stdout)\(status.stderr)")
 
-        // The password, asked by polkit through the CLI's text agent on the terminal, ends the lockout;
-        // then the finger reads again.
-        let clearing = try session(["clear-lockout"], as: user)
-        let asked = clearing.waitFor("Password:")
-        #expect(asked, "no password prompt: \(clearing.text)")
-        if asked { clearing.type(password + "\r") }
-        #expect(clearing.finish() == 0, "\(clearing.text)")
-        // polkit's agent names the program that asks, as the service saw it, and what it says it is for.
-        #expect(clearing.text.contains("biometrics-vaul ("), "\(clearing.text)")
-        #expect(clearing.text.contains("asks for your password: Unlock the fingerprint reader after failed attempts"), "\(clearing.text)")
-        #expect(!clearing.text.contains(password), "the password was echoed")
-        let shown = try scanned(["show", "target", "--field", "token"], as: user, finger: Self.finger)
-        #expect(shown.status == 0, "\(shown.text)")
-        #expect(shown.text.contains(secret))
-        _ = try run(["reset", "target"], as: user)
+            // The password, asked by polkit through the CLI's text agent on the terminal, ends the lockout;
+            // then the finger reads again.
+            let clearing = try await session(["clear-lockout"], as: user)
+            let asked = try await clearing.waitFor("Password:")
+            #expect(asked, "no password prompt: \(clearing.text)")
+            if asked { clearing.type(password + "\r") }
+            #expect(try await clearing.finish() == 0, "\(clearing.text)")
+            // polkit's agent names the program that asks, as the service saw it, and what it says it is for.
+            #expect(clearing.text.contains("biometrics-vaul ("), "\(clearing.text)")
+            #expect(clearing.text.contains("asks for your password: Unlock the fingerprint reader after failed attempts"), "\(clearing.text)")
+            #expect(!clearing.text.contains(password), "the password was echoed")
+            let shown = try await scanned(["show", "target", "--field", "token"], as: user, finger: Self.finger)
+            #expect(shown.status == 0, "\(shown.text)")
+            #expect(shown.text.contains(secret))
+            _ = try await run(["reset", "target"], as: user)
+        } cleanup: {
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
     }
 
     /// Touches the reader once fprintd asks, and waits until it asks no more.
-    func answerFinger() throws {
-        try reader.waitForFingerNeeded()
-        try reader.scan(Self.finger)
-        for _ in 0..<100 where try reader.fingerNeeded() { usleep(50_000) }
+    func answerFinger() async throws {
+        try await reader.waitForFingerNeeded()
+        try await reader.scan(Self.finger)
+        for _ in 0..<100 where try await reader.fingerNeeded() { try await Task.sleep(for: .microseconds(50_000)) }
     }
 
     /// One finger opens a window of the service for one terminal session: three reads and an `exec`
     /// there need no other; another pty and a process without a terminal are asked; killing the
     /// service, `lock` and the window's time each end it; `audit` shows each step with the program.
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
-    func aWindowOfTheServiceServesItsTerminalSessionOnly() throws {
-        try prepareHomes()
-        try enrollOnly(user, finger: Self.finger)
-        defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user]) }
-        let secret = "inside-the-window"
-        try storeProtected("win", secret: secret)
-        let binary = CLISandbox.binary.path
-        let gitStore = try session(
-            ["-c", "printf 'protocol=https\\nhost=win.example\\nusername=u\\npassword=git-in-the-window\\n\\n' | \(binary) git-credential --biometrics store"],
-            as: user, executable: "/bin/sh")
-        try answerFinger()
-        #expect(gitStore.finish() == 0, "\(gitStore.text)")
-        usleep(1_100_000)  // the audit's times are in seconds: the store's entries are before `started`
-        let started = Int(time(nil))
-        let script = """
-            B=\(binary)
-            $B show win --unlock-window 5m --field token; $B status win --unlock-window 5m; echo step-1; read _
-            $B show win --field token; $B show win --field token
-            $B exec win --env T=token -- /bin/sh -c 'echo "exec:$T"'
-            printf 'protocol=https\\nhost=win.example\\n\\n' | git -c credential.helper= -c "credential.helper=$B git-credential" credential fill
-            for i in $(seq 50); do $B show win --field token > "$HOME/parallel-$i" & done; wait
-            echo "parallel:$(cat "$HOME"/parallel-* | grep -c \(secret))"; echo step-2; read _
-            $B show win --field token --unlock-window 5m; $B lock
-            $B show win --field token --unlock-window 2s; sleep 3
-            $B show win --field token; echo step-3
-            """
-        let terminal = try session(["-c", script], as: user, detached: false, executable: "/bin/sh")
-        #expect(terminal.waitFor("Touch the fingerprint reader"), "\(terminal.text)")
-        try answerFinger()
-        #expect(terminal.waitFor("step-1"), "\(terminal.text)")
-        // The prompt names the item and the program asking, with its parent, as the service sees them.
-        #expect(terminal.text.contains("Unlock 'win' for biometrics-vaul ("), "\(terminal.text)")
-        #expect(terminal.text.contains("started by sh"), "\(terminal.text)")
-        #expect(terminal.text.contains("unlock window: open for biometrics-vault (biometry"), "\(terminal.text)")
-        // The window is open; another terminal and a process without one are asked.
-        #expect(try scanned(["show", "win", "--field", "token"], as: user, finger: Self.finger).status == 0)
-        #expect(try scanned(["show", "win", "--field", "token"], as: user, finger: Self.finger, detached: true).status == 0)
-        terminal.type("\n")
-        #expect(terminal.waitFor("step-2"), "\(terminal.text)")
-        #expect(try !reader.fingerNeeded())
-        // The service killed: its windows are gone; `lock` and the window's time end the next ones.
-        if let pid = try servicePID() { kill(pid, SIGKILL) }
-        terminal.type("\n")
-        for _ in 0..<3 { try answerFinger() }
-        #expect(terminal.waitFor("step-3"), "\(terminal.text)")
-        #expect(terminal.finish() == 0, "\(terminal.text)")
-        #expect(terminal.text.components(separatedBy: secret).count - 1 == 7, "\(terminal.text)")
-        #expect(terminal.text.contains("exec:\(secret)"))
-        #expect(terminal.text.contains("password=git-in-the-window"), "\(terminal.text)")
-        #expect(terminal.text.contains("parallel:50"), "\(terminal.text)")
+    func aWindowOfTheServiceServesItsTerminalSessionOnly() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        try await withCleanup { () async throws -> Void in
+            let secret = "inside-the-window"
+            try await storeProtected("win", secret: secret)
+            let binary = CLISandbox.binary.path
+            let gitStore = try await session(
+                ["-c", "printf 'protocol=https\\nhost=win.example\\nusername=u\\npassword=git-in-the-window\\n\\n' | \(binary) git-credential --biometrics store"],
+                as: user, executable: "/bin/sh")
+            try await answerFinger()
+            #expect(try await gitStore.finish() == 0, "\(gitStore.text)")
+            try await Task.sleep(for: .microseconds(1_100_000))  // the audit's times are in seconds: the store's entries are before `started`
+            let started = Int(time(nil))
+            let script = """
+                B=\(binary)
+                $B show win --unlock-window 5m --field token; $B status win --unlock-window 5m; echo step-1; read _
+                $B show win --field token; $B show win --field token
+                $B exec win --env T=token -- /bin/sh -c 'echo "exec:$T"'
+                printf 'protocol=https\\nhost=win.example\\n\\n' | git -c credential.helper= -c "credential.helper=$B git-credential" credential fill
+                for i in $(seq 50); do $B show win --field token > "$HOME/parallel-$i" & done; wait
+                echo "parallel:$(cat "$HOME"/parallel-* | grep -c \(secret))"; echo step-2; read _
+                $B show win --field token --unlock-window 5m; $B lock
+                $B show win --field token --unlock-window 2s; sleep 3
+                $B show win --field token; echo step-3
+                """
+            let terminal = try await session(["-c", script], as: user, detached: false, executable: "/bin/sh")
+            #expect(try await terminal.waitFor("Touch the fingerprint reader"), "\(terminal.text)")
+            try await answerFinger()
+            #expect(try await terminal.waitFor("step-1"), "\(terminal.text)")
+            // The prompt names the item and the program asking, with its parent, as the service sees them.
+            #expect(terminal.text.contains("Unlock 'win' for biometrics-vaul ("), "\(terminal.text)")
+            #expect(terminal.text.contains("started by sh"), "\(terminal.text)")
+            #expect(terminal.text.contains("unlock window: open for biometrics-vault (biometry"), "\(terminal.text)")
+            // The window is open; another terminal and a process without one are asked.
+            await #expect(try scanned(["show", "win", "--field", "token"], as: user, finger: Self.finger).status == 0)
+            await #expect(try scanned(["show", "win", "--field", "token"], as: user, finger: Self.finger, detached: true).status == 0)
+            terminal.type("\n")
+            #expect(try await terminal.waitFor("step-2"), "\(terminal.text)")
+            await #expect(try !reader.fingerNeeded())
+            // The service killed: its windows are gone; `lock` and the window's time end the next ones.
+            if let pid = try await servicePID() { kill(pid, SIGKILL) }
+            terminal.type("\n")
+            for _ in 0..<3 { try await answerFinger() }
+            #expect(try await terminal.waitFor("step-3"), "\(terminal.text)")
+            #expect(try await terminal.finish() == 0, "\(terminal.text)")
+            #expect(terminal.text.components(separatedBy: secret).count - 1 == 7, "\(terminal.text)")
+            #expect(terminal.text.contains("exec:\(secret)"))
+            #expect(terminal.text.contains("password=git-in-the-window"), "\(terminal.text)")
+            #expect(terminal.text.contains("parallel:50"), "\(terminal.text)")
 
-        let audit = try run(["audit", "--json", "--since", "\(Int(time(nil)) - started)s"], as: user)
-        #expect(audit.status == 0, "\(audit.stderr)")
-        let entries = (try? JSONSerialization.jsonObject(with: Data(audit.stdout.utf8))) as? [[String: Any]] ?? []
-        func results(_ event: String) -> [String] { entries.filter { $0["event"] as? String == event }.compactMap { $0["result"] as? String } }
-        let authentications = results("authenticate")
-        #expect(authentications.filter { $0.hasSuffix(": finger") }.count == 6, "\(authentications)")
-        // Two reads, the exec, git's fill and the 50 parallel reads.
-        #expect(authentications.filter { $0.hasSuffix(": inside a window") }.count == 54, "\(authentications)")
-        #expect(results("windowOpened").count == 3, "\(results("windowOpened"))")
-        #expect(results("windowClosed").contains("lock: 1 window(s)"), "\(results("windowClosed"))")
-        #expect(results("windowClosed").contains { $0.hasPrefix("ended") }, "\(results("windowClosed"))")
-        #expect(results("read").contains("released"))
-        #expect(entries.allSatisfy { ($0["program"] as? String)?.isEmpty == false && $0["uid"] != nil }, "\(audit.stdout)")
-        #expect(!audit.stdout.contains(secret))
-        // Another user sees none of these entries.
-        let others = try run(["audit", "--json"], as: other)
-        #expect(!others.stdout.contains("win"), "\(others.stdout)")
-        _ = try run(["reset", "win"], as: user)
-        _ = try run(["git-credential", "erase"], as: user, stdin: "protocol=https\nhost=win.example\nusername=u\n\n")
+            let audit = try await run(["audit", "--json", "--since", "\(Int(time(nil)) - started)s"], as: user)
+            #expect(audit.status == 0, "\(audit.stderr)")
+            let entries = (try? JSONSerialization.jsonObject(with: Data(audit.stdout.utf8))) as? [[String: Any]] ?? []
+            func results(_ event: String) -> [String] { entries.filter { $0["event"] as? String == event }.compactMap { $0["result"] as? String } }
+            let authentications = results("authenticate")
+            #expect(authentications.filter { $0.hasSuffix(": finger") }.count == 6, "\(authentications)")
+            // Two reads, the exec, git's fill and the 50 parallel reads.
+            #expect(authentications.filter { $0.hasSuffix(": inside a window") }.count == 54, "\(authentications)")
+            #expect(results("windowOpened").count == 3, "\(results("windowOpened"))")
+            #expect(results("windowClosed").contains("lock: 1 window(s)"), "\(results("windowClosed"))")
+            #expect(results("windowClosed").contains { $0.hasPrefix("ended") }, "\(results("windowClosed"))")
+            #expect(results("read").contains("released"))
+            #expect(entries.allSatisfy { ($0["program"] as? String)?.isEmpty == false && $0["uid"] != nil }, "\(audit.stdout)")
+            #expect(!audit.stdout.contains(secret))
+            // Another user sees none of these entries.
+            let others = try await run(["audit", "--json"], as: other)
+            #expect(!others.stdout.contains("win"), "\(others.stdout)")
+            _ = try await run(["reset", "win"], as: user)
+            _ = try await run(["git-credential", "erase"], as: user, stdin: "protocol=https\nhost=win.example\nusername=u\n\n")
+        } cleanup: {
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
     }
 
     /// A grant the service gives inside a window of one item service releases that service's items only:
     /// a program on the window's terminal that asks inside the `biometrics-vault` window and then reads an
     /// item of another service is refused (python `jeepney`, one bus connection, as a program would).
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
-    func aWindowOfOneServiceReleasesNoOtherServicesItems() throws {
+    func aWindowOfOneServiceReleasesNoOtherServicesItems() async throws {
         let python = try #require(ProcessInfo.processInfo.environment["BV_PYTHON_KEYRING"], "BV_PYTHON_KEYRING is not set")
-        try prepareHomes()
-        try enrollOnly(user, finger: Self.finger)
-        defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user]) }
-        try storeProtected("mine", secret: "in-this-service")
-        let binary = CLISandbox.binary.path
-        let other = try session(
-            ["-c", "echo '{\"token\":\"in-another-service\"}' | \(binary) --service other-service store theirs --biometrics"],
-            as: user, executable: "/bin/sh")
-        try answerFinger()
-        #expect(other.finish() == 0, "\(other.text)")
-        let program = """
-            from jeepney import DBusAddress, HeaderFields, new_method_call
-            from jeepney.io.blocking import open_dbus_connection
-            vault = DBusAddress("/io/github/biometricsvault/Vault1", bus_name="io.github.biometricsvault.Vault1",
-                                interface="io.github.biometricsvault.Vault1")
-            bus = open_dbus_connection(bus="SYSTEM")
-            reply = bus.send_and_get_reply(new_method_call(vault, "Authenticate", "sssus",
-                                                           ("biometryCurrentSet", "x", "biometrics-vault", 0, "terminal")))
-            token = reply.body[0]
-            for service, key in (("biometrics-vault", "mine"), ("other-service", "theirs")):
-                try:
-                    answer = bus.send_and_get_reply(new_method_call(vault, "Read", "ssay", (service, key, token)))
-                    error = answer.header.fields.get(HeaderFields.error_name)
-                    outcome = error or ("released" if answer.body[2] else "locked")
-                except Exception as failure:
-                    outcome = getattr(failure, "name", repr(failure))
-                print(service, outcome, flush=True)
-            """
-        let script = """
-            \(binary) show mine --unlock-window 5m --field token && echo opened
-            \(python) -c '\(program.replacingOccurrences(of: "'", with: "'\\''"))'
-            """
-        let terminal = try session(["-c", script], as: user, executable: "/bin/sh")
-        try answerFinger()
-        #expect(terminal.finish() == 0, "\(terminal.text)")
-        #expect(terminal.text.contains("opened"), "\(terminal.text)")
-        #expect(terminal.text.contains("biometrics-vault released"), "\(terminal.text)")
-        #expect(terminal.text.contains("other-service io.github.biometricsvault.Vault1.Error.vaultLocked"), "\(terminal.text)")
-        #expect(!terminal.text.contains("in-another-service"), "\(terminal.text)")
-        _ = try run(["reset", "mine"], as: user)
-        _ = try run(["--service", "other-service", "reset", "theirs"], as: user)
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        try await withCleanup { () async throws -> Void in
+            try await storeProtected("mine", secret: "in-this-service")
+            let binary = CLISandbox.binary.path
+            let other = try await session(
+                ["-c", "echo '{\"token\":\"in-another-service\"}' | \(binary) --service other-service store theirs --biometrics"],
+                as: user, executable: "/bin/sh")
+            try await answerFinger()
+            #expect(try await other.finish() == 0, "\(other.text)")
+            let program = """
+                from jeepney import DBusAddress, HeaderFields, new_method_call
+                from jeepney.io.blocking import open_dbus_connection
+                vault = DBusAddress("/io/github/biometricsvault/Vault1", bus_name="io.github.biometricsvault.Vault1",
+                                    interface="io.github.biometricsvault.Vault1")
+                bus = open_dbus_connection(bus="SYSTEM")
+                reply = bus.send_and_get_reply(new_method_call(vault, "Authenticate", "sssus",
+                                                               ("biometryCurrentSet", "x", "biometrics-vault", 0, "terminal")))
+                token = reply.body[0]
+                for service, key in (("biometrics-vault", "mine"), ("other-service", "theirs")):
+                    try:
+                        answer = bus.send_and_get_reply(new_method_call(vault, "Read", "ssay", (service, key, token)))
+                        error = answer.header.fields.get(HeaderFields.error_name)
+                        outcome = error or ("released" if answer.body[2] else "locked")
+                    except Exception as failure:
+                        outcome = getattr(failure, "name", repr(failure))
+                    print(service, outcome, flush=True)
+                """
+            let script = """
+                \(binary) show mine --unlock-window 5m --field token && echo opened
+                \(python) -c '\(program.replacingOccurrences(of: "'", with: "'\\''"))'
+                """
+            let terminal = try await session(["-c", script], as: user, executable: "/bin/sh")
+            try await answerFinger()
+            #expect(try await terminal.finish() == 0, "\(terminal.text)")
+            #expect(terminal.text.contains("opened"), "\(terminal.text)")
+            #expect(terminal.text.contains("biometrics-vault released"), "\(terminal.text)")
+            #expect(terminal.text.contains("other-service io.github.biometricsvault.Vault1.Error.vaultLocked"), "\(terminal.text)")
+            #expect(!terminal.text.contains("in-another-service"), "\(terminal.text)")
+            _ = try await run(["reset", "mine"], as: user)
+            _ = try await run(["--service", "other-service", "reset", "theirs"], as: user)
+        } cleanup: {
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
     }
 
     /// logind's `PrepareForSleep(true)` (sent here by root on the system bus, where no logind runs) closes
     /// the service's windows: the next read on the same terminal asks again.
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
-    func aSuspendClosesTheServicesWindows() throws {
-        try prepareHomes()
-        try enrollOnly(user, finger: Self.finger)
-        defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user]) }
-        try storeProtected("sleepy", secret: "closed-by-sleep")
-        let script = """
-            B=\(CLISandbox.binary.path)
-            $B show sleepy --unlock-window 5m --field token; echo step-1; read _
-            $B show sleepy --field token; echo step-2
-            """
-        let terminal = try session(["-c", script], as: user, executable: "/bin/sh")
-        try answerFinger()
-        #expect(terminal.waitFor("step-1"), "\(terminal.text)")
-        let emitted = try sandbox.run(
-            executable: URL(fileURLWithPath: "/usr/bin/gdbus"),
-            ["emit", "--system", "--object-path", "/org/freedesktop/login1", "--signal", "org.freedesktop.login1.Manager.PrepareForSleep", "true"])
-        #expect(emitted.status == 0, "\(emitted.stderr)")
-        usleep(500_000)
-        terminal.type("\n")
-        try answerFinger()
-        #expect(terminal.waitFor("step-2"), "\(terminal.text)")
-        #expect(terminal.finish() == 0, "\(terminal.text)")
-        #expect(terminal.text.components(separatedBy: "closed-by-sleep").count - 1 == 2, "\(terminal.text)")
-        let audit = try run(["audit", "--since", "2m"], as: user)
-        #expect(audit.stdout.contains("org.freedesktop.login1.Manager signalled: 1 window(s)"), "\(audit.stdout)\(audit.stderr)")
-        _ = try run(["reset", "sleepy"], as: user)
+    func aSuspendClosesTheServicesWindows() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        try await withCleanup { () async throws -> Void in
+            try await storeProtected("sleepy", secret: "closed-by-sleep")
+            let script = """
+                B=\(CLISandbox.binary.path)
+                $B show sleepy --unlock-window 5m --field token; echo step-1; read _
+                $B show sleepy --field token; echo step-2
+                """
+            let terminal = try await session(["-c", script], as: user, executable: "/bin/sh")
+            try await answerFinger()
+            #expect(try await terminal.waitFor("step-1"), "\(terminal.text)")
+            let emitted = try await sandbox.run(
+                executable: URL(fileURLWithPath: "/usr/bin/gdbus"),
+                ["emit", "--system", "--object-path", "/org/freedesktop/login1", "--signal", "org.freedesktop.login1.Manager.PrepareForSleep", "true"])
+            #expect(emitted.status == 0, "\(emitted.stderr)")
+            try await Task.sleep(for: .microseconds(500_000))
+            terminal.type("\n")
+            try await answerFinger()
+            #expect(try await terminal.waitFor("step-2"), "\(terminal.text)")
+            #expect(try await terminal.finish() == 0, "\(terminal.text)")
+            #expect(terminal.text.components(separatedBy: "closed-by-sleep").count - 1 == 2, "\(terminal.text)")
+            let audit = try await run(["audit", "--since", "2m"], as: user)
+            #expect(audit.stdout.contains("org.freedesktop.login1.Manager signalled: 1 window(s)"), "\(audit.stdout)\(audit.stderr)")
+            _ = try await run(["reset", "sleepy"], as: user)
+        } cleanup: {
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
     }
 
     /// `unlock --for-command`: one finger, then the command's own children read without a prompt; a
     /// process outside its tree (another terminal) is asked, and the window ends with the command.
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
-    func aWindowForACommandServesItsDescendantsOnly() throws {
-        try prepareHomes()
-        try enrollOnly(user, finger: Self.finger)
-        defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user]) }
-        let secret = "for-the-command"
-        try storeProtected("cmd", secret: secret)
-        usleep(1_100_000)  // the audit's times are in seconds: what came before is before `started`
-        let started = Int(time(nil))
-        let script = """
-            B=\(CLISandbox.binary.path)
-            $B unlock --for-command -- /bin/sh -c "$B show cmd --field token; $B show cmd --field token; echo inner-1; read _; echo inner-2"
-            echo "outer:$?"
-            $B show cmd --field token; echo after-the-command
-            """
-        let terminal = try session(["-c", script], as: user, executable: "/bin/sh")
-        #expect(terminal.waitFor("Touch the fingerprint reader"), "\(terminal.text)")
-        try answerFinger()
-        #expect(terminal.waitFor("inner-1"), "\(terminal.text)")
-        #expect(terminal.text.components(separatedBy: secret).count - 1 == 2, "\(terminal.text)")
-        // Outside the command's tree, while it runs: asked.
-        let sibling = try scanned(["show", "cmd", "--field", "token"], as: user, finger: Self.finger)
-        #expect(sibling.status == 0, "\(sibling.text)")
-        terminal.type("\n")
-        // The command has exited: the same terminal is asked again.
-        #expect(terminal.waitFor("outer:0"), "\(terminal.text)")
-        try answerFinger()
-        #expect(terminal.waitFor("after-the-command"), "\(terminal.text)")
-        #expect(terminal.finish() == 0, "\(terminal.text)")
-        let audit = try run(["audit", "--since", "\(Int(time(nil)) - started)s"], as: user)
-        #expect(audit.stdout.contains("on the process tree of pid"), "\(audit.stdout)\(audit.stderr)")
-        #expect(audit.stdout.components(separatedBy: "inside a window").count - 1 == 2, "\(audit.stdout)")
-        _ = try run(["reset", "cmd"], as: user)
+    func aWindowForACommandServesItsDescendantsOnly() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        try await withCleanup { () async throws -> Void in
+            let secret = "for-the-command"
+            try await storeProtected("cmd", secret: secret)
+            try await Task.sleep(for: .microseconds(1_100_000))  // the audit's times are in seconds: what came before is before `started`
+            let started = Int(time(nil))
+            let script = """
+                B=\(CLISandbox.binary.path)
+                $B unlock --for-command -- /bin/sh -c "$B show cmd --field token; $B show cmd --field token; echo inner-1; read _; echo inner-2"
+                echo "outer:$?"
+                $B show cmd --field token; echo after-the-command
+                """
+            let terminal = try await session(["-c", script], as: user, executable: "/bin/sh")
+            #expect(try await terminal.waitFor("Touch the fingerprint reader"), "\(terminal.text)")
+            try await answerFinger()
+            #expect(try await terminal.waitFor("inner-1"), "\(terminal.text)")
+            #expect(terminal.text.components(separatedBy: secret).count - 1 == 2, "\(terminal.text)")
+            // Outside the command's tree, while it runs: asked.
+            let sibling = try await scanned(["show", "cmd", "--field", "token"], as: user, finger: Self.finger)
+            #expect(sibling.status == 0, "\(sibling.text)")
+            terminal.type("\n")
+            // The command has exited: the same terminal is asked again.
+            #expect(try await terminal.waitFor("outer:0"), "\(terminal.text)")
+            try await answerFinger()
+            #expect(try await terminal.waitFor("after-the-command"), "\(terminal.text)")
+            #expect(try await terminal.finish() == 0, "\(terminal.text)")
+            let audit = try await run(["audit", "--since", "\(Int(time(nil)) - started)s"], as: user)
+            #expect(audit.stdout.contains("on the process tree of pid"), "\(audit.stdout)\(audit.stderr)")
+            #expect(audit.stdout.components(separatedBy: "inside a window").count - 1 == 2, "\(audit.stdout)")
+            _ = try await run(["reset", "cmd"], as: user)
+        } cleanup: {
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
     }
 
     @Test(.needs(CLINeeds.testUser))
-    func anotherUserCannotReadListOrCountTheItems() throws {
-        try prepareHomes()
-        #expect(try run(["store", "mine"], as: user, stdin: #"{"token":"only-for-the-owner"}"#).status == 0)
-        let listed = try run(["list", "--json"], as: other)
+    func anotherUserCannotReadListOrCountTheItems() async throws {
+        try await prepareHomes()
+        await #expect(try run(["store", "mine"], as: user, stdin: #"{"token":"only-for-the-owner"}"#).status == 0)
+        let listed = try await run(["list", "--json"], as: other)
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(!listed.stdout.contains("mine"), "\(listed.stdout)")
-        let read = try run(["show", "mine"], as: other)
+        let read = try await run(["show", "mine"], as: other)
         #expect(read.status == 2, "\(read.stdout)\(read.stderr)")
         #expect(!read.stdout.contains("only-for-the-owner"))
-        let counted = try run(["call", "--system", "--dest", "io.github.biometricsvault.Vault1", "--object-path",
+        let counted = try await run(["call", "--system", "--dest", "io.github.biometricsvault.Vault1", "--object-path",
                                "/io/github/biometricsvault/Vault1", "--method", "io.github.biometricsvault.Vault1.List", "biometrics-vault"],
                               as: other, executable: "/usr/bin/gdbus")
         #expect(counted.stdout.contains("(@as [], uint32 0)"), "\(counted.stdout)\(counted.stderr)")
-        #expect(try run(["show", "mine", "--field", "token"], as: user).stdout.contains("only-for-the-owner"))
-        _ = try run(["reset", "mine"], as: user)
+        await #expect(try run(["show", "mine", "--field", "token"], as: user).stdout.contains("only-for-the-owner"))
+        _ = try await run(["reset", "mine"], as: user)
     }
 
     @Test(.needs(CLINeeds.testUser))
-    func theHelpersExecAndImportUseTheServiceByDefault() throws {
-        try prepareHomes()
-        let git = try run(["git-credential", "store"], as: user, stdin: "protocol=https\nhost=svc.example\nusername=u\npassword=through-the-service\n\n")
+    func theHelpersExecAndImportUseTheServiceByDefault() async throws {
+        try await prepareHomes()
+        let git = try await run(["git-credential", "store"], as: user, stdin: "protocol=https\nhost=svc.example\nusername=u\npassword=through-the-service\n\n")
         #expect(git.status == 0, "\(git.stderr)")
-        let filled = try run(["git-credential", "get"], as: user, stdin: "protocol=https\nhost=svc.example\n\n")
+        let filled = try await run(["git-credential", "get"], as: user, stdin: "protocol=https\nhost=svc.example\n\n")
         #expect(filled.stdout.contains("password=through-the-service"), "\(filled.stdout)\(filled.stderr)")
-        #expect(try run(["docker-credential", "store"], as: user, stdin: #"{"ServerURL":"svc.example","Username":"u","Secret":"s3"}"#).status == 0)
-        #expect(try run(["docker-credential", "get"], as: user, stdin: "svc.example\n").stdout.contains(#""Secret":"s3""#))
-        #expect(try run(["store", "for-exec"], as: user, stdin: #"{"token":"in-the-environment"}"#).status == 0)
-        let exec = try run(["exec", "for-exec", "--env", "T=token", "--", "/bin/sh", "-c", "echo \"$T\""], as: user)
+        await #expect(try run(["docker-credential", "store"], as: user, stdin: #"{"ServerURL":"svc.example","Username":"u","Secret":"s3"}"#).status == 0)
+        await #expect(try run(["docker-credential", "get"], as: user, stdin: "svc.example\n").stdout.contains(#""Secret":"s3""#))
+        await #expect(try run(["store", "for-exec"], as: user, stdin: #"{"token":"in-the-environment"}"#).status == 0)
+        let exec = try await run(["exec", "for-exec", "--env", "T=token", "--", "/bin/sh", "-c", "echo \"$T\""], as: user)
         #expect(exec.stdout == "in-the-environment\n", "\(exec.stdout)\(exec.stderr)")
         // Not readable by the other user through any of them.
-        #expect(!(try run(["git-credential", "get"], as: other, stdin: "protocol=https\nhost=svc.example\n\n").stdout.contains("through-the-service")))
+        await #expect(!(try run(["git-credential", "get"], as: other, stdin: "protocol=https\nhost=svc.example\n\n").stdout.contains("through-the-service")))
 
         // An item of the user's file store moves into the service; the source goes once the copy reads back.
-        #expect(try run(["store", "moving", "--store", "file", "--authenticator", "none"], as: user, stdin: #"{"token":"from-the-file-store"}"#).status == 0)
-        let moved = try run(["import", "--from-store", "file", "--remove-source"], as: user)
+        await #expect(try run(["store", "moving", "--store", "file", "--authenticator", "none"], as: user, stdin: #"{"token":"from-the-file-store"}"#).status == 0)
+        let moved = try await run(["import", "--from-store", "file", "--remove-source"], as: user)
         #expect(moved.status == 0, "\(moved.stdout)\(moved.stderr)")
         #expect(moved.stdout.contains("moving: moved, plain; the source is removed"), "\(moved.stdout)")
-        #expect(try run(["show", "moving", "--field", "token"], as: user).stdout == "from-the-file-store\n")
-        #expect(try run(["show", "moving", "--store", "file", "--authenticator", "none"], as: user).status == 2)
-        for key in ["git:https:u@svc.example", "for-exec", "moving"] { _ = try run(["reset", key], as: user) }
-        _ = try run(["docker-credential", "erase"], as: user, stdin: "svc.example\n")
+        await #expect(try run(["show", "moving", "--field", "token"], as: user).stdout == "from-the-file-store\n")
+        await #expect(try run(["show", "moving", "--store", "file", "--authenticator", "none"], as: user).status == 2)
+        for key in ["git:https:u@svc.example", "for-exec", "moving"] { _ = try await run(["reset", key], as: user) }
+        _ = try await run(["docker-credential", "erase"], as: user, stdin: "svc.example\n")
     }
 
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
-    func aClientThatLeavesDuringAPromptEndsIt() throws {
-        try prepareHomes()
-        try enrollOnly(user, finger: Self.finger)
-        defer { _ = try? sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user]) }
-        try storeProtected("leaving", secret: "left-behind")
-        let running = try session(["show", "leaving"], as: user)
-        #expect(running.waitFor("Touch the fingerprint reader"), "\(running.text)")
-        try reader.waitForFingerNeeded()
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pkill"), ["-KILL", "-u", user, "-x", "biometrics-vaul"])
-        _ = running.finish()
-        var released = false
-        for _ in 0..<100 where !released {
-            released = try !reader.fingerNeeded()
-            if !released { usleep(50_000) }
+    func aClientThatLeavesDuringAPromptEndsIt() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        try await withCleanup { () async throws -> Void in
+            try await storeProtected("leaving", secret: "left-behind")
+            let running = try await session(["show", "leaving"], as: user)
+            #expect(try await running.waitFor("Touch the fingerprint reader"), "\(running.text)")
+            try await reader.waitForFingerNeeded()
+            _ = try await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pkill"), ["-KILL", "-u", user, "-x", "biometrics-vaul"])
+            _ = try await running.finish()
+            var released = false
+            for _ in 0..<100 where !released {
+                released = try await !reader.fingerNeeded()
+                if !released { try await Task.sleep(for: .microseconds(50_000)) }
+            }
+            #expect(released, "the service kept waiting for a finger for a client that left")
+            // The reader is free again for the next prompt.
+            let shown = try await scanned(["show", "leaving", "--field", "token"], as: user, finger: Self.finger)
+            #expect(shown.status == 0, "\(shown.text)")
+            _ = try await run(["reset", "leaving"], as: user)
+        } cleanup: {
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
         }
-        #expect(released, "the service kept waiting for a finger for a client that left")
-        // The reader is free again for the next prompt.
-        let shown = try scanned(["show", "leaving", "--field", "token"], as: user, finger: Self.finger)
-        #expect(shown.status == 0, "\(shown.text)")
-        _ = try run(["reset", "leaving"], as: user)
     }
 
     @Test(.needs(CLINeeds.testUser))
-    func fiftyParallelClientsOfTwoUsersEachSeeTheirOwn() throws {
-        try prepareHomes()
+    func fiftyParallelClientsOfTwoUsersEachSeeTheirOwn() async throws {
+        try await prepareHomes()
         let script = """
             for i in $(seq 25); do
               ( echo "{\\"n\\":\\"$USER-$i\\"}" | "$0" store "p$i" >/dev/null && "$0" show "p$i" --field n ) &
             done
             wait
             """
-        let started = try [user, other].map { name in
-            (name, try sandbox.start(
+        var started: [(String, CLIProcess)] = []
+        for name in [user, other] {
+            started.append((name, try await sandbox.start(
                 executable: URL(fileURLWithPath: "/usr/sbin/runuser"),
-                Array(command(["-c", script, CLISandbox.binary.path], as: name, executable: "/bin/sh").dropFirst())))
+                Array(command(["-c", script, CLISandbox.binary.path], as: name, executable: "/bin/sh").dropFirst()))))
         }
         var results: [String: CLIResult] = [:]
         for (name, process) in started {
-            process.waitUntilExit()
-            results[name] = process.result()
+            results[name] = try await process.result()
         }
         for name in [user, other] {
             let lines = Set(results[name]?.stdout.split(separator: "\n").map(String.init) ?? [])
             #expect(lines == Set((1...25).map { "\(name)-\($0)" }), "\(name): \(results[name]?.stdout ?? "") \(results[name]?.stderr ?? "")")
-            let listed = try run(["list"], as: name)
+            let listed = try await run(["list"], as: name)
             #expect(listed.stdout.split(separator: "\n").count == 25, "\(listed.stdout)\(listed.stderr)")
-            _ = try run(["-c", "for i in $(seq 25); do \"$0\" reset p$i; done", CLISandbox.binary.path], as: name, executable: "/bin/sh")
+            _ = try await run(["-c", "for i in $(seq 25); do \"$0\" reset p$i; done", CLISandbox.binary.path], as: name, executable: "/bin/sh")
         }
     }
 
@@ -518,8 +539,8 @@ final class VaultServiceCLITests {
     /// service a swtpm of its own); a store the service made while it had no TPM is moved under the TPM
     /// when it is next opened, its items kept.
     @Test(.needs(CLINeeds.testUser))
-    func theStoreKeysAreSealedToTheServicesTPM() throws {
-        try prepareHomes()
+    func theStoreKeysAreSealedToTheServicesTPM() async throws {
+        try await prepareHomes()
         // master.key's kind (0 a key file, 2 sealed) and, when sealed, the mechanism (1 the TPM) and flags
         // (0: no PIN), as the file store's key file format lays them out after "BVFK" and the version.
         let sealed: [UInt8] = ProcessInfo.processInfo.environment["BV_VAULT_SERVICE_TPM"] == "1" ? [2, 1, 0] : [0]
@@ -529,51 +550,51 @@ final class VaultServiceCLITests {
             try #require(bytes.count > 8 && Array(bytes.prefix(4)) == Array("BVFK".utf8))
             return bytes[5] == 0 ? [0] : Array(bytes[5...7])
         }
-        #expect(try run(["store", "sealed"], as: user, stdin: #"{"t":"under-the-tpm"}"#).status == 0)
+        await #expect(try run(["store", "sealed"], as: user, stdin: #"{"t":"under-the-tpm"}"#).status == 0)
         #expect(try protection(user) == sealed)
 
         // A key-file store made by the service's user, put in as the other user's, with the service stopped.
         let otherUID = try #require(getpwnam(other)?.pointee.pw_uid)
         let staging = "\(Self.stateDirectory)/staging"
-        let made = try sandbox.run(
+        let made = try await sandbox.run(
             executable: URL(fileURLWithPath: "/usr/sbin/runuser"),
             ["-u", "biometrics-vault", "--", "env", "-i", "PATH=/usr/bin:/bin", "HOME=\(Self.stateDirectory)", "XDG_DATA_HOME=\(staging)",
              "ASAN_OPTIONS=\(ProcessInfo.processInfo.environment["ASAN_OPTIONS"] ?? "")", "SWIFT_BACKTRACE=enable=no",
              CLISandbox.binary.path, "store", "made-before", "--store", "file", "--authenticator", "none"],
             stdin: #"{"t":"kept-across-the-move"}"#)
         #expect(made.status == 0, "\(made.stdout)\(made.stderr)")
-        if let pid = try servicePID() { kill(pid, SIGKILL) }
+        if let pid = try await servicePID() { kill(pid, SIGKILL) }
         let target = "\(Self.stateDirectory)/users/\(otherUID)"
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/rm"), ["-rf", target])
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/mv"), ["\(staging)/biometrics-vault", target])
-        _ = try sandbox.run(executable: URL(fileURLWithPath: "/bin/rm"), ["-rf", staging])
+        _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/rm"), ["-rf", target])
+        _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/mv"), ["\(staging)/biometrics-vault", target])
+        _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/rm"), ["-rf", staging])
         #expect(try protection(other) == [0])
-        let shown = try run(["show", "made-before", "--field", "t"], as: other)
+        let shown = try await run(["show", "made-before", "--field", "t"], as: other)
         #expect(shown.stdout == "kept-across-the-move\n", "\(shown.stdout)\(shown.stderr)")
         #expect(try protection(other) == sealed)
-        #expect(try run(["show", "sealed", "--field", "t"], as: user).stdout == "under-the-tpm\n")
-        _ = try run(["reset", "sealed"], as: user)
-        _ = try run(["reset", "made-before"], as: other)
+        await #expect(try run(["show", "sealed", "--field", "t"], as: user).stdout == "under-the-tpm\n")
+        _ = try await run(["reset", "sealed"], as: user)
+        _ = try await run(["reset", "made-before"], as: other)
     }
 
     @Test(.needs(CLINeeds.testUser))
-    func killingTheServiceDuringWritesLosesNothing() throws {
-        try prepareHomes()
-        #expect(try run(["store", "durable"], as: user, stdin: #"{"v":"0"}"#).status == 0)
-        let writer = try sandbox.start(
+    func killingTheServiceDuringWritesLosesNothing() async throws {
+        try await prepareHomes()
+        await #expect(try run(["store", "durable"], as: user, stdin: #"{"v":"0"}"#).status == 0)
+        let writer = try await sandbox.start(
             executable: URL(fileURLWithPath: "/usr/sbin/runuser"),
             Array(command(["-c", "for i in $(seq 200); do echo \"{\\\"v\\\":\\\"$i\\\"}\" | \"$0\" update durable >/dev/null 2>&1; done", CLISandbox.binary.path],
                           as: user, executable: "/bin/sh").dropFirst()))
         for _ in 0..<5 {
-            usleep(300_000)
-            if let pid = try servicePID() { kill(pid, SIGKILL) }
+            try await Task.sleep(for: .microseconds(300_000))
+            if let pid = try await servicePID() { kill(pid, SIGKILL) }
         }
-        writer.waitUntilExit()
-        let shown = try run(["show", "durable", "--field", "v"], as: user)
+        try await writer.waitUntilExit()
+        let shown = try await run(["show", "durable", "--field", "v"], as: user)
         #expect(shown.status == 0, "\(shown.stdout)\(shown.stderr)")
         let value = Int(shown.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(value != nil, "the item is not a complete value: \(shown.stdout)")
-        _ = try run(["reset", "durable"], as: user)
+        _ = try await run(["reset", "durable"], as: user)
     }
 }
 #endif

@@ -12,7 +12,7 @@ struct VirtualReader {
 
     /// Touches the sensor with finger `id` (one command per connection; the socket exists only while
     /// fprintd has the reader open, so connecting is retried for a while).
-    func scan(_ id: String) throws {
+    func scan(_ id: String) async throws {
         let path = try #require(socketPath)
         for _ in 0..<300 {
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -29,7 +29,7 @@ struct VirtualReader {
                 }
             }
             if connected != 0 {
-                usleep(50_000)
+                try await Task.sleep(for: .milliseconds(50))
                 continue
             }
             let command = Array("SCAN \(id)".utf8)
@@ -43,8 +43,8 @@ struct VirtualReader {
     }
 
     /// Whether fprintd asks for a finger now (a verify or enroll is waiting on the reader).
-    func fingerNeeded() throws -> Bool {
-        let property = try sandbox.run(
+    func fingerNeeded() async throws -> Bool {
+        let property = try await sandbox.run(
             executable: URL(fileURLWithPath: "/usr/bin/busctl"),
             ["--system", "get-property", "net.reactivated.Fprint", "/net/reactivated/Fprint/Device/0",
              "net.reactivated.Fprint.Device", "finger-needed"])
@@ -52,27 +52,27 @@ struct VirtualReader {
     }
 
     /// Waits until fprintd itself asks for a finger (so the scan lands in this verify, not a queue).
-    func waitForFingerNeeded() throws {
+    func waitForFingerNeeded() async throws {
         for _ in 0..<400 {
-            if try fingerNeeded() { return }
-            usleep(50_000)
+            if try await fingerNeeded() { return }
+            try await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("fprintd never asked for a finger")
     }
 
     /// Enrolls one more finger of `user` (keeping the others) as `name`, with sensor id `finger`.
-    func enrollFinger(user: String?, finger: String, as name: String) throws {
-        let enroll = try PTYSession(
+    func enrollFinger(user: String?, finger: String, as name: String) async throws {
+        let enroll = try await PTYSession(
             command: shellQuoted(["/usr/bin/fprintd-enroll", "-f", name] + (user.map { [$0] } ?? [])),
             environment: sandbox.environment)
         var stages = 0
         while !enroll.text.contains("enroll-completed") && enroll.process.isRunning && stages < 12 {
-            try waitForFingerNeeded()
-            try scan(finger)
+            try await waitForFingerNeeded()
+            try await scan(finger)
             stages += 1
-            _ = enroll.waitFor("Enroll result", count: stages, seconds: 20)
+            _ = try await enroll.waitFor("Enroll result", count: stages, seconds: 20)
         }
-        #expect(enroll.finish() == 0, "fprintd-enroll: \(enroll.text)")
+        #expect(try await enroll.finish() == 0, "fprintd-enroll: \(enroll.text)")
         try #require(enroll.text.contains("enroll-completed"), "fprintd-enroll: \(enroll.text)")
     }
 }

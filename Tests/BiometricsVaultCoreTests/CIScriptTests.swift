@@ -9,7 +9,7 @@ import Testing
 /// end, and the script must end with its own status, not the cleanup's.
 struct RunAtExitTests {
     @Test(arguments: [0, 3] as [Int32])
-    func aFailingCleanupStepKeepsTheScriptsStatusAndRunsTheRest(exitStatus: Int32) throws {
+    func aFailingCleanupStepKeepsTheScriptsStatusAndRunsTheRest(exitStatus: Int32) async throws {
         let scratch = try TestScratch.newDirectory("at-exit")
         let library = repositoryRoot().appendingPathComponent("scripts/lib/at-exit.sh").path
         let marker = scratch.appendingPathComponent("cleanup-finished").path
@@ -27,7 +27,7 @@ struct RunAtExitTests {
             wait "${background[0]}"
             exit \(exitStatus)
             """
-        let result = try Shell.bash(script)
+        let result = try await Shell.bash(script)
         #expect(result.status == exitStatus, "stderr: \(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: marker), "the cleanup stopped at the failing kill")
     }
@@ -37,8 +37,8 @@ struct RunAtExitTests {
 /// takes SIGTERM to quit and never finishes once its bus is gone, and CI runs left it running. A shell
 /// that ignores SIGTERM stands in for that KeePassXC (the real one needs 20 s of setup to get there).
 struct StopDaemonsTests {
-    @Test func aProcessThatOutlivesSIGTERMIsKilled() throws {
-        let started = try Shell.bash("""
+    @Test func aProcessThatOutlivesSIGTERMIsKilled() async throws {
+        let started = try await Shell.bash("""
             dir=$(mktemp -d /tmp/bv-keepassxc.XXXXXX)
             (trap '' TERM; exec sleep 600) </dev/null >/dev/null 2>&1 &
             echo $! > "$dir/keepassxc.pid"
@@ -50,7 +50,7 @@ struct StopDaemonsTests {
         let script = repositoryRoot().appendingPathComponent("scripts/stop-daemons.sh").path
         // A clean environment: the run's own (CI exports every setup script's sandbox variables) would
         // make the script stop the daemons the other tests are using.
-        let stopped = try Shell.run("/usr/bin/env", ["-i", "PATH=/usr/bin:/bin", "BV_KEEPASSXC_SANDBOX=\(directory)", "/bin/bash", script])
+        let stopped = try await Shell.run("/usr/bin/env", ["-i", "PATH=/usr/bin:/bin", "BV_KEEPASSXC_SANDBOX=\(directory)", "/bin/bash", script])
         #expect(stopped.status == 0, "\(stopped.stderr)")
         // Gone, or a zombie nobody reaped yet (the container's init may not reap). SIGKILL takes effect
         // when the process is next scheduled, which on a loaded machine can be after the script returns.
@@ -58,7 +58,7 @@ struct StopDaemonsTests {
             (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?.dropFirst().first
         }
         let deadline = ContinuousClock.now + .seconds(10)
-        while let running = state(), running != "Z", ContinuousClock.now < deadline { usleep(20_000) }
+        while let running = state(), running != "Z", ContinuousClock.now < deadline { try await Task.sleep(for: .microseconds(20_000)) }
         #expect(state() == nil || state() == "Z", "the process that ignores SIGTERM still runs")
         #expect(!FileManager.default.fileExists(atPath: directory))
     }

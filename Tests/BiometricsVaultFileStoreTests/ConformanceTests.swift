@@ -2,9 +2,10 @@ import BiometricsVaultCore
 import BiometricsVaultFileStore
 import BiometricsVaultTesting
 import Foundation
+import BiometricsVaultTestSupport
 import Testing
 
-@Suite("EncryptedFileStore conformance")
+@Suite("EncryptedFileStore conformance", .onTestThreads)
 struct ConformanceTests {
     @Test("SecretStore contract, key-file store", arguments: SecretStoreConformance.Check.allCases)
     func keyFileStore(_ check: SecretStoreConformance.Check) async throws {

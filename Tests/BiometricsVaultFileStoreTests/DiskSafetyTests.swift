@@ -8,9 +8,10 @@ import Darwin
 import BiometricsVaultCore
 import BiometricsVaultFileStore
 import Foundation
+import BiometricsVaultTestSupport
 import Testing
 
-@Suite("EncryptedFileStore on disk: plaintext, permissions, location")
+@Suite("EncryptedFileStore on disk: plaintext, permissions, location", .onTestThreads)
 struct DiskSafetyTests {
     static let marker = "BV-MARKER-7f3a9c-correct-horse"
 

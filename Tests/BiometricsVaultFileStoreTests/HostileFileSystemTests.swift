@@ -2,13 +2,14 @@
 import Glibc
 import BiometricsVaultCore
 import BiometricsVaultFileStore
+import BiometricsVaultTestSupport
 import Foundation
 import Synchronization
 import Testing
 
 /// What a hostile or careless user (or a crash) can leave in the store directory, and what the store
 /// must do with it: never hang, never trust, never leave key material or loose modes behind.
-@Suite("EncryptedFileStore against a hostile file system")
+@Suite("EncryptedFileStore against a hostile file system", .onTestThreads)
 struct HostileFileSystemTests {
     let id: SecretItemID
 
@@ -197,7 +198,7 @@ struct HostileFileSystemTests {
     }
 
     @Test("a writer that holds the lock and never lets go (stopped): other writers fail within the bound, naming its pid")
-    func heldLockIsBounded() throws {
+    func heldLockIsBounded() async throws {
         let directory = try TemporaryDirectory()
         let (store, serviceDirectory, file) = try storeWithOneItem(directory)
         // This process holds the service's lock through a descriptor of its own, as a stopped writer would.
@@ -220,10 +221,10 @@ struct HostileFileSystemTests {
         }
         let started = Date()
         writer.start()
-        while isPending() && Date().timeIntervalSince(started) < 30 { usleep(50_000) }
+        while isPending() && Date().timeIntervalSince(started) < 30 { try await Task.sleep(for: .microseconds(50_000)) }
         let waited = Date().timeIntervalSince(started)
         close(holder)  // lets a writer that waits without a bound finish, so the test ends either way
-        while isPending() { usleep(10_000) }
+        while isPending() { try await Task.sleep(for: .microseconds(10_000)) }
         guard case .failure(let error) = try #require(outcome.withLock { $0 }) else {
             Issue.record("the write waited \(waited) s for a lock that was never released, then wrote")
             return
@@ -237,30 +238,30 @@ struct HostileFileSystemTests {
 
     @Test("a store on a read-only file system whose modes are loose is still read (its modes cannot be tightened)",
         .enabled(if: geteuid() == 0, "a read-only bind mount needs root"))
-    func readOnlyStoreWithLooseModes() throws {
+    func readOnlyStoreWithLooseModes() async throws {
         let directory = try TemporaryDirectory()
         let (_, serviceDirectory, file) = try storeWithOneItem(directory)
         let root = directory.storeURL.path
         for (path, mode) in [(root, 0o755), (serviceDirectory, 0o755), (file, 0o644), (root + "/master.key", 0o644)] {
             #expect(chmod(path, mode_t(mode)) == 0)
         }
-        try #require(run("/bin/mount", ["--bind", root, root]) == 0)
-        defer { _ = run("/bin/umount", [root]) }
-        try #require(run("/bin/mount", ["-o", "remount,bind,ro", root]) == 0)
-        let store = try EncryptedFileStore(directory: directory.storeURL)
-        #expect(text(of: try store.read(id, authorization: nil)) == "v1")
-        #expect(try store.keys(service: "svc") == ["k"])
-        // Writing is refused (the file system says so); nothing is changed.
-        #expect(throws: VaultError.storeUnavailable) { try store.write(item("v2"), for: id, authorization: nil) }
+        try #require(await run("/bin/mount", ["--bind", root, root]) == 0)
+        do {
+            try #require(await run("/bin/mount", ["-o", "remount,bind,ro", root]) == 0)
+            let store = try EncryptedFileStore(directory: directory.storeURL)
+            #expect(text(of: try store.read(id, authorization: nil)) == "v1")
+            #expect(try store.keys(service: "svc") == ["k"])
+            // Writing is refused (the file system says so); nothing is changed.
+            #expect(throws: VaultError.storeUnavailable) { try store.write(item("v2"), for: id, authorization: nil) }
+        } catch {
+            _ = await run("/bin/umount", [root])
+            throw error
+        }
+        #expect(await run("/bin/umount", [root]) == 0)
     }
 
-    private func run(_ executable: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+    private func run(_ executable: String, _ arguments: [String]) async -> Int32 {
+        (try? await Shell.run(executable, arguments))?.status ?? -1
     }
 
     @Test("errors name the path and say what is wrong in words, with the errno kept")

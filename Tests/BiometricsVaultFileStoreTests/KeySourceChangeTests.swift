@@ -1,11 +1,12 @@
 import BiometricsVaultCore
 import BiometricsVaultFileStore
 import Foundation
+import BiometricsVaultTestSupport
 import Testing
 
 /// `changeKeySource`: a change that fails at any step leaves the key file as it was, and the store opens
 /// with its old source. (Sealing with a real TPM, and a change killed mid-way, are in BiometricsVaultTPMTests.)
-@Suite("Changing the store's key source")
+@Suite("Changing the store's key source", .onTestThreads)
 struct KeySourceChangeTests {
     static let passphrase = SecretBytes(utf8: "correct horse")
 

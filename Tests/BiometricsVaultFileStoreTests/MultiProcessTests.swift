@@ -7,11 +7,12 @@ import Darwin
 #endif
 import BiometricsVaultCore
 import BiometricsVaultFileStore
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
 /// Real processes against one store directory: `FileStoreStressHelper`, built beside this test bundle.
-@Suite("EncryptedFileStore across processes", .serialized)
+@Suite("EncryptedFileStore across processes", .onTestThreads, .serialized)
 struct MultiProcessTests {
     @Test("two processes x 1,000 locked updates of one key: every read decodes, no update is lost")
     func twoProcessesUpdatingOneKey() async throws {
@@ -23,8 +24,9 @@ struct MultiProcessTests {
         try store.write(item("seed:0:0:" + String(repeating: "p", count: 100)), for: id, authorization: nil)
 
         let updates = 1_000
-        let helpers = try ["one", "two"].map { tag in
-            try StressHelper.start(["update", root.path, "svc", "shared", "\(updates)", tag])
+        var helpers: [(process: ChildProcess, output: FileHandle, errors: FileHandle)] = []
+        for tag in ["one", "two"] {
+            helpers.append(try await StressHelper.start(["update", root.path, "svc", "shared", "\(updates)", tag]))
         }
         // Meanwhile this process reads continuously: every read must decode to a complete value.
         var reads = 0
@@ -35,9 +37,9 @@ struct MultiProcessTests {
             try await Task.sleep(for: .microseconds(300))
         }
         for helper in helpers {
-            helper.process.waitUntilExit()
-            let errors = String(decoding: helper.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(helper.process.terminationStatus == 0, "helper failed: \(errors)")
+            let exit = try await helper.process.exit()
+            let errors = String(decoding: helper.errors.readDataToEndOfFile(), as: UTF8.self)
+            #expect(exit.code == 0 && !exit.signalled, "helper failed: \(errors)")
         }
         let final = try #require(Self.parse(try store.read(id, authorization: nil)))
         #expect(["one", "two"].contains(final.tag), "the final value was not written by a helper")
@@ -59,14 +61,13 @@ struct MultiProcessTests {
         var generator = SystemRandomNumberGenerator()
         var highest = 0
         for round in 0..<50 {
-            let helper = try StressHelper.start(["write-loop", root.path, "svc", "\(keyCount)"])
+            let helper = try await StressHelper.start(["write-loop", root.path, "svc", "\(keyCount)"])
             // Wait until it has written a full round, then kill it at a random point of a later write.
-            let ready = helper.output.fileHandleForReading.availableData
+            let ready = helper.output.availableData
             #expect(String(decoding: ready, as: UTF8.self).hasPrefix("ready"), "round \(round): helper did not start")
             try await Task.sleep(for: .microseconds(Int.random(in: 0...8_000, using: &generator)))
             #expect(kill(helper.process.processIdentifier, SIGKILL) == 0)
-            helper.process.waitUntilExit()
-            #expect(helper.process.terminationReason == .uncaughtSignal)
+            #expect(try await helper.process.exit().signalled)
 
             for id in ids {
                 let value = try #require(try store.read(id, authorization: nil), "round \(round): \(id.key) vanished")
@@ -82,13 +83,13 @@ struct MultiProcessTests {
     }
 
     @Test("a write failing for lack of space (RLIMIT_FSIZE) is storeUnavailable with errno EFBIG; the old item stays")
-    func fileSizeLimit() throws {
+    func fileSizeLimit() async throws {
         let directory = try TemporaryDirectory()
         let root = directory.storeURL
         let store = try EncryptedFileStore(directory: root)
         let id = try SecretItemID(service: "svc", key: "big")
         try store.write(item("old"), for: id, authorization: nil)
-        let result = try StressHelper.run(["fsize-limit", root.path, "svc", "big"])
+        let result = try await StressHelper.run(["fsize-limit", root.path, "svc", "big"])
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines) == "storeUnavailable errno \(EFBIG)")
         #expect(text(of: try store.read(id, authorization: nil)) == "old")

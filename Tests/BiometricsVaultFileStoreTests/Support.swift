@@ -7,6 +7,7 @@ import Darwin
 #endif
 import BiometricsVaultCore
 import BiometricsVaultFileStore
+import BiometricsVaultTestSupport
 import Foundation
 import Testing
 
@@ -130,25 +131,19 @@ enum StressHelper {
         throw POSIXFailure(call: "locating \(name) next to the test bundle (build it: swift build)", number: ENOENT)
     }
 
-    /// Starts the helper with `arguments`; stdout goes to the returned pipe.
-    static func start(_ arguments: [String]) throws -> (process: Process, output: Pipe, errors: Pipe) {
-        let process = Process()
-        process.executableURL = try url()
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        return (process, output, errors)
+    /// Starts the helper with `arguments`; its stdout and stderr are the returned pipes' read ends.
+    static func start(_ arguments: [String]) async throws -> (process: ChildProcess, output: FileHandle, errors: FileHandle) {
+        let child = try await Shell.spawn(try url().path, arguments)
+        close(child.stdin)
+        return (
+            child.process, FileHandle(fileDescriptor: child.stdout, closeOnDealloc: true),
+            FileHandle(fileDescriptor: child.stderr, closeOnDealloc: true)
+        )
     }
 
     /// Runs the helper to completion; returns its exit status, stdout and stderr.
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let (process, output, errors) = try start(arguments)
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+        let result = try await Shell.run(try url().path, arguments)
+        return (result.status, result.stdout, result.stderr)
     }
 }

@@ -1,11 +1,12 @@
 import BiometricsVaultCore
 import BiometricsVaultFileStore
 import Foundation
+import BiometricsVaultTestSupport
 import Testing
 
 /// Damaged, moved and foreign files: each read reports the documented error, never a wrong value, never
 /// nothing, and the store leaves the bytes where they are.
-@Suite("EncryptedFileStore tampering")
+@Suite("EncryptedFileStore tampering", .onTestThreads)
 struct TamperTests {
     let directory: TemporaryDirectory
     let store: EncryptedFileStore

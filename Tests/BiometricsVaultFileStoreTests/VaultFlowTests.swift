@@ -2,10 +2,11 @@ import BiometricsVaultCore
 import BiometricsVaultFileStore
 import BiometricsVaultTesting
 import Foundation
+import BiometricsVaultTestSupport
 import Testing
 
 /// The whole vault state machine over the encrypted file store, through the public factory.
-@Suite("Vault flow over EncryptedFileStore")
+@Suite("Vault flow over EncryptedFileStore", .onTestThreads)
 struct VaultFlowTests {
     struct Login: Codable, Sendable, Equatable {
         var username: String

@@ -11,6 +11,7 @@ import Testing
 /// watcher use it: against the real system bus, and against an address with no bus. One fault needs a
 /// stand-in, named as such below: a socket that accepts and never answers (a hung bus), which the real
 /// bus cannot be made to be.
+@Suite(.onTestThreads)
 struct DBusConnectionTests {
     static let bus = DBusMethod(
         destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetId")

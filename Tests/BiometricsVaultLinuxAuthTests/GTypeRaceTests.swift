@@ -14,7 +14,7 @@ import Testing
 /// starts both at one instant, with the Secret Service side delayed by a swept offset (every 10 µs) so the
 /// two set-ups meet at every point of their overlap. No daemon is involved: the driver points both buses
 /// at a socket of its own that closes each connection at once, so an attempt's time is set-up alone.
-@Suite struct GTypeRaceTests {
+@Suite(.onTestThreads) struct GTypeRaceTests {
     static let offsets = Array(stride(from: 0, through: 600, by: 10))
     static let attemptsPerOffset = 16
     /// An attempt takes well under a second; a deadlock never ends. The margin is for a machine loaded
@@ -34,20 +34,20 @@ import Testing
 
     /// Runs one attempt: nil when it finished within `limit`, else what its threads were doing (the
     /// process is then killed).
-    static func hang(_ driver: String, offset: Int, limit: Duration) throws -> String? {
-        let process = try SpawnedProcess(executable: driver, [String(offset)], environment: ProcessInfo.processInfo.environment)
+    static func hang(_ driver: String, offset: Int, limit: Duration) async throws -> String? {
+        let process = try await ChildProcess.start(driver, [String(offset)])
         let deadline = ContinuousClock.now + limit
-        while process.isRunning, ContinuousClock.now < deadline { usleep(2_000) }
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
         guard process.isRunning else { return nil }
-        let threads = threadStates(process.processIdentifier)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let threads = await threadStates(process.processIdentifier)
+        process.signal(SIGKILL)
+        try await process.exit()
         return threads
     }
 
     /// Each thread's name, state and kernel wait channel (from /proc, always there), then every thread's
     /// stack from gdb when it is installed.
-    static func threadStates(_ pid: pid_t) -> String {
+    static func threadStates(_ pid: pid_t) async -> String {
         let tasks = "/proc/\(pid)/task"
         var lines: [String] = []
         let ids = ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }
@@ -65,67 +65,52 @@ import Testing
             let state = fields.count > 12 ? "\(fields[0]), user \(fields[11]) system \(fields[12]) ticks" : "?"
             lines.append("thread \(id) (\(name)): \(state), wchan \(read("wchan"))")
         }
-        lines.append(gdbStacks(pid) ?? "(no gdb: no user-space stacks)")
+        lines.append(await gdbStacks(pid) ?? "(no gdb: no user-space stacks)")
         return lines.joined(separator: "\n")
     }
 
     /// `gdb -batch -ex 'thread apply all bt'` attached to `pid`, itself bounded (killed after 60 s). Its
     /// output goes to a file, so waiting for it never blocks on a pipe.
-    static func gdbStacks(_ pid: pid_t) -> String? {
+    static func gdbStacks(_ pid: pid_t) async -> String? {
         let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
             .map { "\($0)/gdb" }
         guard let gdb = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("gtype-race-gdb-\(pid).txt")
         defer { try? FileManager.default.removeItem(at: file) }
         guard FileManager.default.createFile(atPath: file.path, contents: nil),
-              let process = try? SpawnedProcess(
-                  executable: gdb, ["-p", String(pid), "-batch", "-nx", "-ex", "thread apply all bt"],
-                  environment: ProcessInfo.processInfo.environment, stdout: file.path, stderr: file.path)
+              let process = try? await ChildProcess.start(
+                  gdb, ["-p", String(pid), "-batch", "-nx", "-ex", "thread apply all bt"],
+                  stdout: .file(file.path), stderr: .file(file.path))
         else { return nil }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        _ = try? await process.exit(within: 60)
         return try? String(contentsOf: file, encoding: .utf8)
     }
 
-    /// The sweep (a minute or more, one attempt after another) runs on a thread of its own and the test
-    /// awaits it: the test run has about as many threads as CPUs, and a test that holds one for the whole
-    /// sweep holds back every test that has not started yet. It stops at the first hang, whose threads
-    /// the failure shows.
+    /// The sweep (a minute or more, one attempt after another) stops at the first hang, whose threads the
+    /// failure shows. It waits suspended, so it holds no thread of the parallel run meanwhile.
     @Test func secretServiceAndFprintdStartingTogetherNeverHang() async throws {
         let driver = try #require(Self.driver, "GLibTypeRaceDriver is not built: run `swift build --build-tests` first")
         let attempts = Self.offsets.count * Self.attemptsPerOffset
-        let hang = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String?, any Error>) in
-            Thread {
-                continuation.resume(with: Result {
-                    for attempt in 0..<attempts {
-                        let offset = Self.offsets[attempt % Self.offsets.count]
-                        if let threads = try Self.hang(driver, offset: offset, limit: Self.limit) {
-                            return "attempt \(attempt + 1) of \(attempts) (offset \(offset) µs) did not finish within "
-                                + "\(Self.limit); its threads:\n\(threads)"
-                        }
-                    }
-                    return nil
-                })
-            }.start()
+        for attempt in 0..<attempts {
+            let offset = Self.offsets[attempt % Self.offsets.count]
+            if let threads = try await Self.hang(driver, offset: offset, limit: Self.limit) {
+                Issue.record(
+                    "attempt \(attempt + 1) of \(attempts) (offset \(offset) µs) did not finish within \(Self.limit); its threads:\n\(threads)")
+                return
+            }
         }
-        #expect(hang == nil, "\(hang ?? "")")
     }
 
     /// The diagnosis a hang's failure carries, on a process that is certainly stuck (`sleep`): every
     /// thread's state and wait channel, whether or not gdb is installed.
-    @Test func aHangIsReportedWithItsThreads() throws {
-        let sleeper = try SpawnedProcess(executable: "/bin/sleep", ["60"], environment: ProcessInfo.processInfo.environment)
-        defer {
-            kill(sleeper.processIdentifier, SIGKILL)
-            sleeper.waitUntilExit()
-        }
-        usleep(100_000)
-        let report = Self.threadStates(sleeper.processIdentifier)
+    @Test func aHangIsReportedWithItsThreads() async throws {
+        let sleeper = try await ChildProcess.start("/bin/sleep", ["60"])
+        defer { sleeper.signal(SIGKILL) }
+        try await Task.sleep(for: .milliseconds(100))
+        let report = await Self.threadStates(sleeper.processIdentifier)
         #expect(report.contains("thread \(sleeper.processIdentifier) (sleep): S, user "), "\(report)")
         #expect(!report.contains("wchan ?"), "\(report)")
-        if Self.gdbStacks(sleeper.processIdentifier) != nil { #expect(report.contains("nanosleep"), "\(report)") }
+        if await Self.gdbStacks(sleeper.processIdentifier) != nil { #expect(report.contains("nanosleep"), "\(report)") }
     }
 }
 #endif

@@ -8,7 +8,7 @@ import Testing
 
 /// Every suite of this target is nested here: `.serialized` on the parent runs them one after another,
 /// because there is one fingerprint reader and fprintd lets one client claim it at a time.
-@Suite(.serialized) enum LinuxAuthIntegration {}
+@Suite(.onTestThreads, .serialized) enum LinuxAuthIntegration {}
 
 /// The real Linux authentication stack that `scripts/setup/30-fprintd-polkit.sh` brings up: the system
 /// bus, polkitd, fprintd on libfprint's virtual sensor, test users with known passwords.

@@ -7,6 +7,7 @@ import Foundation
 import Testing
 
 /// The parts that need no daemon: fprintd error mapping, the enrollment hash, the lockout file.
+@Suite(.onTestThreads)
 struct FprintdErrorMappingTests {
     @Test(arguments: [
         ("net.reactivated.Fprint.Error.NoSuchDevice", true, FingerprintAvailability.noDevice, VaultError.Code.biometryNotAvailable),
@@ -36,6 +37,7 @@ struct FprintdErrorMappingTests {
     }
 }
 
+@Suite(.onTestThreads)
 struct EnrollmentFingerprintTests {
     @Test func ignoresFingerOrderButNotTheSet() {
         let one = FingerprintAuthenticator.enrollment(user: "ann", device: "Reader", fingers: ["right-index-finger", "left-thumb"])
@@ -54,6 +56,7 @@ struct EnrollmentFingerprintTests {
     }
 }
 
+@Suite(.onTestThreads)
 struct LockoutStoreTests {
     let directory = Harness.temporaryStateDirectory().appendingPathComponent("state")
 

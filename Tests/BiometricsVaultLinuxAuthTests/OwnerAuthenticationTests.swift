@@ -160,14 +160,14 @@ extension LinuxAuthIntegration {
 /// polkit's text authentication agent, `pkttyagent`, registered for this test process and running in a
 /// pseudo-terminal (`script` provides it); answers the password prompt with `password` (or never).
 final class TextAgent: Sendable {
-    private let process: Process
-    private let input: Pipe
+    private let process: ChildProcess
+    private let input: Int32
     private let collected = LockedValue("")
     private let readyFile: URL
 
     var output: String { collected.withLock { $0 } }
 
-    private init(process: Process, input: Pipe, readyFile: URL) {
+    private init(process: ChildProcess, input: Int32, readyFile: URL) {
         self.process = process
         self.input = input
         self.readyFile = readyFile
@@ -176,46 +176,36 @@ final class TextAgent: Sendable {
     static func start(password: String?) async throws -> TextAgent {
         let readyFile = FileManager.default.temporaryDirectory.appendingPathComponent("bv-agent-\(UUID().uuidString)")
         let subject = "\(getpid()),\(PolkitAuthority.processStartTime())"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         // pkttyagent reports its registration by closing --notify-fd: route that fd into a pipe whose
         // reader writes the ready file at EOF (stdout goes to the terminal so only fd 5 holds the pipe).
-        process.arguments = [
-            "-qfec",
-            "{ pkttyagent --process \(subject) --notify-fd 5 5>&1 >/dev/tty & echo agent-pid $! >/dev/tty; exec >/dev/tty; wait; }"
-                + " | { cat >/dev/null; echo registered >\(readyFile.path); }",
-            "/dev/null",
-        ]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SHELL"] = "/bin/bash"
-        process.environment = environment
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        let agent = TextAgent(process: process, input: input, readyFile: readyFile)
+        let child = try await Shell.spawn(
+            "/usr/bin/script",
+            [
+                "-qfec",
+                "{ pkttyagent --process \(subject) --notify-fd 5 5>&1 >/dev/tty & echo agent-pid $! >/dev/tty; exec >/dev/tty; wait; }"
+                    + " | { cat >/dev/null; echo registered >\(readyFile.path); }",
+                "/dev/null",
+            ],
+            environment: ["SHELL": "/bin/bash"], mergingErrors: true)
+        let agent = TextAgent(process: child.process, input: child.stdin, readyFile: readyFile)
         // Answers each "Password:" prompt once. pkttyagent switches echo off with TCSAFLUSH after
         // printing the prompt, which drops input typed too early; such input is echoed, so an echoed
         // password means "typed too early": type it again (at most three times).
-        let answers = LockedValue(0)
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = String(decoding: handle.availableData, as: UTF8.self)
-            let text = agent.collected.withLock { $0 += chunk; return $0 }
-            guard let password, let prompt = text.range(of: "Password:", options: .backwards) else { return }
-            let afterPrompt = text[prompt.upperBound...]
-            let typedTooEarly = afterPrompt.contains(password)
-            let shouldType = answers.withLock { count -> Bool in
-                guard count == 0 || (typedTooEarly && count < 3) else { return false }
-                count += 1
-                return true
+        let output = child.stdout
+        Task {
+            var answers = 0
+            while let chunk = try? await Shell.readChunk(output) {
+                let text = agent.collected.withLock { $0 += String(decoding: chunk, as: UTF8.self); return $0 }
+                guard let password, let prompt = text.range(of: "Password:", options: .backwards) else { continue }
+                let typedTooEarly = text[prompt.upperBound...].contains(password)
+                guard answers == 0 || (typedTooEarly && answers < 3) else { continue }
+                answers += 1
+                try? await Task.sleep(for: .milliseconds(300))
+                let line = Array((password + "\n").utf8)
+                _ = line.withUnsafeBytes { write(agent.input, $0.baseAddress, $0.count) }
             }
-            guard shouldType else { return }
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
-                agent.input.fileHandleForWriting.write(Data((password + "\n").utf8))
-            }
+            close(output)
         }
-        try process.run()
         let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             if let size = try? FileManager.default.attributesOfItem(atPath: readyFile.path)[.size] as? NSNumber,
@@ -229,16 +219,15 @@ final class TextAgent: Sendable {
         throw VaultError(.interactionNotAllowed, underlying: .message("pkttyagent did not register: \(agent.output)"))
     }
 
-    /// Ends pkttyagent (it outlives the terminal's hang-up) and the terminal, by their process ids.
+    /// Ends pkttyagent (it outlives the terminal's hang-up) and the terminal, by their process ids;
+    /// swift-subprocess reaps the terminal.
     func stop() {
         let text = output
         if let marker = text.range(of: "agent-pid ") {
             let digits = text[marker.upperBound...].prefix { $0.isNumber }
             if let pid = Int32(digits), pid > 1 { kill(pid, SIGKILL) }  // it ignores SIGTERM while reading the terminal
         }
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
+        process.terminate()
         try? FileManager.default.removeItem(at: readyFile)
     }
 }

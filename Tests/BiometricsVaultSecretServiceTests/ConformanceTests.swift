@@ -6,7 +6,7 @@ import BiometricsVaultTesting
 import Testing
 
 /// The `SecretStore` contract, against the real gnome-keyring on the session bus.
-@Suite(.needs(Daemon.session))
+@Suite(.onTestThreads, .needs(Daemon.session))
 struct SecretServiceConformanceTests {
     @Test(arguments: SecretStoreConformance.Check.allCases)
     func conformance(_ check: SecretStoreConformance.Check) async throws {

@@ -8,41 +8,47 @@ import Testing
 /// A provider of the user's own that follows the protocol but not in good faith: one that answers every
 /// attribute read slowly, and one whose source item changes while it is being imported. The provider is
 /// an in-memory Secret Service (python with jeepney, the real session encryption) on a private bus.
-@Suite(.needs(Daemon.privateKeyring))
+@Suite(.onTestThreads, .needs(Daemon.privateKeyring))
 struct HostileProviderTests {
     static let listedService = "bv-test.slow"
 
     /// 400 items whose `Properties.Get` each take 2.5 s, 64 at a time (the store's pipeline window): a
     /// listing that waits for all of them takes about 17 s. The whole listing is bounded by the store's
     /// timeout plus 10 ms an item: 7 s here.
-    @Test func aListingOfASlowProviderEndsAtItsBound() throws {
-        let bus = try PrivateKeyring(withKeyring: false)
-        let provider = try FakeProvider(script: Self.inMemoryProvider(items: 400, attributeDelay: 2.5), on: bus)
-        defer { _ = provider.stopAndReadCalls() }
-        let store = try SecretServiceStore(busAddress: bus.address, timeout: .seconds(3))
-        let clock = ContinuousClock()
-        let start = clock.now
-        let error = #expect(throws: VaultError.self) { try store.keys(service: Self.listedService) }
-        let elapsed = clock.now - start
-        #expect(error?.code == .storeUnavailable, "\(String(describing: error))")
-        #expect("\(String(describing: error))".contains("400 items"), "\(String(describing: error))")
-        #expect(elapsed >= .seconds(6) && elapsed < .seconds(11), "\(elapsed)")
+    @Test func aListingOfASlowProviderEndsAtItsBound() async throws {
+        let bus = try await PrivateKeyring(withKeyring: false)
+        let provider = try await FakeProvider(script: Self.inMemoryProvider(items: 400, attributeDelay: 2.5), on: bus)
+        try await withCleanup { () async throws -> Void in
+            let store = try SecretServiceStore(busAddress: bus.address, timeout: .seconds(3))
+            let clock = ContinuousClock()
+            let start = clock.now
+            let error = #expect(throws: VaultError.self) { try store.keys(service: Self.listedService) }
+            let elapsed = clock.now - start
+            #expect(error?.code == .storeUnavailable, "\(String(describing: error))")
+            #expect("\(String(describing: error))".contains("400 items"), "\(String(describing: error))")
+            #expect(elapsed >= .seconds(6) && elapsed < .seconds(11), "\(elapsed)")
+        } cleanup: {
+            _ = await provider.stopAndReadCalls()
+        }
     }
 
     /// The same provider answering at once lists every item.
-    @Test func aListingOfAPromptProviderIsComplete() throws {
-        let bus = try PrivateKeyring(withKeyring: false)
-        let provider = try FakeProvider(script: Self.inMemoryProvider(items: 400, attributeDelay: 0), on: bus)
-        defer { _ = provider.stopAndReadCalls() }
-        let store = try SecretServiceStore(busAddress: bus.address, timeout: .seconds(3))
-        #expect(try store.keys(service: Self.listedService).count == 400)
+    @Test func aListingOfAPromptProviderIsComplete() async throws {
+        let bus = try await PrivateKeyring(withKeyring: false)
+        let provider = try await FakeProvider(script: Self.inMemoryProvider(items: 400, attributeDelay: 0), on: bus)
+        try await withCleanup { () async throws -> Void in
+            let store = try SecretServiceStore(busAddress: bus.address, timeout: .seconds(3))
+            #expect(try store.keys(service: Self.listedService).count == 400)
+        } cleanup: {
+            _ = await provider.stopAndReadCalls()
+        }
     }
 
     /// The source changes after its secret was read (another program updates it in place): the vault then
     /// holds the old secret, so the source, which holds the new one, must stay.
-    @Test func aSourceChangedDuringImportIsKept() throws {
-        let bus = try PrivateKeyring(withKeyring: false)
-        let provider = try FakeProvider(script: Self.inMemoryProvider(items: 0, attributeDelay: 0, changesSource: true), on: bus)
+    @Test func aSourceChangedDuringImportIsKept() async throws {
+        let bus = try await PrivateKeyring(withKeyring: false)
+        let provider = try await FakeProvider(script: Self.inMemoryProvider(items: 0, attributeDelay: 0, changesSource: true), on: bus)
         let store = try SecretServiceStore(busAddress: bus.address, timeout: .seconds(3))
         let id = try SecretItemID(service: "bv-test.import", key: "alice")
         let error = #expect(throws: VaultError.self) {
@@ -50,7 +56,7 @@ struct HostileProviderTests {
         }
         #expect(error?.code == .invalidVault, "\(String(describing: error))")
         #expect("\(String(describing: error))".contains("changed"), "\(String(describing: error))")
-        let calls = provider.stopAndReadCalls()
+        let calls = await provider.stopAndReadCalls()
         #expect(calls.contains("changed \(Self.sourcePath)"), "\(calls)")
         #expect(!calls.contains("Delete \(Self.sourcePath)"), "\(calls)")
     }
@@ -58,28 +64,28 @@ struct HostileProviderTests {
     /// A source whose other attributes changed after the read (its service, username and secret did
     /// not) is still the credential that was imported: it is deleted. gnome-keyring under load was seen
     /// to report such differences, which made `import --remove-source` keep the source and fail.
-    @Test func aSourceWhoseOtherAttributesChangedIsRemoved() throws {
-        let bus = try PrivateKeyring(withKeyring: false)
-        let provider = try FakeProvider(
+    @Test func aSourceWhoseOtherAttributesChangedIsRemoved() async throws {
+        let bus = try await PrivateKeyring(withKeyring: false)
+        let provider = try await FakeProvider(
             script: Self.inMemoryProvider(items: 0, attributeDelay: 0, changesSourceSchema: true), on: bus)
         let store = try SecretServiceStore(busAddress: bus.address, timeout: .seconds(3))
         let id = try SecretItemID(service: "bv-test.import", key: "alice")
         try store.importItem(service: "legacy", username: "alice", as: id, removeSource: true)
         #expect(try store.read(id, authorization: nil)?.payload == SecretBytes(utf8: #""old""#))
-        let calls = provider.stopAndReadCalls()
+        let calls = await provider.stopAndReadCalls()
         #expect(calls.contains("changed \(Self.sourcePath)"), "\(calls)")
         #expect(calls.contains("Delete \(Self.sourcePath)"), "\(calls)")
     }
 
     /// An unchanged source is deleted once the vault item reads back.
-    @Test func anUnchangedSourceIsRemoved() throws {
-        let bus = try PrivateKeyring(withKeyring: false)
-        let provider = try FakeProvider(script: Self.inMemoryProvider(items: 0, attributeDelay: 0), on: bus)
+    @Test func anUnchangedSourceIsRemoved() async throws {
+        let bus = try await PrivateKeyring(withKeyring: false)
+        let provider = try await FakeProvider(script: Self.inMemoryProvider(items: 0, attributeDelay: 0), on: bus)
         let store = try SecretServiceStore(busAddress: bus.address, timeout: .seconds(3))
         let id = try SecretItemID(service: "bv-test.import", key: "alice")
         try store.importItem(service: "legacy", username: "alice", as: id, removeSource: true)
         #expect(try store.read(id, authorization: nil)?.payload == SecretBytes(utf8: #""old""#))
-        let calls = provider.stopAndReadCalls()
+        let calls = await provider.stopAndReadCalls()
         #expect(calls.contains("Delete \(Self.sourcePath)"), "\(calls)")
     }
 

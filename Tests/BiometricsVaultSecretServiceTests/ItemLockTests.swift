@@ -9,7 +9,7 @@ import Testing
 /// The item lock files (64 stripes) that make the Secret Service store's conditional write atomic among
 /// BiometricsVault processes: a holder that never lets go (stopped, not killed) delays a writer by at
 /// most the store's timeout, then the write fails and changes nothing.
-@Suite(.needs(Daemon.session))
+@Suite(.onTestThreads, .needs(Daemon.session))
 struct ItemLockTests {
     /// Where ItemLockFile keeps its locks (the paths are part of the cross-process protocol).
     var lockDirectory: String {

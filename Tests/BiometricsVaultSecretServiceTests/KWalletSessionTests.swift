@@ -10,7 +10,7 @@ import Testing
 /// `org.qtproject.QtDBus.Error.InvalidObjectPath` "Can't find session P", not the specification's
 /// `NoSession`: the store must take it for a lost session (a stale connection: a new session and one
 /// retry). And it derives the session key its own way when the shared secret has a leading zero byte.
-@Suite(.needs(SecretServiceProvider.kwallet.need))
+@Suite(.onTestThreads, .needs(SecretServiceProvider.kwallet.need))
 struct KWalletSessionTests {
     /// A store on kwalletd5's bus and the id of the plain item "s3cret" it has just written (under a
     /// service of its own, below `service`); the caller deletes it.
@@ -25,7 +25,7 @@ struct KWalletSessionTests {
     /// `CreateItem` from another connection (python's jeepney, which `keyring` brings) is answered
     /// "Can't find session" (InvalidObjectPath), as a session it dropped is; that answer must read as
     /// `.noSession`, a stale connection.
-    @Test func kwalletdsAnswerForASessionItDoesNotKnowIsNoSession() throws {
+    @Test func kwalletdsAnswerForASessionItDoesNotKnowIsNoSession() async throws {
         let address = try SecretServiceProvider.kwallet.requireAddress()
         // A write first: its Unlock opens the wallet, after which kwalletd5 unlocks for python without a prompt.
         let (store, id) = try Self.storeWithOneItem(address, service: "bv-test.kwallet-session")
@@ -52,7 +52,7 @@ struct KWalletSessionTests {
             except DBusErrorResponse as error:
                 print(error.name); print(error.data[0])
             """
-        let result = try Shell.run(try Daemon.pythonKeyring(), ["-c", script, session], environment: ["DBUS_SESSION_BUS_ADDRESS": address])
+        let result = try await Shell.run(try Daemon.pythonKeyring(), ["-c", script, session], environment: ["DBUS_SESSION_BUS_ADDRESS": address])
         let lines = result.stdout.split(separator: "\n").map(String.init)
         try #require(result.status == 0 && lines.count == 2, "\(result.stdout) \(result.stderr)")
         #expect(lines[0] == "org.qtproject.QtDBus.Error.InvalidObjectPath")

@@ -40,24 +40,27 @@ import Testing
     }
 
     @Test(arguments: SecretServiceProvider.runnable)
-    func pythonKeyringReadsWhatWeWroteAndWeImportWhatItWrote(_ provider: SecretServiceProvider) throws {
+    func pythonKeyringReadsWhatWeWroteAndWeImportWhatItWrote(_ provider: SecretServiceProvider) async throws {
         let store = try provider.store()
         let environment = try provider.environment()
         let id = try SecretItemID(service: uniqueService("interop-\(provider.rawValue)"), key: "alice@example.com")
         defer { try? store.delete(id) }
         try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: json)), for: id, authorization: nil)
-        #expect(try PythonKeyring.get(service: id.service, username: id.key, environment: environment) == json)
+        await #expect(try PythonKeyring.get(service: id.service, username: id.key, environment: environment) == json)
 
         let source = uniqueService("keyring-source-\(provider.rawValue)")
-        try PythonKeyring.set(service: source, username: "erin", value: json, environment: environment)
-        defer { PythonKeyring.delete(service: source, username: "erin", environment: environment) }
-        let target = try SecretItemID(service: source + ".vault", key: "erin")
-        defer { try? store.delete(target) }
-        // A foreign item is not a vault item until it is imported.
-        #expect(try store.read(try SecretItemID(service: source, key: "erin"), authorization: nil) == nil)
-        try store.importItem(service: source, username: "erin", as: target, removeSource: true)
-        #expect(try store.read(target, authorization: nil)?.payload == SecretBytes(utf8: json))
-        #expect(try PythonKeyring.get(service: source, username: "erin", environment: environment) == nil)
+        try await PythonKeyring.set(service: source, username: "erin", value: json, environment: environment)
+        try await withCleanup { () async throws -> Void in
+            let target = try SecretItemID(service: source + ".vault", key: "erin")
+            defer { try? store.delete(target) }
+            // A foreign item is not a vault item until it is imported.
+            #expect(try store.read(try SecretItemID(service: source, key: "erin"), authorization: nil) == nil)
+            try store.importItem(service: source, username: "erin", as: target, removeSource: true)
+            #expect(try store.read(target, authorization: nil)?.payload == SecretBytes(utf8: json))
+            await #expect(try PythonKeyring.get(service: source, username: "erin", environment: environment) == nil)
+        } cleanup: {
+            await PythonKeyring.delete(service: source, username: "erin", environment: environment)
+        }
     }
 
     /// A store that must not prompt reports KWallet's open-but-unannounced collection (and every
@@ -78,10 +81,10 @@ import Testing
 }
 
 /// A closed KWallet wallet: locked, never empty. Each test has its own kwalletd5 (the wallet is closed).
-@Suite(.needs(SecretServiceProvider.kwallet.need))
+@Suite(.onTestThreads, .needs(SecretServiceProvider.kwallet.need))
 struct KWalletClosedWalletTests {
-    @Test func closedWalletReadsAsLockedNeverEmptyAndWritesNothing() throws {
-        let wallet = try PrivateKWallet()
+    @Test func closedWalletReadsAsLockedNeverEmptyAndWritesNothing() async throws {
+        let wallet = try await PrivateKWallet()
         let store = try SecretServiceStore(busAddress: wallet.address, timeout: .seconds(3))
         let id = try SecretItemID(service: "bv-test.kwallet-closed", key: "alice")
         let other = try SecretItemID(service: "bv-test.kwallet-closed", key: "bob")
@@ -90,7 +93,7 @@ struct KWalletClosedWalletTests {
             StoredItem(header: ItemHeader(protection: .protected(.biometryAny)), payload: SecretBytes(utf8: #"{"b":2}"#)),
             for: other, authorization: nil)
 
-        try wallet.close()
+        try await wallet.close()
 
         // A caller that asked for no interaction: storeLocked at once, no prompt.
         let quiet = try SecretServiceStore(busAddress: wallet.address, timeout: .seconds(3), prompts: .never)
@@ -112,7 +115,7 @@ struct KWalletClosedWalletTests {
 
         // Opened again: the items are there, unchanged (nothing was half-written or deleted). kwalletd5
         // keeps the dismissed dialog pending, so it is restarted first (as a user would log in again).
-        try wallet.restartAndOpen()
+        try await wallet.restartAndOpen()
         #expect(try store.read(id, authorization: nil)?.payload == SecretBytes(utf8: #"{"a":1}"#))
         #expect(try store.read(other, authorization: nil)?.payload == SecretBytes(utf8: #"{"b":2}"#))
         #expect(try store.keys(service: id.service) == ["alice", "bob"])
@@ -131,32 +134,35 @@ import Testing
     /// secret-tool) was listed, read as "not stored", and then deleted by the next `store`. It is not
     /// the vault's: not listed, never deleted, and a write says so instead of replacing it.
     @Test(arguments: SecretServiceProvider.runnable)
-    func anItemWithoutTheHeaderIsForeignNeverListedNorDeleted(_ provider: SecretServiceProvider) throws {
+    func anItemWithoutTheHeaderIsForeignNeverListedNorDeleted(_ provider: SecretServiceProvider) async throws {
         let store = try provider.store()
         let environment = try provider.environment()
         let id = try SecretItemID(service: uniqueService("foreign-\(provider.rawValue)"), key: "mallory")
         let attributes = ["xdg:schema", "io.github.biometricsvault.Plain", "service", id.service, "username", id.key]
-        let made = try Self.secretTool(["store", "--label=hand made"] + attributes, stdin: "{\"hand\":1}", environment: environment)
+        let made = try await Self.secretTool(["store", "--label=hand made"] + attributes, stdin: "{\"hand\":1}", environment: environment)
         #expect(made.status == 0, "\(made.stderr)")
-        defer { _ = try? Shell.run("secret-tool", ["clear"] + attributes, environment: environment) }
+        try await withCleanup { () async throws -> Void in
 
-        #expect(try store.keys(service: id.service).isEmpty)
-        #expect(try store.read(id, authorization: nil) == nil)
-        #expect(throws: VaultError.invalidVault) {
-            try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: "{}")), for: id, authorization: nil)
+            #expect(try store.keys(service: id.service).isEmpty)
+            #expect(try store.read(id, authorization: nil) == nil)
+            #expect(throws: VaultError.invalidVault) {
+                try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: "{}")), for: id, authorization: nil)
+            }
+            try store.delete(id)
+            let left = try await Self.secretTool(["lookup"] + attributes, environment: environment)
+            #expect(left.stdout == "{\"hand\":1}")
+        } cleanup: {
+            _ = try? await Shell.run("secret-tool", ["clear"] + attributes, environment: environment)
         }
-        try store.delete(id)
-        let left = try Self.secretTool(["lookup"] + attributes, environment: environment)
-        #expect(left.stdout == "{\"hand\":1}")
     }
 
     /// secret-tool, run again (at most three times in all) when it fails or prints nothing: libsecret and
     /// kwalletd5 disagree on about one session in 100 (as python keyring does: see `pythonKeyringCall`;
     /// libsecret also sends a public key without its leading zero bytes, which kwalletd5 refuses).
-    static func secretTool(_ arguments: [String], stdin: String? = nil, environment: [String: String]) throws -> Shell.Output {
-        var result = try Shell.run("secret-tool", arguments, stdin: stdin, environment: environment)
+    static func secretTool(_ arguments: [String], stdin: String? = nil, environment: [String: String]) async throws -> Shell.Output {
+        var result = try await Shell.run("secret-tool", arguments, stdin: stdin, environment: environment)
         for _ in 1..<3 where result.status != 0 || (arguments.first == "lookup" && result.stdout.isEmpty) {
-            result = try Shell.run("secret-tool", arguments, stdin: stdin, environment: environment)
+            result = try await Shell.run("secret-tool", arguments, stdin: stdin, environment: environment)
         }
         return result
     }
@@ -165,8 +171,8 @@ import Testing
     /// listing: a service with a few thousand items failed with storeUnavailable. Now the calls are sent
     /// together and each answer is bounded, not the listing: 2,000 items list with a 1 s store timeout.
     @Test(.needs(Daemon.privateKeyring))
-    func twoThousandItemsListWithAOneSecondTimeout() throws {
-        let keyring = try PrivateKeyring()
+    func twoThousandItemsListWithAOneSecondTimeout() async throws {
+        let keyring = try await PrivateKeyring()
         let service = "bv-test.scale"
         let script = """
             import sys, secretstorage
@@ -178,7 +184,7 @@ import Testing
                 collection.create_item("scale %d" % index, {"xdg:schema": "io.github.biometricsvault.Plain", "service": service,
                     "username": "key-%04d" % index, "bv-header": "bv1;none"}, b"{}", replace=True)
             """
-        let made = try Shell.run(try Daemon.pythonKeyring(), ["-c", script], stdin: service, environment: keyring.environment)
+        let made = try await Shell.run(try Daemon.pythonKeyring(), ["-c", script], stdin: service, environment: keyring.environment)
         #expect(made.status == 0, "\(made.stderr)")
         let store = try SecretServiceStore(busAddress: keyring.address, timeout: .seconds(1))
         let clock = ContinuousClock()

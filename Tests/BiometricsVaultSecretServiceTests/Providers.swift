@@ -14,37 +14,37 @@ extension SecretServiceProvider {
 
 /// python `keyring` on a provider's bus: reads and writes with names and values on stdin, never argv.
 enum PythonKeyring {
-    static func get(service: String, username: String, environment: [String: String]) throws -> String? {
+    static func get(service: String, username: String, environment: [String: String]) async throws -> String? {
         let script = pythonKeyringCall + """
             import sys, keyring
             service, username = sys.stdin.read().split("\\n")[:2]
             value = keyring_call(lambda: keyring.get_password(service, username))
             sys.stdout.write("NONE" if value is None else "VALUE:" + value)
             """
-        let result = try Shell.run(try Daemon.pythonKeyring(), ["-c", script], stdin: "\(service)\n\(username)\n", environment: environment)
+        let result = try await Shell.run(try Daemon.pythonKeyring(), ["-c", script], stdin: "\(service)\n\(username)\n", environment: environment)
         guard result.status == 0 else { throw TestFailure("python keyring failed: \(result.stderr)") }
         if result.stdout == "NONE" { return nil }
         guard result.stdout.hasPrefix("VALUE:") else { throw TestFailure("unexpected python output") }
         return String(result.stdout.dropFirst("VALUE:".count))
     }
 
-    static func set(service: String, username: String, value: String, environment: [String: String]) throws {
+    static func set(service: String, username: String, value: String, environment: [String: String]) async throws {
         let script = pythonKeyringCall + """
             import sys, keyring
             service, username, value = sys.stdin.read().split("\\n")[:3]
             keyring_call(lambda: keyring.set_password(service, username, value))
             """
-        let result = try Shell.run(try Daemon.pythonKeyring(), ["-c", script], stdin: "\(service)\n\(username)\n\(value)\n", environment: environment)
+        let result = try await Shell.run(try Daemon.pythonKeyring(), ["-c", script], stdin: "\(service)\n\(username)\n\(value)\n", environment: environment)
         guard result.status == 0 else { throw TestFailure("python keyring set failed: \(result.stderr)") }
     }
 
-    static func delete(service: String, username: String, environment: [String: String]) {
+    static func delete(service: String, username: String, environment: [String: String]) async {
         let script = """
             import sys, keyring
             service, username = sys.stdin.read().split("\\n")[:2]
             keyring.delete_password(service, username)
             """
-        _ = try? Shell.run(try Daemon.pythonKeyring(), ["-c", script], stdin: "\(service)\n\(username)\n", environment: environment)
+        _ = try? await Shell.run(try Daemon.pythonKeyring(), ["-c", script], stdin: "\(service)\n\(username)\n", environment: environment)
     }
 }
 #endif

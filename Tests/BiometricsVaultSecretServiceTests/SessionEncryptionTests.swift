@@ -7,6 +7,7 @@ import Testing
 /// The session algorithm's crypto against vectors computed independently, with python's `secretstorage`
 /// key derivation and `cryptography`'s AES-CBC (the client python `keyring` uses with gnome-keyring).
 /// The daemon suites check the same code against the real gnome-keyring.
+@Suite(.onTestThreads)
 struct SessionEncryptionTests {
     static let clientExponent = hex("987464fd1ba9da3dab12ab8db8072c14fdb0b5556ecf128770746ee0aca452df")
     static let plaintext = Array(#"{"user":"alice","token":"s3cret"}"#.utf8)
@@ -70,10 +71,10 @@ struct SessionEncryptionTests {
     /// Every provider opens a session with such a key, as it reaches it on the bus (the method call
     /// gdbus makes is the one the store makes; the bytes are ours).
     @Test(arguments: SecretServiceProvider.runnable)
-    func everyProviderTakesAPublicKeyWithALeadingZeroByte(_ provider: SecretServiceProvider) throws {
+    func everyProviderTakesAPublicKeyWithALeadingZeroByte(_ provider: SecretServiceProvider) async throws {
         let pair = try SessionEncryption.KeyPair(privateExponent: Self.shortPublicKeyExponent)
         let bytes = pair.publicKey.map { "0x" + String($0, radix: 16) }.joined(separator: ",")
-        let result = try Shell.run(
+        let result = try await Shell.run(
             "gdbus",
             ["call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
              "--method", "org.freedesktop.Secret.Service.OpenSession", SessionEncryption.algorithm, "@v <@ay [\(bytes)]>"],

@@ -39,10 +39,10 @@ enum Daemon {
     }
 
     /// The python with `keyring` installed by the setup script.
-    static func pythonKeyring() throws -> String {
+    static func pythonKeyring() async throws -> String {
         if let python = ProcessInfo.processInfo.environment["BV_PYTHON_KEYRING"] { return python }
         for candidate in ["\(FileManager.default.currentDirectoryPath)/.build-ci/secret-service/keyring-venv/bin/python", "/usr/bin/python3"] {
-            if (try? Shell.run(candidate, ["-c", "import keyring"]))?.status == 0 { return candidate }
+            if (try? await Shell.run(candidate, ["-c", "import keyring"]))?.status == 0 { return candidate }
         }
         throw TestFailure("python keyring not found: run scripts/setup/20-secret-service.sh (sets BV_PYTHON_KEYRING)")
     }
@@ -70,30 +70,29 @@ final class StoreDriver {
         return "SecretServiceTestDriver"
     }
 
-    init(environment: [String: String]) throws {
+    init(environment: [String: String]) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
             throw TestFailure("SecretServiceTestDriver is not built: run `swift build --build-tests` first")
         }
-        child = try Shell.spawn(Self.executable, [], environment: environment)
+        child = try await Shell.spawn(Self.executable, [], environment: environment)
     }
 
     /// Sends one command and returns the one-line answer.
     @discardableResult
-    func send(_ command: String) throws -> String {
+    func send(_ command: String) async throws -> String {
         let bytes = Array((command + "\n").utf8)
         let written = bytes.withUnsafeBytes { write(child.stdin, $0.baseAddress, $0.count) }
         guard written == bytes.count else { throw TestFailure("driver stdin closed") }
         do {
-            return try Shell.readLine(child.stdout)
+            return try await Shell.readLine(child.stdout)
         } catch {
             throw TestFailure("driver exited while answering \(command.split(separator: " ").first ?? "")")
         }
     }
 
+    /// Closing its stdin ends the driver; swift-subprocess reaps it.
     deinit {
         close(child.stdin)
-        var status: Int32 = 0
-        while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
         close(child.stdout)
         close(child.stderr)
     }
@@ -108,23 +107,23 @@ final class BusMonitor {
     private let log: String
     private let address: String
 
-    init(_ keyring: PrivateKeyring) throws {
+    init(_ keyring: PrivateKeyring) async throws {
         address = keyring.address
         log = "\(keyring.directory)/monitor-\(UUID().uuidString.prefix(8)).log"
-        pid = try Shell.run(
+        pid = try await Shell.run(
             "/bin/bash", ["-c", "dbus-monitor --address \"$0\" >\"$1\" 2>&1 </dev/null & echo $!", keyring.address, log]
         ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         // Monitoring has begun once the bus took the monitor's name away (BecomeMonitor).
         for _ in 0..<200 {
             if let text = try? String(contentsOfFile: log, encoding: .utf8), text.contains("member=NameLost") { return }
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))
         }
         throw TestFailure("dbus-monitor did not start on \(keyring.address)")
     }
 
     /// Stops the monitor and returns the member names of the method calls it saw, in order.
-    func methodCalls() throws -> [String] {
-        try capture().split(separator: "\n").filter { $0.hasPrefix("method call ") }.compactMap { line in
+    func methodCalls() async throws -> [String] {
+        try await capture().split(separator: "\n").filter { $0.hasPrefix("method call ") }.compactMap { line in
             line.range(of: "member=").map { String(line[$0.upperBound...].prefix { !$0.isWhitespace }) }
         }
     }
@@ -133,25 +132,26 @@ final class BusMonitor {
     /// a loaded machine can leave the monitor's socket unread for seconds after the calls were made. The
     /// bus hands the monitor messages in the order it routed them, so a marker signal sent now is printed
     /// after all of them.
-    func capture() throws -> String {
+    func capture() async throws -> String {
         let marker = "Flushed\(UUID().uuidString.prefix(8))"
-        _ = try Shell.run("/usr/bin/dbus-send", ["--address=\(address)", "--type=signal", "/io/github/biometricsvault/Test", "io.github.biometricsvault.Test.\(marker)"])
+        _ = try await Shell.run("/usr/bin/dbus-send", ["--address=\(address)", "--type=signal", "/io/github/biometricsvault/Test", "io.github.biometricsvault.Test.\(marker)"])
         var flushed = false
         for _ in 0..<1_000 where !flushed {
             flushed = (try? String(contentsOfFile: log, encoding: .utf8))?.contains("member=\(marker)") ?? false
-            if !flushed { usleep(10_000) }
+            if !flushed { try await Task.sleep(for: .milliseconds(10)) }
         }
-        stop()
+        await stop()
         guard flushed else { throw TestFailure("dbus-monitor did not print a marker signal within 10 s") }
         return try String(contentsOfFile: log, encoding: .utf8)
     }
 
-    private func stop() {
+    private func stop() async {
         guard !pid.isEmpty else { return }
-        _ = try? Shell.run("/bin/bash", ["-c", "kill \"$0\" 2>/dev/null; while kill -0 \"$0\" 2>/dev/null; do sleep 0.01; done", pid])
+        _ = try? await Shell.run("/bin/bash", ["-c", "kill \"$0\" 2>/dev/null; while kill -0 \"$0\" 2>/dev/null; do sleep 0.01; done", pid])
     }
 
-    deinit { stop() }
+    /// A monitor nobody stopped is killed (it is no child of ours: nothing to reap).
+    deinit { if let pid = pid_t(pid) { kill(pid, SIGTERM) } }
 }
 
 /// A fake Secret Service provider (python with jeepney) on a private bus, for what gnome-keyring cannot
@@ -161,9 +161,9 @@ final class FakeProvider {
     private let child: Shell.Child
     private var stopped = false
 
-    init(script: String, on bus: PrivateKeyring) throws {
-        child = try Shell.spawn(try Daemon.pythonKeyring(), ["-c", script], environment: bus.environment)
-        guard try Shell.readLine(child.stdout) == "ready" else {
+    init(script: String, on bus: PrivateKeyring) async throws {
+        child = try await Shell.spawn(try Daemon.pythonKeyring(), ["-c", script], environment: bus.environment)
+        guard try await Shell.readLine(child.stdout) == "ready" else {
             stop()
             throw TestFailure("the fake provider did not start")
         }
@@ -171,19 +171,17 @@ final class FakeProvider {
 
     /// Stops the provider and returns the lines it printed after "ready". Stopping first means a store
     /// that never called cannot make the test wait for a line that never comes.
-    func stopAndReadCalls() -> [String] {
+    func stopAndReadCalls() async -> [String] {
         stop()
         var lines = [String]()
-        while let line = try? Shell.readLine(child.stdout) { lines.append(line) }
+        while let line = try? await Shell.readLine(child.stdout) { lines.append(line) }
         return lines
     }
 
     private func stop() {
         guard !stopped else { return }
         stopped = true
-        kill(child.pid, SIGTERM)
-        var status: Int32 = 0
-        while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+        child.process.signal(SIGTERM)
     }
 
     deinit {

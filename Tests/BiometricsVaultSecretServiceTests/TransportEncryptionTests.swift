@@ -6,17 +6,17 @@ import Testing
 
 /// What an eavesdropper on the session bus sees: `dbus-monitor` on a private bus while a
 /// `SecretServiceTestDriver` process writes and reads an item through the real gnome-keyring.
-@Suite(.needs(Daemon.privateKeyring))
+@Suite(.onTestThreads, .needs(Daemon.privateKeyring))
 struct TransportEncryptionTests {
-    @Test func secretsCrossTheBusOnlyEncrypted() throws {
-        let keyring = try PrivateKeyring()
-        let monitor = try BusMonitor(keyring)
-        let driver = try StoreDriver(environment: keyring.environment)
-        #expect(try driver.send("init").hasPrefix("ok"))
+    @Test func secretsCrossTheBusOnlyEncrypted() async throws {
+        let keyring = try await PrivateKeyring()
+        let monitor = try await BusMonitor(keyring)
+        let driver = try await StoreDriver(environment: keyring.environment)
+        await #expect(try driver.send("init").hasPrefix("ok"))
         let canary = "bv-transport-canary-\(UUID().uuidString.prefix(8))"
-        #expect(try driver.send("write bv-test.transport alice plain {\"token\":\"\(canary)\"}") == "ok")
-        #expect(try driver.send("read bv-test.transport alice") == "item plain {\"token\":\"\(canary)\"}")
-        let capture = try monitor.capture()
+        await #expect(try driver.send("write bv-test.transport alice plain {\"token\":\"\(canary)\"}") == "ok")
+        await #expect(try driver.send("read bv-test.transport alice") == "item plain {\"token\":\"\(canary)\"}")
+        let capture = try await monitor.capture()
 
         // The monitor saw the session's key exchange, both secret-carrying calls and their clear-text
         // parts (an attribute value)...
@@ -34,15 +34,15 @@ struct TransportEncryptionTests {
     /// A provider that offers only `plain` is refused with a typed error, where libsecret would send the
     /// secret in the clear. The provider is a fake (python with jeepney on a private bus): gnome-keyring
     /// always offers the encrypted algorithm, so it cannot show this.
-    @Test func aProviderWithoutEncryptedSessionsIsRefused() throws {
-        let bus = try PrivateKeyring(withKeyring: false)
-        let provider = try FakeProvider(script: Self.plainOnlyProvider, on: bus)
-        let driver = try StoreDriver(environment: bus.environment)
-        let answer = try driver.send("init-why")
+    @Test func aProviderWithoutEncryptedSessionsIsRefused() async throws {
+        let bus = try await PrivateKeyring(withKeyring: false)
+        let provider = try await FakeProvider(script: Self.plainOnlyProvider, on: bus)
+        let driver = try await StoreDriver(environment: bus.environment)
+        let answer = try await driver.send("init-why")
         #expect(answer.hasPrefix("error storeUnavailable: "), "\(answer)")
         #expect(answer.contains("offers no encrypted session"), "\(answer)")
         // The provider was asked for the encrypted algorithm, and never for `plain`.
-        let calls = provider.stopAndReadCalls()
+        let calls = await provider.stopAndReadCalls()
         #expect(calls == ["Get", "OpenSession dh-ietf1024-sha256-aes128-cbc-pkcs7"], "\(calls)")
     }
 

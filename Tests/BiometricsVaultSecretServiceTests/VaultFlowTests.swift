@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 /// The whole public vault API over the real Secret Service (biometrics simulated).
-@Suite(.needs(Daemon.session))
+@Suite(.onTestThreads, .needs(Daemon.session))
 struct SecretServiceVaultFlowTests {
     struct Credentials: Codable, Sendable, Equatable {
         var username: String
@@ -29,7 +29,7 @@ struct SecretServiceVaultFlowTests {
 
         vault = try vault.storeToKeychain(credentials: alice)
         // Plain: another process sees the JSON under service/username.
-        let lookup = try Shell.run("secret-tool", ["lookup", "service", configuration.service, "username", key])
+        let lookup = try await Shell.run("secret-tool", ["lookup", "service", configuration.service, "username", key])
         #expect(try JSONDecoder().decode(Credentials.self, from: Data(lookup.stdout.utf8)) == alice)
         guard case .keychainUpgradable(let plainVault) = try VaultFactory<Credentials>.retrieveVaultOrThrow(key: key, configuration: configuration)
         else { throw TestFailure("expected keychainUpgradable after storeToKeychain") }
@@ -37,7 +37,7 @@ struct SecretServiceVaultFlowTests {
 
         let unlocked = try await plainVault.upgrade()
         #expect(unlocked.credentials == alice)
-        #expect(try Shell.run("secret-tool", ["lookup", "service", configuration.service, "username", key]).stdout.isEmpty)
+        #expect(try await Shell.run("secret-tool", ["lookup", "service", configuration.service, "username", key]).stdout.isEmpty)
         guard case .locked(let locked) = try VaultFactory<Credentials>.retrieveVaultOrThrow(key: key, configuration: configuration)
         else { throw TestFailure("expected locked after upgrade") }
 

@@ -9,9 +9,9 @@ extension CLISandbox {
     }
 
     /// Runs the CLI with another TPM (`nil`: the sandbox's); `stdin` is its standard input. Never on a terminal.
-    func run(_ arguments: [String], stdin: String? = nil, tcti: String?) throws -> CLIResult {
+    func run(_ arguments: [String], stdin: String? = nil, tcti: String?) async throws -> CLIResult {
         var sandbox = self
         if let tcti { sandbox.environment["BIOMETRICS_VAULT_TPM_TCTI"] = tcti }
-        return try sandbox.run(arguments, stdin: stdin)
+        return try await sandbox.run(arguments, stdin: stdin)
     }
 }

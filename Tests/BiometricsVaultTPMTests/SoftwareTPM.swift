@@ -24,48 +24,39 @@ final class SoftwareTPM {
     static let need = DaemonNeed("swtpm and tpm2-tools", remedy: "scripts/setup/40-swtpm.sh", problem: isAvailable ? nil : "not installed")
     static let missing: Comment = "swtpm / tpm2-tools missing (run scripts/setup/40-swtpm.sh)"
 
-    init() throws {
+    init() async throws {
         directory = URL(fileURLWithPath: "/tmp/bv-tpm-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("state"), withIntermediateDirectories: true)
-        try start()
+        try await start()
     }
 
-    /// The running swtpm: a child of the test process, not `--daemon` (a daemon's forked child would
-    /// inherit what Foundation uses to watch its direct child, which then never seems to exit).
-    private var process: Process?
+    /// The running swtpm: a child of the test process, not `--daemon`, so that its end is known.
+    private var process: ChildProcess?
 
-    func start() throws {
+    func start() async throws {
         guard let binary = Self.binary else { throw SoftwareTPMError.missing }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = [
+        let process = try await ChildProcess.start(binary, [
             "socket", "--tpm2", "--tpmstate", "dir=\(directory.appendingPathComponent("state").path)",
             "--server", "type=unixio,path=\(socket)", "--ctrl", "type=unixio,path=\(socket).ctrl",
             "--flags", "not-need-init,startup-clear",
-        ]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        ])
         self.process = process
         // Ready when both sockets exist (bounded: a broken swtpm fails the test instead of hanging it).
         for _ in 0..<500 {
             if FileManager.default.fileExists(atPath: socket), FileManager.default.fileExists(atPath: socket + ".ctrl") { return }
             guard process.isRunning else { break }
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))
         }
         throw SoftwareTPMError.failed("swtpm did not come up")
     }
 
     /// Stops the TPM (the control channel's shutdown, as `swtpm_ioctl -s`; SIGKILL if it ignores that:
     /// swtpm does not act on SIGTERM while it waits for a client) and waits until it is gone.
-    func stop() {
+    func stop() async {
         guard let process else { return }
-        kill(process.processIdentifier, SIGCONT)
-        _ = try? run("/usr/bin/swtpm_ioctl", ["-s", "--unix", socket + ".ctrl"])
-        for _ in 0..<300 where process.isRunning { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.signal(SIGCONT)
+        _ = try? await run("/usr/bin/swtpm_ioctl", ["-s", "--unix", socket + ".ctrl"])
+        _ = try? await process.exit(within: 3)
         self.process = nil
         try? FileManager.default.removeItem(atPath: socket)
         try? FileManager.default.removeItem(atPath: socket + ".ctrl")
@@ -74,33 +65,34 @@ final class SoftwareTPM {
     /// Stops (SIGSTOP) or continues (SIGCONT) the swtpm process: a TPM that no longer answers, without
     /// closing its sockets.
     func pause(_ paused: Bool) {
-        guard let process else { return }
-        kill(process.processIdentifier, paused ? SIGSTOP : SIGCONT)
+        process?.signal(paused ? SIGSTOP : SIGCONT)
     }
 
-    /// Stops it and removes its state directory.
+    /// Kills it (its reaping is swift-subprocess's, in the background) and removes its state directory.
     func remove() {
-        stop()
+        process?.signal(SIGCONT)
+        process?.signal(SIGKILL)
+        process = nil
         try? FileManager.default.removeItem(at: directory)
     }
 
     /// Runs a tpm2-tools command against this TPM.
-    func tools(_ tool: String, _ arguments: [String]) throws -> ProcessOutput {
-        try Self.tools(tool, arguments, tcti: tcti)
+    func tools(_ tool: String, _ arguments: [String]) async throws -> ProcessOutput {
+        try await Self.tools(tool, arguments, tcti: tcti)
     }
 
-    static func tools(_ tool: String, _ arguments: [String], tcti: String) throws -> ProcessOutput {
-        try run("/usr/bin/" + tool, arguments, environment: ["TPM2TOOLS_TCTI": tcti, "TSS2_LOG": "all+NONE"])
+    static func tools(_ tool: String, _ arguments: [String], tcti: String) async throws -> ProcessOutput {
+        try await run("/usr/bin/" + tool, arguments, environment: ["TPM2TOOLS_TCTI": tcti, "TSS2_LOG": "all+NONE"])
     }
 
     /// `tpm2_getcap handles-transient`'s output (empty when no transient object is loaded).
-    static func transientHandles(tcti: String) throws -> String {
-        try tools("tpm2_getcap", ["handles-transient"], tcti: tcti).output.trimmingCharacters(in: .whitespacesAndNewlines)
+    static func transientHandles(tcti: String) async throws -> String {
+        try await tools("tpm2_getcap", ["handles-transient"], tcti: tcti).output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// TPM2_PT_LOCKOUT_COUNTER and inLockout, as tpm2-tools reads them.
-    static func lockoutState(tcti: String) throws -> (counter: Int, inLockout: Bool) {
-        let text = try tools("tpm2_getcap", ["properties-variable"], tcti: tcti).output
+    static func lockoutState(tcti: String) async throws -> (counter: Int, inLockout: Bool) {
+        let text = try await tools("tpm2_getcap", ["properties-variable"], tcti: tcti).output
         var counter = -1
         var inLockout = false
         for line in text.split(separator: "\n") {
@@ -125,24 +117,11 @@ struct ProcessOutput {
 
 /// Runs a program to completion; stdout and stderr together.
 /// A `daemon` keeps no pipe: its forked child would hold it open, and reading would never end.
-func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], daemon: Bool = false) throws -> ProcessOutput {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    process.standardInput = FileHandle.nullDevice
+func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], daemon: Bool = false) async throws -> ProcessOutput {
     if daemon {
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return ProcessOutput(status: process.terminationStatus, output: "")
+        let exit = try await ChildProcess.start(executable, arguments, environment: environment).exit()
+        return ProcessOutput(status: exit.code, output: "")
     }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ProcessOutput(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    let result = try await Shell.run(executable, arguments, environment: environment)
+    return ProcessOutput(status: result.status, output: result.stdout + result.stderr)
 }

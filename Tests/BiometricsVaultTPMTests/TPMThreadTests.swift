@@ -2,6 +2,7 @@
 import BiometricsVaultCore
 @testable import BiometricsVaultTPM
 import Glibc
+import BiometricsVaultTestSupport
 import Testing
 
 /// tpm2-tss's OpenSSL releases its per-thread state in a thread-exit destructor. A TPM call that returned
@@ -9,6 +10,7 @@ import Testing
 /// destructor: CI's AddressSanitizer run found OpenSSL's objects unreachable (6775 bytes in 45
 /// allocations). The destructor here is a fake standing in for OpenSSL's, made slow so that the order is
 /// certain: the real one cannot be slowed on demand.
+@Suite(.onTestThreads)
 struct TPMThreadTests {
     /// Set by the fake destructor when it has finished.
     final class ThreadEnd: Sendable {

@@ -14,18 +14,21 @@ package struct CLIResult: Sendable {
 }
 
 /// A started run whose end the test decides (it may kill it first).
-package struct CLIProcess {
-    package let process: SpawnedProcess
+package struct CLIProcess: Sendable {
+    package let process: ChildProcess
     let stdout: URL
     let stderr: URL
 
     package var processIdentifier: Int32 { process.processIdentifier }
-    package func waitUntilExit() { process.waitUntilExit() }
+    package var isRunning: Bool { process.isRunning }
 
-    /// Waits for the end and returns what the run printed.
-    package func result() -> CLIResult {
-        process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus, stdout: CLISandbox.text(of: stdout), stderr: CLISandbox.text(of: stderr))
+    /// Waits, suspended, for the end.
+    package func waitUntilExit() async throws { try await process.exit() }
+
+    /// Waits for the end and returns what the run printed (the exit code, or the number of the signal that ended it).
+    package func result() async throws -> CLIResult {
+        let exit = try await process.exit()
+        return CLIResult(status: exit.code, stdout: CLISandbox.text(of: stdout), stderr: CLISandbox.text(of: stderr))
     }
 }
 
@@ -62,33 +65,27 @@ package struct CLISandbox: Sendable {
     }
 
     /// Runs the CLI with `arguments`, `stdin` as its standard input (empty when `nil`).
-    package func run(_ arguments: [String], stdin: String? = nil) throws -> CLIResult {
-        try run(executable: Self.binary, arguments, stdin: stdin)
+    package func run(_ arguments: [String], stdin: String? = nil) async throws -> CLIResult {
+        try await run(executable: Self.binary, arguments, stdin: stdin)
     }
 
     /// Runs any program in this sandbox's environment.
-    package func run(executable: URL, _ arguments: [String], stdin: String? = nil) throws -> CLIResult {
-        try start(executable: executable, arguments, stdin: stdin).result()
+    package func run(executable: URL, _ arguments: [String], stdin: String? = nil) async throws -> CLIResult {
+        try await RunSlots.withSlot { try await start(executable: executable, arguments, stdin: stdin).result() }
     }
 
     /// Runs the CLI for at most `seconds` with `extra` added to the environment; `nil` (and the process
     /// killed) when it is still running then.
-    package func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String], within seconds: Double) throws -> CLIResult? {
+    package func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String], within seconds: Double) async throws -> CLIResult? {
         var sandbox = self
         sandbox.environment.merge(extra) { $1 }
-        let started = try sandbox.start(executable: Self.binary, arguments, stdin: stdin)
-        let deadline = Date().addingTimeInterval(seconds)
-        while started.process.isRunning && Date() < deadline { usleep(20_000) }
-        if started.process.isRunning {
-            kill(started.processIdentifier, SIGKILL)
-            started.waitUntilExit()
-            return nil
-        }
-        return started.result()
+        let started = try await sandbox.start(executable: Self.binary, arguments, stdin: stdin)
+        guard try await started.process.exit(within: seconds) != nil else { return nil }
+        return try await started.result()
     }
 
     /// Starts the CLI (or `executable`) without waiting for it.
-    package func start(executable: URL = CLISandbox.binary, _ arguments: [String], stdin: String? = nil) throws -> CLIProcess {
+    package func start(executable: URL = CLISandbox.binary, _ arguments: [String], stdin: String? = nil) async throws -> CLIProcess {
         let id = UUID().uuidString
         let input = root.appendingPathComponent("stdin-\(id)")
         let output = root.appendingPathComponent("stdout-\(id)")
@@ -96,9 +93,9 @@ package struct CLISandbox: Sendable {
         try Data((stdin ?? "").utf8).write(to: input)
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let process = try SpawnedProcess(
-            executable: executable.path, arguments, environment: environment,
-            stdin: input.path, stdout: output.path, stderr: errors.path)
+        let process = try await ChildProcess.start(
+            executable.path, arguments, environment: environment, replacing: true,
+            stdin: .file(input.path), stdout: .file(output.path), stderr: .file(errors.path))
         return CLIProcess(process: process, stdout: output, stderr: errors)
     }
 
@@ -106,7 +103,7 @@ package struct CLISandbox: Sendable {
     /// over the file the loader finds (its directory differs by architecture), stores and shows a plain
     /// item with the CLI (`$bv`), then runs `more`. Exits 89 to 92: the library is not installed, the
     /// mount failed, the store failed, the show failed.
-    package func runHiding(library: String, then more: String = "") throws -> CLIResult {
+    package func runHiding(library: String, then more: String = "") async throws -> CLIResult {
         let script = """
             lib=$(/sbin/ldconfig -p | sed -n "s/^[[:space:]]*$1 .*=> //p" | head -n 1)
             [ -n "$lib" ] || { echo "$1 is not installed"; exit 89; }
@@ -116,7 +113,7 @@ package struct CLISandbox: Sendable {
             "$bv" show plain --store file --field token || exit 92
             \(more)
             """
-        return try run(executable: URL(fileURLWithPath: "/usr/bin/unshare"), ["-m", "/bin/sh", "-c", script, "sh", library, Self.binary.path])
+        return try await run(executable: URL(fileURLWithPath: "/usr/bin/unshare"), ["-m", "/bin/sh", "-c", script, "sh", library, Self.binary.path])
     }
 
     /// A captured file's text. (Not `String(contentsOf:)`, which LeakSanitizer flags in Foundation.)

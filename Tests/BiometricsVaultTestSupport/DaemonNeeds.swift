@@ -16,11 +16,27 @@ package struct DaemonNeed: Sendable {
     package let remedy: String
     /// Why it is missing here; `nil` when it is there. Evaluated once: keep needs in `static let`s.
     package let problem: String?
+    /// A check that runs a program, evaluated once, when a test that needs it is about to run.
+    private let probe: Task<String?, Never>?
 
     package init(_ what: String, remedy: String, problem: @autoclosure () -> String?) {
         self.what = what
         self.remedy = remedy
         self.problem = problem()
+        self.probe = nil
+    }
+
+    /// A need that `probe` checks (by running something): why it is missing, or `nil`.
+    package init(_ what: String, remedy: String, probe: @escaping @Sendable () async -> String?) {
+        self.what = what
+        self.remedy = remedy
+        self.problem = nil
+        self.probe = Task { await probe() }
+    }
+
+    /// Why it is missing here, once the probe (if any) has run.
+    package var missing: String? {
+        get async { if let probe { await probe.value } else { problem } }
     }
 
     /// Executables that must be installed.
@@ -47,7 +63,10 @@ extension Trait where Self == ConditionTrait {
     package static func needs(_ needs: DaemonNeed..., sourceLocation: SourceLocation = #_sourceLocation) -> Self {
         let reason = needs.map { "\($0.what) (\($0.remedy))" }.joined(separator: "; ")
         return .enabled(Comment(rawValue: "needs \(reason)"), sourceLocation: sourceLocation) {
-            let missing = needs.compactMap { need in need.problem.map { "\(need.what): \($0) (\(need.remedy))" } }
+            var missing: [String] = []
+            for need in needs {
+                if let problem = await need.missing { missing.append("\(need.what): \(problem) (\(need.remedy))") }
+            }
             if missing.isEmpty { return true }
             if Daemons.required { throw DaemonMissing(description: "BV_REQUIRE_DAEMONS=1 but " + missing.joined(separator: "; ")) }
             return false

@@ -18,13 +18,13 @@ package final class PrivateBus {
     ///   - directory: where the bus lives (its socket in `run/`); a new one in the test scratch directory
     ///     when `nil`.
     ///   - serviceDirectory: `.service` files the bus may activate.
-    package init(in directory: URL? = nil, serviceDirectory: String? = nil) throws {
+    package init(in directory: URL? = nil, serviceDirectory: String? = nil) async throws {
         self.directory = try directory ?? TestScratch.newDirectory("bus")
         let run = self.directory.appendingPathComponent("run").path
         try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let script = repositoryRoot().appendingPathComponent("scripts/lib/private-session-bus.sh").path
         // The function returns once the daemon printed its address, which it does once it listens.
-        let started = try Shell.run(
+        let started = try await Shell.run(
             "/bin/bash", ["-c", #". "$0" && start_private_session_bus "$1" "$2" && echo "$DBUS_SESSION_BUS_ADDRESS""#,
                           script, self.directory.path, serviceDirectory ?? ""])
         let pidText = (try? String(contentsOfFile: self.directory.appendingPathComponent("dbus.pid").path, encoding: .utf8)) ?? ""

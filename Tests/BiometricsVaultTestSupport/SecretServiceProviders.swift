@@ -82,11 +82,11 @@ package final class PrivateKWallet {
     package let address: String
     package let sandbox: String
 
-    package init() throws {
+    package init() async throws {
         let envFile = try TestScratch.newDirectory("kwallet-env").appendingPathComponent("env").path
         let script = repositoryRoot().appendingPathComponent("scripts/setup/22-kwallet.sh").path
         // Stdio on /dev/null: the daemons the script leaves running would hold a captured pipe open.
-        let status = Shell.status("/bin/bash", [script], environment: ["BV_ENV_FILE": envFile])
+        let status = await Shell.status("/bin/bash", [script], environment: ["BV_ENV_FILE": envFile])
         guard status == 0 else { throw TestFailure("22-kwallet.sh failed: exit \(status.map(String.init) ?? "none")") }
         let lines = try String(contentsOfFile: envFile, encoding: .utf8).split(separator: "\n")
         func value(_ name: String) -> String? {
@@ -102,8 +102,8 @@ package final class PrivateKWallet {
     package var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
     /// Closes the wallet as the user (or its idle timeout) would: `org.kde.KWallet.close(wallet, force)`.
-    package func close() throws {
-        let result = try Shell.run(
+    package func close() async throws {
+        let result = try await Shell.run(
             "gdbus",
             ["call", "--session", "--dest", "org.kde.kwalletd5", "--object-path", "/modules/kwalletd5",
              "--method", "org.kde.KWallet.close", "kdewallet", "true"],
@@ -113,7 +113,7 @@ package final class PrivateKWallet {
 
     /// Restarts kwalletd5 and opens the wallet: after a password dialog nobody answered (and the store
     /// dismissed), kwalletd5 keeps the dialog pending and ignores pamOpen until it is restarted.
-    package func restartAndOpen() throws {
+    package func restartAndOpen() async throws {
         let script = """
             kill "$(cat "$0/kwalletd.pid")"
             while kill -0 "$(cat "$0/kwalletd.pid")" 2>/dev/null; do sleep 0.05; done
@@ -122,15 +122,15 @@ package final class PrivateKWallet {
             echo $! >"$0/kwalletd.pid"
             gdbus wait --session --timeout 15 org.kde.kwalletd5 && gdbus wait --session --timeout 15 org.freedesktop.secrets
             """
-        let result = try Shell.run("/bin/bash", ["-c", script, sandbox], environment: environment)
+        let result = try await Shell.run("/bin/bash", ["-c", script, sandbox], environment: environment)
         guard result.status == 0 else { throw TestFailure("kwalletd5 did not restart: \(result.stderr)") }
-        try open()
+        try await open()
     }
 
     /// Opens the wallet again the way pam_kwallet does (the key the setup script derived).
-    package func open() throws {
+    package func open() async throws {
         let key = try String(contentsOfFile: "\(sandbox)/wallet.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let result = try Shell.run(
+        let result = try await Shell.run(
             "gdbus",
             ["call", "--session", "--dest", "org.kde.kwalletd5", "--object-path", "/modules/kwalletd5",
              "--method", "org.kde.KWallet.pamOpen", "kdewallet", key, "0"],

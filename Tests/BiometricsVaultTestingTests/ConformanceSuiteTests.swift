@@ -1,9 +1,11 @@
 import BiometricsVault
 import BiometricsVaultTesting
 import Foundation
+import BiometricsVaultTestSupport
 import Testing
 
 /// The conformance suite itself: a store with a known defect must fail the check meant for it.
+@Suite(.onTestThreads)
 struct ConformanceSuiteTests {
     /// A deliberately broken fake for a fault no real store here has: it replaces an item by deleting it
     /// and then creating it again, with a moment (as a second round trip to a daemon would take) between.

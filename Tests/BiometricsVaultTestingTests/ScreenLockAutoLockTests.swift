@@ -7,7 +7,7 @@ import Testing
 
 /// The Linux auto-lock, driven by the real signals: a private `dbus-daemon` stands in for the session
 /// and system buses, and `gdbus emit` sends exactly what a screen saver or logind sends.
-@Suite(.serialized) struct ScreenLockAutoLockTests {
+@Suite(.onTestThreads, .serialized) struct ScreenLockAutoLockTests {
     static let dbusDaemon = "/usr/bin/dbus-daemon"
     static let gdbus = "/usr/bin/gdbus"
 
@@ -21,8 +21,8 @@ import Testing
 
         /// Polls until `count` signals arrived; gives up after a generous bound (a missing signal is a
         /// failure, never a wrong timing).
-        func wait(forCount count: Int) {
-            for _ in 0..<600 where all.count < count { usleep(50_000) }
+        func wait(forCount count: Int) async {
+            for _ in 0..<600 where all.count < count { try? await Task.sleep(for: .microseconds(50_000)) }
         }
     }
 
@@ -62,7 +62,7 @@ import Testing
 
     @Test(.needs(tools), arguments: lockSignals)
     func aLockSignalEndsEverySession(_ lock: LockSignal) async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let (device, configuration, unlocked) = try await unlockedVault()
         let seen = Seen()
@@ -76,8 +76,8 @@ import Testing
         guard case .biometrics = try VaultFactory<Token>.retrieveVaultOrThrow(key: "k", configuration: configuration)
         else { Issue.record("not unlocked inside the session"); return }
 
-        try bus.emit(path: lock.path, signal: lock.member, lock.arguments)
-        seen.wait(forCount: 1)
+        try await bus.emit(path: lock.path, signal: lock.member, lock.arguments)
+        await seen.wait(forCount: 1)
         #expect(seen.all == [lock.signal])
         // ...and after the screen locked, it is locked, as after lock(): nothing written through the old handle.
         #expect(!unlocked.isUnlocked)
@@ -91,7 +91,7 @@ import Testing
 
     @Test(.needs(tools))
     func theScreenSaverGoingAwayDoesNotLock() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let (_, configuration, unlocked) = try await unlockedVault()
         let seen = Seen()
@@ -104,10 +104,10 @@ import Testing
         }
         defer { monitor.stop() }
         // The emitters run one after the other, so the bus delivers `false` before `true`.
-        try bus.emit(path: "/org/freedesktop/ScreenSaver", signal: "org.freedesktop.ScreenSaver.ActiveChanged", ["false"])
-        try bus.emit(path: "/org/gnome/ScreenSaver", signal: "org.gnome.ScreenSaver.ActiveChanged", ["false"])
-        try bus.emit(path: "/org/gnome/ScreenSaver", signal: "org.gnome.ScreenSaver.ActiveChanged", ["true"])
-        seen.wait(forCount: 1)
+        try await bus.emit(path: "/org/freedesktop/ScreenSaver", signal: "org.freedesktop.ScreenSaver.ActiveChanged", ["false"])
+        try await bus.emit(path: "/org/gnome/ScreenSaver", signal: "org.gnome.ScreenSaver.ActiveChanged", ["false"])
+        try await bus.emit(path: "/org/gnome/ScreenSaver", signal: "org.gnome.ScreenSaver.ActiveChanged", ["true"])
+        await seen.wait(forCount: 1)
         #expect(seen.all == [.gnomeScreenSaver], "only ActiveChanged(true) locks")
         #expect(unlockedWhenTheSecondSignalArrived.withLock { $0 } == true)
         #expect(!unlocked.isUnlocked)
@@ -117,20 +117,20 @@ import Testing
     /// same bus and so delivered after it, is the first signal seen.
     @Test(.needs(tools))
     func aResumeDoesNotLock() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let seen = Seen()
         let monitor = try ScreenLockMonitor(sessionBusAddress: bus.address, systemBusAddress: bus.address, onLock: seen.append)
         defer { monitor.stop() }
-        try bus.emit(path: "/org/freedesktop/login1", signal: "org.freedesktop.login1.Manager.PrepareForSleep", ["false"])
-        try bus.emit(path: "/org/freedesktop/login1/session/_32", signal: "org.freedesktop.login1.Session.Lock")
-        seen.wait(forCount: 1)
+        try await bus.emit(path: "/org/freedesktop/login1", signal: "org.freedesktop.login1.Manager.PrepareForSleep", ["false"])
+        try await bus.emit(path: "/org/freedesktop/login1/session/_32", signal: "org.freedesktop.login1.Session.Lock")
+        await seen.wait(forCount: 1)
         #expect(seen.all == [.logindLock])
     }
 
     @Test(.needs(tools))
     func stoppedMonitorNoLongerLocks() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         let (_, configuration, unlocked) = try await unlockedVault()
         let seen = Seen()
@@ -141,8 +141,8 @@ import Testing
         let witness = Seen()
         let running = try ScreenLockMonitor(sessionBusAddress: bus.address, systemBusAddress: bus.address, onLock: witness.append)
         defer { running.stop() }
-        try bus.emit(path: "/org/freedesktop/ScreenSaver", signal: "org.freedesktop.ScreenSaver.ActiveChanged", ["true"])
-        witness.wait(forCount: 1)
+        try await bus.emit(path: "/org/freedesktop/ScreenSaver", signal: "org.freedesktop.ScreenSaver.ActiveChanged", ["true"])
+        await witness.wait(forCount: 1)
         #expect(witness.all == [.freedesktopScreenSaver])
         #expect(seen.all.isEmpty)
         #expect(unlocked.isUnlocked)
@@ -161,8 +161,8 @@ extension PrivateBus {
     /// Sends one signal with `gdbus emit` (a separate process and connection, as a desktop would).
     /// `--session` with the bus in its environment: `--address` would not register with the bus
     /// (no `Hello`), and the daemon would route nothing from it.
-    func emit(path: String, signal: String, _ arguments: [String] = []) throws {
-        let emitted = try Shell.run(
+    func emit(path: String, signal: String, _ arguments: [String] = []) async throws {
+        let emitted = try await Shell.run(
             ScreenLockAutoLockTests.gdbus, ["emit", "--session", "--object-path", path, "--signal", signal] + arguments,
             environment: sessionEnvironment)
         #expect(emitted.status == 0, "gdbus emit \(signal) failed: \(emitted.stderr)")

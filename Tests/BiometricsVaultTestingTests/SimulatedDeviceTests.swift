@@ -7,6 +7,7 @@ struct Token: Codable, Sendable, Equatable {
     var value: String
 }
 
+@Suite(.onTestThreads)
 struct SimulatedKeychainConformanceTests {
     @Test(arguments: SecretStoreConformance.Check.allCases)
     func simulatedKeychainConforms(_ check: SecretStoreConformance.Check) async throws {
@@ -32,6 +33,7 @@ struct SimulatedKeychainConformanceTests {
     }
 }
 
+@Suite(.onTestThreads)
 struct SimulatedDeviceBehaviourTests {
     /// The same script gives the same transcript, every time.
     @Test func deterministic() async throws {
@@ -75,6 +77,7 @@ struct SimulatedDeviceBehaviourTests {
 }
 
 /// Every `VaultError.Code` the simulator can produce, each reached through the public API.
+@Suite(.onTestThreads)
 struct ReachableCodesTests {
     static let reachable: [VaultError.Code] = [
         .biometryNotAvailable, .biometryNotEnrolled, .biometryLockout, .biometryChanged, .userCancel, .systemCancel,
