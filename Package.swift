@@ -99,7 +99,7 @@ var targets: [Target] = [
     ),
 
     // MARK: Secret Service store, Linux only (owner: secret service)
-    // The Secret Service session's crypto (libgcrypt, which GnuPG and libsecret use too: on every desktop).
+    // The Secret Service session's key exchange (libgcrypt's modular exponentiation; libsecret uses it too).
     .systemLibrary(
         name: "CGcrypt",
         pkgConfig: "libgcrypt",
@@ -113,6 +113,9 @@ var targets: [Target] = [
             // GLib threads only (prepareConnection); no D-Bus: that is BiometricsVaultDBus's.
             .target(name: "CGio", condition: linux),
             .target(name: "CGcrypt", condition: linux),
+            // HKDF and AES-128-CBC of the session (SessionEncryption.swift).
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
         ],
         swiftSettings: strictSettings
     ),
