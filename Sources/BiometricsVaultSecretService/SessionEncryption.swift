@@ -137,6 +137,18 @@ package struct SessionEncryption: Sendable {
         key.withUnsafeBytes { SymmetricKey(data: $0) }
     }
 
+    /// Runs HKDF and AES-128-CBC once on throw-away values, so that their first use in the process (swift-crypto's
+    /// generic metadata and protocol conformance lookups, about 0.3 ms) happens here, on a thread that waits
+    /// for the connection anyway (``SecretServiceClient/prepareConnection(timeout:)``), and not on the read's
+    /// critical path (the key after OpenSession's reply, the decryption after GetSecrets').
+    static func prepareFirstUse() {
+        let session = SessionEncryption(key: [UInt8](repeating: 0, count: 16))
+        _ = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: [UInt8](repeating: 0, count: 16)), outputByteCount: 16)
+        if let sealed = try? session.encrypt(SecretBytes([0])) {
+            _ = try? session.decrypt(parameters: sealed.parameters, value: sealed.value)
+        }
+    }
+
     /// `count` (a multiple of 8) bytes from the system's random source, 8 per call: asking
     /// `SystemRandomNumberGenerator` for one `UInt8` at a time costs one `getrandom` call per byte.
     static func randomBytes(_ count: Int) -> [UInt8] {
