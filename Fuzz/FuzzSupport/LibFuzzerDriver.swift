@@ -33,7 +33,8 @@ public func runLibFuzzer(_ callback: FuzzOneInput) -> Never {
 #else
 /// Exits with status 2: this build has no libFuzzer (`bash scripts/fuzz.sh` builds the targets with it).
 public func runLibFuzzer(_ callback: FuzzOneInput) -> Never {
-    fputs("\(CommandLine.arguments[0]): built without libFuzzer; run it through scripts/fuzz.sh\n", stderr)
+    let message = Array("\(CommandLine.arguments[0]): built without libFuzzer; run it through scripts/fuzz.sh\n".utf8)
+    _ = message.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     exit(2)
 }
 #endif
