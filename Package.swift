@@ -5,6 +5,10 @@ import PackageDescription
 // - BiometricsVaultCore: the platform-free heart (vault types, state machine, protocols, errors).
 // - BiometricsVault: what apps import; re-exports the core and wires the platform default backends.
 // - One target per backend; Linux-only and Apple-only targets compile to nothing elsewhere.
+// - The CLI, the tests, and the programs that CI runs from the tests' build: the helpers the tests spawn, the
+//   fuzz targets and the stress workers. Benchmarks are a package of their own (Benchmarks/Package.swift).
+// No unsafe flags: the release CLI's link flags are scripts/lib/fast-start-link-flags.sh's, libFuzzer's are
+// scripts/lib/test-build-flags.sh's.
 
 let strictSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
@@ -13,25 +17,6 @@ let strictSettings: [SwiftSetting] = [
 ]
 
 let linux = TargetDependencyCondition.when(platforms: [.linux])
-
-/// How release executables that start often (the CLI, the cold-start benchmark) are linked on Linux.
-/// Debug and sanitizer builds link as usual. Each flag's figure is in Docs/Benchmarks.md.
-/// - the C++ runtime and the unwinder the static Swift runtime needs go into the executable instead of
-///   loading libstdc++.so.6 and libgcc_s.so.1 at every start (Linker/static-libstdc++; about 0.4 ms);
-/// - lld packs the ~51,000 relative relocations into a 10 KB DT_RELR table instead of 1.2 MB of RELA
-///   entries (36 fewer page faults, about 0.1 ms; needs glibc 2.36 or later, which the binary names in a
-///   GLIBC_ABI_DT_RELR version reference, so an older loader refuses it by name);
-/// - the executable exports 3 symbols instead of the driver's `-export-dynamic` 9,183 (a 16 KB dynamic
-///   symbol table instead of 720 KB; about 0.1 ms): exports serve in-process symbol lookups (`dlsym`,
-///   `dladdr`) these executables never make.
-let fastStartLinkerSettings: [LinkerSetting] = [
-    .unsafeFlags(
-        [
-            "-L\(Context.packageDirectory)/Linker/static-libstdc++", "-Xclang-linker", "-static-libgcc",
-            "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
-        ],
-        .when(platforms: [.linux], configuration: .release))
-]
 
 var targets: [Target] = [
     // MARK: core (owner: foundation)
@@ -81,6 +66,13 @@ var targets: [Target] = [
         dependencies: ["BiometricsVaultCore", "BiometricsVaultTesting", "BiometricsVaultTestSupport"],
         swiftSettings: strictSettings
     ),
+    // Also run under ThreadSanitizer, through the package in Tests/ThreadSanitizer (scripts/extra-tests/10-tsan.sh).
+    .testTarget(
+        name: "BiometricsVaultConcurrencyTests",
+        dependencies: ["BiometricsVaultCore", "BiometricsVaultTesting"],
+        path: "Tests/ThreadSanitizer/ConcurrencyTests",
+        swiftSettings: strictSettings
+    ),
     .testTarget(
         name: "BiometricsVaultTestingTests",
         dependencies: ["BiometricsVault", "BiometricsVaultTesting", "BiometricsVaultTestSupport"],
@@ -109,25 +101,9 @@ var targets: [Target] = [
         path: "Tests/FileStoreStressHelper",
         swiftSettings: strictSettings
     ),
-    // Durable write and read latency against bare POSIX baselines: Benchmarks/run-file-store.sh.
-    .executableTarget(
-        name: "FileStoreBenchmark",
-        dependencies: ["BiometricsVaultCore", "BiometricsVaultFileStore"],
-        path: "Benchmarks/FileStoreBenchmark",
-        swiftSettings: strictSettings
-    ),
 
     // MARK: Secret Service store, Linux only (owner: secret service)
-    // libsecret itself: only for SecretServiceBenchmark, which compares the store with a raw libsecret lookup.
-    // Its flags come from the package's own libsecret-headers.pc (a .pc path SwiftPM reads as is), not from
-    // libsecret-1.pc: that one requires gio-2.0, whose private requirement gmodule adds `-pthread`, a flag
-    // SwiftPM drops with a warning on every build. The headers need libsecret's directory and GObject's.
-    .systemLibrary(
-        name: "CLibSecret",
-        pkgConfig: "\(Context.packageDirectory)/Sources/CLibSecret/libsecret-headers.pc",
-        providers: [.apt(["libsecret-1-dev"])]
-    ),
-    // The Secret Service session's crypto (libgcrypt, which GnuPG and libsecret use too: on every desktop).
+    // The Secret Service session's key exchange (libgcrypt's modular exponentiation; libsecret uses it too).
     .systemLibrary(
         name: "CGcrypt",
         pkgConfig: "libgcrypt",
@@ -141,6 +117,9 @@ var targets: [Target] = [
             // GLib threads only (prepareConnection); no D-Bus: that is BiometricsVaultDBus's.
             .target(name: "CGio", condition: linux),
             .target(name: "CGcrypt", condition: linux),
+            // HKDF and AES-128-CBC of the session (SessionEncryption.swift).
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
         ],
         swiftSettings: strictSettings
     ),
@@ -168,18 +147,6 @@ var targets: [Target] = [
             .target(name: "BiometricsVaultLinuxAuth", condition: linux),
         ],
         path: "Tests/GLibTypeRaceDriver",
-        swiftSettings: strictSettings
-    ),
-    // Not a test: vault read vs raw secret_password_lookupv_sync (Benchmarks/run-secret-service.sh).
-    .executableTarget(
-        name: "SecretServiceBenchmark",
-        dependencies: [
-            "BiometricsVaultCore",
-            "BiometricsVaultTesting",
-            .target(name: "BiometricsVaultSecretService", condition: linux),
-            .target(name: "CLibSecret", condition: linux),
-        ],
-        path: "Benchmarks/SecretServiceBenchmark",
         swiftSettings: strictSettings
     ),
 
@@ -248,8 +215,9 @@ var targets: [Target] = [
     ),
 
     // MARK: unlock-window agent (owner: agent)
-    // `biometrics-vault agent`'s server, its client, and the authenticator wrapper that asks it first:
-    // Linux only; elsewhere only the message types and the duration parser compile.
+    // `biometrics-vault agent`'s server, its client, and the authenticator wrapper that asks it first: those
+    // three are Linux only (`+Linux` files); the messages, the settings, the window state and the store-key
+    // keeper compile everywhere.
     .target(
         name: "BiometricsVaultAgent",
         // CProcessControl: prctl(PR_SET_DUMPABLE) for the agent, which holds store keys.
@@ -334,8 +302,7 @@ var targets: [Target] = [
             .target(name: "BiometricsVaultServiceDaemon", condition: linux),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
-        swiftSettings: strictSettings,
-        linkerSettings: fastStartLinkerSettings
+        swiftSettings: strictSettings
     ),
     // Golden end-to-end tests of the built binary; depending on the executable makes `swift test` build
     // it into the products directory next to the test bundle, where the tests find it.
@@ -353,92 +320,38 @@ var targets: [Target] = [
         swiftSettings: strictSettings
     ),
 
-    // MARK: fuzzing (owner: hardening)
-    // libFuzzer targets over the decoders of untrusted bytes (Fuzz/README.md). scripts/fuzz.sh builds them
-    // with AddressSanitizer and coverage; an ordinary build links libFuzzer into them but never runs them.
-    // VaultStress: one worker of scripts/stress.sh; ColdStartBenchmark: retrieveVault cold start for
-    // Benchmarks/run-all.sh. None of these is in a product.
+    // MARK: fuzzing and stress (owner: hardening)
+    // They stay in this package, though in no product, because CI runs them from the one AddressSanitizer
+    // build of the tests (scripts/test.sh): a package of their own would compile the library and
+    // swift-crypto a second time (SwiftPM shares no build folder between packages), and several of them
+    // reach code no product exports (the CLI's JSON and credential-helper targets) or `package` API.
+    //
+    // libFuzzer targets over the decoders of untrusted bytes (Fuzz/README.md). scripts/fuzz.sh runs them;
+    // libFuzzer is linked by the fuzz build's flags (scripts/lib/test-build-flags.sh), and any other build
+    // makes each target a program that says so.
     .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: strictSettings),
-    .executableTarget(
-        name: "FuzzEnvelope",
-        dependencies: ["BiometricsVaultCore", "FuzzSupport"],
-        path: "Fuzz/FuzzEnvelope",
-        swiftSettings: strictSettings,
-        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
-    ),
-    .executableTarget(
-        name: "FuzzItemHeader",
-        dependencies: ["BiometricsVaultCore", "FuzzSupport"],
-        path: "Fuzz/FuzzItemHeader",
-        swiftSettings: strictSettings,
-        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
-    ),
-    .executableTarget(
-        name: "FuzzFileStoreFormat",
-        dependencies: [
-            "BiometricsVaultCore", "BiometricsVaultFileStore", "FuzzSupport",
-            .product(name: "Crypto", package: "swift-crypto"),
-        ],
-        path: "Fuzz/FuzzFileStoreFormat",
-        swiftSettings: strictSettings,
-        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
-    ),
-    .executableTarget(
-        name: "FuzzJSONValue",
-        dependencies: ["BiometricsVaultJSON", "FuzzSupport"],
-        path: "Fuzz/FuzzJSONValue",
-        swiftSettings: strictSettings,
-        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
-    ),
-    .executableTarget(
-        name: "FuzzGitCredentialRequest",
-        dependencies: ["BiometricsVaultCore", "BiometricsVaultCredentialHelpers", "BiometricsVaultJSON", "FuzzSupport"],
-        path: "Fuzz/FuzzGitCredentialRequest",
-        swiftSettings: strictSettings,
-        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
-    ),
-    .executableTarget(
-        name: "FuzzDockerCredentialRequest",
-        dependencies: ["BiometricsVaultCore", "BiometricsVaultCredentialHelpers", "BiometricsVaultJSON", "FuzzSupport"],
-        path: "Fuzz/FuzzDockerCredentialRequest",
-        swiftSettings: strictSettings,
-        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
-    ),
-    .executableTarget(
-        name: "FuzzAgentFrame",
-        dependencies: ["BiometricsVaultAgent", "BiometricsVaultCore", "FuzzSupport"],
-        path: "Fuzz/FuzzAgentFrame",
-        swiftSettings: strictSettings,
-        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
-    ),
-    .executableTarget(
-        name: "FuzzProcessStat",
-        dependencies: ["BiometricsVaultAgent", "FuzzSupport"],
-        path: "Fuzz/FuzzProcessStat",
-        swiftSettings: strictSettings,
-        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
-    ),
-    .executableTarget(
-        name: "FuzzConfigFile",
-        dependencies: ["BiometricsVaultAgent", "FuzzSupport"],
-        path: "Fuzz/FuzzConfigFile",
-        swiftSettings: strictSettings,
-        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
-    ),
-    .executableTarget(
-        name: "FuzzSecretServiceReply",
-        dependencies: [
-            "BiometricsVaultCore", "FuzzSupport",
+    fuzzTarget("FuzzEnvelope", ["BiometricsVaultCore"]),
+    fuzzTarget("FuzzItemHeader", ["BiometricsVaultCore"]),
+    fuzzTarget(
+        "FuzzFileStoreFormat",
+        ["BiometricsVaultCore", "BiometricsVaultFileStore", .product(name: "Crypto", package: "swift-crypto")]),
+    fuzzTarget("FuzzJSONValue", ["BiometricsVaultJSON"]),
+    fuzzTarget("FuzzGitCredentialRequest", ["BiometricsVaultCore", "BiometricsVaultCredentialHelpers", "BiometricsVaultJSON"]),
+    fuzzTarget("FuzzDockerCredentialRequest", ["BiometricsVaultCore", "BiometricsVaultCredentialHelpers", "BiometricsVaultJSON"]),
+    fuzzTarget("FuzzAgentFrame", ["BiometricsVaultAgent", "BiometricsVaultCore"]),
+    fuzzTarget("FuzzProcessStat", ["BiometricsVaultAgent"]),
+    fuzzTarget("FuzzConfigFile", ["BiometricsVaultAgent"]),
+    fuzzTarget(
+        "FuzzSecretServiceReply",
+        [
+            "BiometricsVaultCore",
             .target(name: "BiometricsVaultDBus", condition: linux),
             .target(name: "BiometricsVaultSecretService", condition: linux),
             .target(name: "CGio", condition: linux),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
-        ],
-        path: "Fuzz/FuzzSecretServiceReply",
-        swiftSettings: strictSettings,
-        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"], .when(platforms: [.linux]))]
-    ),
+        ]),
+    // The workers of scripts/stress.sh (CI: scripts/extra-tests/60-stress.sh).
     .executableTarget(
         name: "VaultStress",
         dependencies: [
@@ -448,18 +361,29 @@ var targets: [Target] = [
         path: "Stress/VaultStress",
         swiftSettings: strictSettings
     ),
+    // One cold `retrieveVault` per process: the many cold starts of scripts/stress-cold-start.sh (CI, from the
+    // AddressSanitizer build), and the cold-start rows of Benchmarks/run-all.sh (a release build linked as the
+    // CLI is, scripts/lib/fast-start-link-flags.sh).
     .executableTarget(
         name: "ColdStartBenchmark",
         dependencies: ["BiometricsVault"],
-        path: "Benchmarks/ColdStartBenchmark",
-        swiftSettings: strictSettings,
-        // Linked as the CLI is: the figure is the library's start. An app linked with SwiftPM's defaults
-        // also pays the default link's start (Docs/Benchmarks.md has both).
-        linkerSettings: fastStartLinkerSettings
+        path: "Stress/ColdStartBenchmark",
+        swiftSettings: strictSettings
     ),
 ]
 
+/// A libFuzzer target: `Fuzz/<name>/main.swift` with FuzzSupport's driver.
+func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: dependencies + ["FuzzSupport"],
+        path: "Fuzz/\(name)",
+        swiftSettings: strictSettings
+    )
+}
+
 // MARK: Apple Keychain + LocalAuthentication: tests and Linux-only check targets (owner: apple)
+// `#if` because SwiftPM conditions a target's dependencies and settings by platform, never the target itself.
 #if os(Linux)
 // Check-only targets, declared only when the manifest is evaluated on Linux and listed in no product:
 // API-shape stubs of the Apple SDK (project-prefixed module names, never `Security`), and a target that
@@ -502,20 +426,11 @@ targets += [
 ]
 #endif
 
-var products: [Product] = [
+let products: [Product] = [
     .library(name: "BiometricsVault", targets: ["BiometricsVault"]),
     .library(name: "BiometricsVaultTesting", targets: ["BiometricsVaultTesting"]),
     .executable(name: "biometrics-vault", targets: ["biometrics-vault"]),
 ]
-
-// CI's ThreadSanitizer step (scripts/extra-tests/10-tsan.sh) runs the core's concurrency tests only. With
-// BV_PACKAGE_SUBSET=core the manifest declares just the core, the testing product, the test support and the core's tests,
-// so that sanitized build compiles four small modules instead of the whole package with swift-crypto.
-if Context.environment["BV_PACKAGE_SUBSET"] == "core" {
-    let core: Set<String> = ["BiometricsVaultCore", "BiometricsVaultTesting", "BiometricsVaultTestSupport", "BiometricsVaultCoreTests"]
-    targets = targets.filter { core.contains($0.name) }
-    products = products.filter { $0.name == "BiometricsVaultTesting" }
-}
 
 let package = Package(
     name: "BiometricsVault",

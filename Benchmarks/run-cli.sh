@@ -5,7 +5,8 @@
 # Without a usable Secret Service it compares the file store's `show` against `cat` of a file, and says so.
 #   bash Benchmarks/run-cli.sh     # SCRATCH=.build-xyz to build elsewhere; RUNS=20 ROUNDS=6
 #                                  # BV_PYTHON_KEYRING=<python with keyring> (default: python3, if it has it)
-# The CLI is built in release with -static-swift-stdlib (dynamic Foundation alone costs ~5-6 ms at start).
+# The CLI is built as the .deb's is: release, -static-swift-stdlib (dynamic Foundation alone costs ~5-6 ms at
+# start) and the link flags of scripts/lib/fast-start-link-flags.sh.
 # Interleaving: each round runs every command RUNS times, and the order of the commands rotates from round
 # to round, so drift in the machine's load hits all of them alike; a ratio is the median of the rounds'
 # ratios.
@@ -16,8 +17,11 @@ RUNS=${RUNS:-20}
 ROUNDS=${ROUNDS:-6}
 command -v hyperfine >/dev/null || { apt-get update -qq && apt-get install -y -qq hyperfine >/dev/null; }
 
-swift build -c release --product biometrics-vault --static-swift-stdlib --scratch-path "$SCRATCH" 2>&1 | tail -n 1
-BIN="$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/biometrics-vault"
+# shellcheck source=../scripts/lib/fast-start-link-flags.sh
+source scripts/lib/fast-start-link-flags.sh
+bv_fast_start_flags "$SCRATCH"
+swift build -c release --product biometrics-vault --static-swift-stdlib --scratch-path "$SCRATCH" "${BV_FAST_START_FLAGS[@]}" 2>&1 | tail -n 1
+BIN="$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" "${BV_FAST_START_FLAGS[@]}" --show-bin-path)/biometrics-vault"
 
 WORK=$(mktemp -d /tmp/bv-cli-bench.XXXXXX)
 SERVICE="bv-cli-bench-$$"

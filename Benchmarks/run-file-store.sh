@@ -8,9 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 WRITES="${1:-300}"
 READS="${2:-20000}"
-SCRATCH="${BV_BENCH_SCRATCH:-.build}"
+# The benchmark is a target of the Benchmarks package (Benchmarks/Package.swift), built in a folder of its own.
+SCRATCH="${BV_BENCH_SCRATCH:-.build-benchmarks}"
 mkdir -p "$SCRATCH"
-if ! swift build -c release --scratch-path "$SCRATCH" --product FileStoreBenchmark >"$SCRATCH/file-store-bench-build.log" 2>&1; then
+if ! swift build -c release --package-path Benchmarks --scratch-path "$SCRATCH" --product FileStoreBenchmark \
+        >"$SCRATCH/file-store-bench-build.log" 2>&1; then
     cat "$SCRATCH/file-store-bench-build.log"
     exit 1
 fi

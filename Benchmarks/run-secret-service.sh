@@ -5,9 +5,10 @@
 # gnome-keyring for the run (same recipe as scripts/setup/20-secret-service.sh). Release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SCRATCH=${BV_SCRATCH:-.build-bench}
-swift build -c release --scratch-path "$SCRATCH" --product SecretServiceBenchmark 2>&1 | tail -1
-BIN=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/SecretServiceBenchmark
+# The benchmark is a target of the Benchmarks package (Benchmarks/Package.swift), built in a folder of its own.
+SCRATCH=${BV_BENCH_SCRATCH:-.build-benchmarks}
+swift build -c release --package-path Benchmarks --scratch-path "$SCRATCH" --product SecretServiceBenchmark 2>&1 | tail -1
+BIN=$(swift build -c release --package-path Benchmarks --scratch-path "$SCRATCH" --show-bin-path)/SecretServiceBenchmark
 
 if [ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ] && gdbus introspect --session --dest org.freedesktop.secrets \
         --object-path /org/freedesktop/secrets >/dev/null 2>&1; then

@@ -17,8 +17,12 @@ SCRATCH=${SCRATCH:-.build-release}
 RUNS=${RUNS:-30}
 command -v hyperfine >/dev/null || { apt-get update -qq && apt-get install -y -qq hyperfine >/dev/null; }
 if [ -z "${BIN:-}" ]; then   # BIN=path: a release build made elsewhere (package-deb.sh's, say)
-    swift build -c release --product biometrics-vault --static-swift-stdlib --scratch-path "$SCRATCH" 2>&1 | tail -n 1
-    BIN="$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/biometrics-vault"
+    # Linked as the .deb's is (and so as package-deb.sh's build in the same folder).
+    # shellcheck source=../scripts/lib/fast-start-link-flags.sh
+    source scripts/lib/fast-start-link-flags.sh
+    bv_fast_start_flags "$SCRATCH"
+    swift build -c release --product biometrics-vault --static-swift-stdlib --scratch-path "$SCRATCH" "${BV_FAST_START_FLAGS[@]}" 2>&1 | tail -n 1
+    BIN="$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" "${BV_FAST_START_FLAGS[@]}" --show-bin-path)/biometrics-vault"
 fi
 
 # shellcheck source=../scripts/lib/vault-service.sh

@@ -40,8 +40,13 @@ for tool in dpkg-deb dpkg-shlibdeps gzip; do
 done
 
 if [ -z "${BIN:-}" ]; then
-    swift build -c release --product "$PACKAGE" --static-swift-stdlib --scratch-path "$SCRATCH" >&2
-    BIN="$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/$PACKAGE"
+    # The release link: static Swift runtime, and the fast-start flags (the C++ runtime linked in, packed
+    # relocations, no exported symbols; each one's reason is in the file).
+    # shellcheck source=lib/fast-start-link-flags.sh
+    source scripts/lib/fast-start-link-flags.sh
+    bv_fast_start_flags "$SCRATCH"
+    swift build -c release --product "$PACKAGE" --static-swift-stdlib --scratch-path "$SCRATCH" "${BV_FAST_START_FLAGS[@]}" >&2
+    BIN="$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" "${BV_FAST_START_FLAGS[@]}" --show-bin-path)/$PACKAGE"
 fi
 
 STAGE=$(mktemp -d "${TMPDIR:-/tmp}/bv-deb-XXXXXX")
@@ -154,7 +159,7 @@ DEPENDS=$(cd "$STAGE" && dpkg-shlibdeps -O "$PKG/usr/bin/$PACKAGE" 2>/dev/null |
 [ -n "$DEPENDS" ] || { echo "dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 DEPENDS="$DEPENDS, libpam0g"
 # dpkg-shlibdeps derives libc6's version from versioned symbols only. The packed relative relocations
-# of the release link (Package.swift, fastStartLinkerSettings) need glibc 2.36, which the binary states
+# of the release link (scripts/lib/fast-start-link-flags.sh) need glibc 2.36, which the binary states
 # in a symbol-less GLIBC_ABI_DT_RELR version reference that dpkg-shlibdeps does not map: raise it here.
 if objdump -p "$PKG/usr/bin/$PACKAGE" | grep -q GLIBC_ABI_DT_RELR; then
     LIBC=$(printf '%s\n' "$DEPENDS" | tr ',' '\n' | sed -n 's/^ *libc6 (>= \([^)]*\)).*/\1/p')

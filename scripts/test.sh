@@ -108,11 +108,11 @@ took "swift build --build-tests" "$build_start"
 # Extra runs (sanitizers, tests as a non-root user, fuzzing) before the final full run, so the last
 # line printed is the test summary of the whole suite.
 #
-# The ThreadSanitizer and Apple-stub steps are compilations (in build folders of their own) that need no
-# daemon; the steps after them up to the fuzzing mostly wait (on fprintd's virtual reader, PAM, child
-# processes). So the two compilations run in the background while those steps run, and are collected,
-# their output printed and their status checked, before the fuzzing step, which needs both CPUs.
-overlapped=(scripts/extra-tests/10-tsan.sh scripts/extra-tests/20-apple-stubs.sh)
+# The ThreadSanitizer, by-URL app and Apple-stub steps are compilations (in build folders of their own)
+# that need no daemon; the steps after them up to the fuzzing mostly wait (on fprintd's virtual reader,
+# PAM, child processes). So the compilations run in the background while those steps run, and are
+# collected, their output printed and their status checked, before the fuzzing step, which needs both CPUs.
+overlapped=(scripts/extra-tests/10-tsan.sh scripts/extra-tests/15-app-by-url.sh scripts/extra-tests/20-apple-stubs.sh)
 collect_before=scripts/extra-tests/40-fuzz.sh
 overlap_log=.build-ci/extra-overlapped.log
 overlap_start=$SECONDS

@@ -478,6 +478,7 @@ final class SecretServiceClient: Sendable {
             if let keyPair = try? SessionEncryption.KeyPair() {
                 preparedKeyPair.withLock { if $0 == nil { $0 = keyPair } }
             }
+            SessionEncryption.prepareFirstUse()
         } else {
             Unmanaged<PreparedOpen>.fromOpaque(open).release()
         }

@@ -1,17 +1,21 @@
 #if os(Linux)
-// The one file that calls libgcrypt: the crypto of the Secret Service session algorithm
-// "dh-ietf1024-sha256-aes128-cbc-pkcs7" (Secret Service API, "Transfer of Secrets"), with the same library
-// libsecret uses for it. SecretServiceCalls.swift makes the D-Bus calls that carry the results.
+// The crypto of the Secret Service session algorithm "dh-ietf1024-sha256-aes128-cbc-pkcs7" (Secret Service
+// API, "Transfer of Secrets"). SecretServiceCalls.swift makes the D-Bus calls that carry the results.
+//
+// HKDF and AES-128-CBC with PKCS#7 are swift-crypto's, as the file store's crypto is. The 1024-bit modular
+// exponentiations of the key exchange are libgcrypt's (the library libsecret uses for them): swift-crypto has
+// no public arbitrary-precision arithmetic.
 //
 // Why not let libsecret open the session: libsecret's private exponent is as long as the 1024-bit prime, so
 // each of its two modular exponentiations costs about 0.8 ms of every process's first read, and both sit
 // on the read's critical path (one before OpenSession, one after its reply). A 256-bit exponent costs
 // about a quarter of that and keeps the exchange as strong as the group allows (`privateExponentBits`).
-// Plain C calls rather than swift-crypto's generic HKDF and AES: their first use in a process (generic
-// metadata, protocol conformance lookups) measured 0.3 ms, more than the exponentiation.
 import BiometricsVaultCore
 import CGcrypt
+import Crypto
+import FoundationEssentials
 import Glibc
+import _CryptoExtras
 
 /// The encryption of secrets between this process and the Secret Service, for one session.
 package struct SessionEncryption: Sendable {
@@ -91,13 +95,9 @@ package struct SessionEncryption: Sendable {
             throw Self.failure("the Secret Service sent a session key whose shared secret anyone on the bus can compute")
         }
         keyDependsOnSecretWidth = shared[0] == 0
-        // HKDF-SHA256 (RFC 5869) with no salt (a hash length of zeros) and no info, 16 bytes: one block,
-        // HMAC(HMAC(zeros, shared), 0x01).
-        var pseudoRandomKey = try Self.hmacSHA256(key: [UInt8](repeating: 0, count: 32), message: shared)
-        defer { pseudoRandomKey.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
-        var block = try Self.hmacSHA256(key: pseudoRandomKey, message: [1])
-        defer { block.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
-        key = SecretBytes(block[0..<16])
+        // HKDF-SHA256 (RFC 5869) with no salt (a hash length of zeros) and no info, 16 bytes.
+        let derived = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: shared), outputByteCount: 16)
+        key = derived.withUnsafeBytes { SecretBytes($0) }
     }
 
     /// A session key given directly, for known-answer tests of the AES half.
@@ -109,19 +109,14 @@ package struct SessionEncryption: Sendable {
     /// The `parameters` (a fresh IV) and `value` (AES-128-CBC, PKCS#7 padding) of an encrypted secret.
     package func encrypt(_ secret: SecretBytes) throws(VaultError) -> (parameters: [UInt8], value: [UInt8]) {
         let iv = Self.randomBytes(16)
-        let padding = 16 - secret.count % 16
-        var buffer = [UInt8](repeating: UInt8(padding), count: secret.count + padding)
-        defer { buffer.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
-        secret.withUnsafeBytes { raw in
-            buffer.withUnsafeMutableBytes { $0.copyMemory(from: raw) }
-        }
-        var value = [UInt8](repeating: 0, count: buffer.count)
-        try cipher(iv: iv) { handle in
-            value.withUnsafeMutableBytes { out in
-                buffer.withUnsafeBytes { gcry_cipher_encrypt(handle, out.baseAddress, out.count, $0.baseAddress, $0.count) }
+        do {
+            let value = try secret.withUnsafeBytes { plain in
+                try AES._CBC.encrypt(plain, using: sessionKey, iv: AES._CBC.IV(ivBytes: iv))
             }
+            return (iv, Array(value))
+        } catch {
+            throw Self.failure("AES-128-CBC failed (\(error))")
         }
-        return (iv, value)
     }
 
     /// The secret from an encrypted `parameters` / `value` pair.
@@ -129,32 +124,29 @@ package struct SessionEncryption: Sendable {
         guard parameters.count == 16, value.count % 16 == 0, !value.isEmpty else {
             throw Self.failure("the Secret Service sent a malformed secret (\(parameters.count)-byte IV, \(value.count) bytes)")
         }
-        var plain = [UInt8](repeating: 0, count: value.count)
-        defer { plain.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
-        try cipher(iv: parameters) { handle in
-            plain.withUnsafeMutableBytes { out in
-                value.withUnsafeBytes { gcry_cipher_decrypt(handle, out.baseAddress, out.count, $0.baseAddress, $0.count) }
-            }
+        // A wrong key or damaged ciphertext shows as bad padding; the error says no more than that.
+        guard var plain = try? AES._CBC.decrypt(value, using: sessionKey, iv: AES._CBC.IV(ivBytes: parameters)) else {
+            throw Self.failure("could not decrypt the secret the Secret Service sent")
         }
-        // PKCS#7: the last byte says how many bytes (1 to 16) of padding there are, each of that value.
-        let padding = Int(plain[plain.count - 1])
-        var mismatch = UInt8(padding == 0 || padding > 16 ? 1 : 0)
-        for index in (plain.count - min(max(padding, 1), 16))..<plain.count { mismatch |= plain[index] ^ UInt8(padding) }
-        guard mismatch == 0 else { throw Self.failure("could not decrypt the secret the Secret Service sent") }
-        return SecretBytes(plain[0..<(plain.count - padding)])
+        defer { plain.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
+        return plain.withUnsafeBytes { SecretBytes($0) }
     }
 
-    /// Runs `body` with an AES-128-CBC handle keyed with the session key and `iv`; closes (and so wipes) it.
-    private func cipher(iv: [UInt8], _ body: (gcry_cipher_hd_t) -> gcry_error_t) throws(VaultError) {
-        Integer.initializeLibrary()
-        var handle: gcry_cipher_hd_t?
-        var status = gcry_cipher_open(&handle, Int32(GCRY_CIPHER_AES.rawValue), Int32(GCRY_CIPHER_MODE_CBC.rawValue), 0)
-        guard status == 0, let handle else { throw Self.failure("gcry_cipher_open failed (libgcrypt error \(status))") }
-        defer { gcry_cipher_close(handle) }
-        status = key.withUnsafeBytes { gcry_cipher_setkey(handle, $0.baseAddress, $0.count) }
-        if status == 0 { status = iv.withUnsafeBytes { gcry_cipher_setiv(handle, $0.baseAddress, $0.count) } }
-        if status == 0 { status = body(handle) }
-        guard status == 0 else { throw Self.failure("AES-128-CBC failed (libgcrypt error \(status))") }
+    /// The session key as swift-crypto takes it (a copy that swift-crypto wipes when it is released).
+    private var sessionKey: SymmetricKey {
+        key.withUnsafeBytes { SymmetricKey(data: $0) }
+    }
+
+    /// Runs HKDF and AES-128-CBC once on throw-away values, so that their first use in the process (swift-crypto's
+    /// generic metadata and protocol conformance lookups, about 0.3 ms) happens here, on a thread that waits
+    /// for the connection anyway (``SecretServiceClient/prepareConnection(timeout:)``), and not on the read's
+    /// critical path (the key after OpenSession's reply, the decryption after GetSecrets').
+    static func prepareFirstUse() {
+        let session = SessionEncryption(key: [UInt8](repeating: 0, count: 16))
+        _ = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: [UInt8](repeating: 0, count: 16)), outputByteCount: 16)
+        if let sealed = try? session.encrypt(SecretBytes([0])) {
+            _ = try? session.decrypt(parameters: sealed.parameters, value: sealed.value)
+        }
     }
 
     /// `count` (a multiple of 8) bytes from the system's random source, 8 per call: asking
@@ -167,21 +159,6 @@ package struct SessionEncryption: Sendable {
             for offset in stride(from: 0, to: count, by: 8) { raw.storeBytes(of: random.next() as UInt64, toByteOffset: offset, as: UInt64.self) }
         }
         return bytes
-    }
-
-    /// HMAC-SHA256 of `message` under `key`.
-    private static func hmacSHA256(key: [UInt8], message: [UInt8]) throws(VaultError) -> [UInt8] {
-        Integer.initializeLibrary()
-        let algorithm = Int32(GCRY_MD_SHA256.rawValue)
-        var handle: gcry_md_hd_t?
-        var status = gcry_md_open(&handle, algorithm, UInt32(GCRY_MD_FLAG_HMAC.rawValue))
-        guard status == 0, let handle else { throw failure("gcry_md_open failed (libgcrypt error \(status))") }
-        defer { gcry_md_close(handle) }
-        status = key.withUnsafeBytes { gcry_md_setkey(handle, $0.baseAddress, $0.count) }
-        guard status == 0 else { throw failure("gcry_md_setkey failed (libgcrypt error \(status))") }
-        message.withUnsafeBytes { gcry_md_write(handle, $0.baseAddress, $0.count) }
-        guard let digest = gcry_md_read(handle, algorithm) else { throw failure("gcry_md_read returned nothing") }
-        return Array(UnsafeBufferPointer(start: digest, count: 32))
     }
 
     private static func failure(_ message: String) -> VaultError {

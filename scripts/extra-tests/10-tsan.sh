@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
-# ThreadSanitizer over the core's concurrency tests, in a build folder of its own (TSan objects differ).
-# BV_PACKAGE_SUBSET=core makes the manifest declare only the core, BiometricsVaultTesting and the core's
-# tests (Package.swift), and building the test product alone leaves out the snippets, so this step compiles
-# three modules instead of the whole package with swift-crypto.
+# ThreadSanitizer over the concurrency tests, in a build folder of its own (TSan objects differ), through
+# the small package Tests/ThreadSanitizer/Package.swift: it depends on BiometricsVaultTesting only, so this
+# step compiles the core, the testing product and the tests instead of the whole package with swift-crypto.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export BV_PACKAGE_SUBSET=core
-swift build --sanitize=thread --scratch-path .build-tsan --product BiometricsVaultPackageTests
-swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "Concurrency"
+swift build --package-path Tests/ThreadSanitizer --sanitize=thread --scratch-path .build-tsan --build-tests
+swift test --package-path Tests/ThreadSanitizer --skip-build --sanitize=thread --scratch-path .build-tsan

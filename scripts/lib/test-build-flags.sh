@@ -14,9 +14,17 @@ BV_BASE_BUILD_FLAGS=(-Xcc -O1 -Xswiftc -gline-tables-only -Xcc -gline-tables-onl
 # targets and the stress workers from one such build instead of compiling a plain and an ASan build. The
 # instrumentation only counts edges and records comparisons; outside the fuzz targets (which link
 # libFuzzer) the sanitizer runtime's no-op hooks take them.
+#
+# libFuzzer itself: BV_LIBFUZZER switches the fuzz targets' driver on (Fuzz/FuzzSupport), and the linker
+# is given the toolchain's libFuzzer archive (the variant without a `main`, which SwiftPM's executables
+# have) and the C++ library it is written against. Every link of the build gets both, but an archive
+# only gives a program the parts it calls: only the fuzz targets call `LLVMFuzzerRunDriver`. The manifest
+# carries no linker flag for it, so the package stays usable as a dependency.
+bv_libfuzzer_archive="$(clang -print-resource-dir)/lib/linux/libclang_rt.fuzzer_no_main-$(uname -m).a"
 BV_ASAN_BUILD_FLAGS=(
     --sanitize=address
     -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
+    -Xswiftc -DBV_LIBFUZZER -Xlinker "$bv_libfuzzer_archive" -Xlinker -lstdc++
     "${BV_BASE_BUILD_FLAGS[@]}"
 )
 

@@ -1,7 +1,7 @@
 // retrieveVault cold start (not a test): what an app pays for its FIRST `VaultFactory.retrieveVault(key:)`
 // in a fresh process (probing the platform: session bus, Secret Service, fprintd; opening the store), next
 // to what every later call costs. Benchmarks/run-all.sh also times this whole process against
-// `secret-tool lookup` of the same item.
+// `secret-tool lookup` of the same item, and scripts/stress-cold-start.sh runs many at once.
 //
 //   ColdStartBenchmark store <key>      stores a plain item under the default service (setup)
 //   ColdStartBenchmark retrieve <key>   one cold retrieveVault; exits 0 if it found the stored item
@@ -10,8 +10,18 @@
 // FoundationEssentials, not Foundation: the measurement is the library's start, not full Foundation's
 // (the library itself links only FoundationEssentials on Linux; an app importing Foundation pays that too).
 import BiometricsVault
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 struct BenchCredentials: Codable, Sendable {
     var user: String

@@ -2,8 +2,23 @@ import BiometricsVaultCore
 import BiometricsVaultTesting
 import Testing
 
-/// Run under ThreadSanitizer in CI (scripts/extra-tests/10-tsan.sh filters on "Concurrency").
+/// Run in the package's suite, and under ThreadSanitizer by scripts/extra-tests/10-tsan.sh through the package
+/// beside this folder (Tests/ThreadSanitizer/Package.swift), which builds only what these tests import.
 struct ConcurrencyTests {
+    /// A simulated device and a configuration over it.
+    struct Fixture {
+        let device: SimulatedDevice
+        let configuration: VaultConfiguration
+        let key = "credentials"
+
+        init(reuse: AuthenticationReuse = .never) {
+            device = SimulatedDevice()
+            configuration = VaultConfiguration(
+                store: device.store, authenticator: device.authenticator, reuse: reuse, service: "tests",
+                clock: device.clock.vaultClock)
+        }
+    }
+
     struct Counter: Codable, Sendable, Equatable {
         var writer: Int
         var payload: String
