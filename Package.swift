@@ -50,6 +50,7 @@ var targets: [Target] = [
             .target(name: "BiometricsVaultService", condition: linux),
             "BiometricsVaultAgent",
             "BiometricsVaultApple",
+            .product(name: "Logging", package: "swift-log"),
         ],
         swiftSettings: strictSettings
     ),
@@ -324,6 +325,8 @@ var targets: [Target] = [
         name: "biometrics-vault",
         dependencies: [
             "BiometricsVault",
+            "BiometricsVaultAgent",
+            "BiometricsVaultTPM",
             "BiometricsVaultJSON",
             "BiometricsVaultCredentialHelpers",
             "CProcessControl",
@@ -520,6 +523,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: targets
 )

@@ -1,3 +1,3 @@
-// The unlock-window agent's messages and, on Linux, its client and authenticator wrapper (opt-in:
-// ``UnlockWindowAuthenticator``).
-@_exported import BiometricsVaultAgent
+// What apps import: the core. The backends' modules (and the unlock-window agent's, whose opt-in is
+// ``UnlockWindows``) are imported by name where an app needs them.
+@_exported import BiometricsVaultCore

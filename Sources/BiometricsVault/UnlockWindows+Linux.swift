@@ -3,18 +3,11 @@ import BiometricsVaultAgent
 import BiometricsVaultCore
 import FoundationEssentials
 
-/// This user's unlock windows, kept by the unlock-window agent (``UnlockWindowAgent``, run by
-/// `biometrics-vault agent`), for a program that offers them: the CLI's `--unlock-window`, `agent` and
-/// `lock`, or an app. Linux only: elsewhere windows are off.
+/// This user's unlock windows, kept by the unlock-window agent that `biometrics-vault agent` runs, for a
+/// program that offers them: an app opts in with ``authenticator(wrapping:service:seconds:startsAgent:)``
+/// and ``storeKeyKeeper(seconds:startsAgent:)``, for a window length it chooses (the library reads no
+/// setting of its own). Linux only: elsewhere windows are off.
 public enum UnlockWindows {
-    /// The window length set outside the command line: `$BIOMETRICS_VAULT_UNLOCK_WINDOW`, else
-    /// `unlock-window` in the config file (``CLIConfigFile``), else off. An invalid value is ignored and
-    /// reported in ``UnlockWindowSetting/notices``.
-    public static func configuredSetting() -> UnlockWindowSetting {
-        UnlockWindowSetting.resolve(
-            option: nil, environment: EnvironmentVariable.value(UnlockWindowSetting.environmentVariable), configFile: CLIConfigFile.load())
-    }
-
     /// `authenticator` behind an ``UnlockWindowAuthenticator`` that keeps windows of `seconds` for
     /// `service`; unchanged without `XDG_RUNTIME_DIR`. When windows cannot work with this user's agent
     /// paths (a socket path too long for a Unix socket), `authenticator` unchanged and the reason.
@@ -39,7 +32,7 @@ public enum UnlockWindows {
 
     /// This terminal's windows (of `service` only, when given) for a window length of `seconds` (`nil`:
     /// windows are off); never starts the agent.
-    public static func state(seconds: Int?, service: String?) -> UnlockWindowState {
+    package static func state(seconds: Int?, service: String?) -> UnlockWindowState {
         UnlockWindowAgentClient.state(seconds: seconds, service: service)
     }
 
@@ -62,13 +55,13 @@ public enum UnlockWindows {
     /// running agent drops the keys it keeps for that store, in every scope (they were kept for the old
     /// key file). Best effort: without an agent nothing is kept, and a key kept for another key file is
     /// never used.
-    public static func forgetDefaultStoreKeys() {
+    package static func forgetDefaultStoreKeys() {
         guard let client = UnlockWindowAgentClient.current(startsItself: false) else { return }
         _ = try? client.send(.forgetStoreKey(store: FileStoreKey.defaultDirectory.standardizedFileURL.path), startingAgent: false)
     }
 
     /// Closes every window of every scope; returns how many were open (0 when no agent runs).
-    public static func lockAll() throws(VaultError) -> Int {
+    package static func lockAll() throws(VaultError) -> Int {
         guard let client = UnlockWindowAgentClient.current(startsItself: false), client.isListening else { return 0 }
         switch try client.send(.lock, startingAgent: false) {
         case .locked(let count): return count
@@ -79,7 +72,7 @@ public enum UnlockWindows {
 
     /// This terminal's scope (`nil` without a controlling terminal) and its open windows; `nil` when no
     /// agent runs.
-    public static func status() throws(VaultError) -> (scope: String?, windows: [UnlockWindowReport])? {
+    package static func status() throws(VaultError) -> (scope: String?, windows: [UnlockWindowReport])? {
         guard let client = UnlockWindowAgentClient.current(startsItself: false), client.isListening else { return nil }
         switch try client.send(.status, startingAgent: false) {
         case .status(let scope, let windows): return (scope, windows)
@@ -96,7 +89,7 @@ public enum UnlockWindows {
     /// - Parameter logToFile: log to `agent.log` in the agent's directory, which the agent opens itself
     ///   (refusing a symlink) and starts anew past 1 MiB, instead of stderr (never truncated).
     /// - Throws: `storeUnavailable` without `XDG_RUNTIME_DIR`, or when the agent cannot listen.
-    public static func runAgent(idleSeconds: Int, logToFile: Bool = false, notice: (String) -> Void) throws(VaultError) {
+    package static func runAgent(idleSeconds: Int, logToFile: Bool = false, notice: (String) -> Void) throws(VaultError) {
         guard let paths = AgentPaths.current() else {
             throw VaultError(.storeUnavailable, underlying: .message("XDG_RUNTIME_DIR is not set: the agent has nowhere private to listen"))
         }

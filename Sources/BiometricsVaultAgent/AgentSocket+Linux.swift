@@ -5,19 +5,19 @@ import Glibc
 
 /// Where the agent of this user listens: `$XDG_RUNTIME_DIR/biometrics-vault/` (0700), with the socket
 /// `agent.sock` (0600), the lock the running agent holds (`agent.lock`) and its log (`agent.log`).
-public struct AgentPaths: Sendable, Equatable {
-    public let directory: String
+package struct AgentPaths: Sendable, Equatable {
+    package let directory: String
 
-    public init(directory: String) { self.directory = directory }
+    package init(directory: String) { self.directory = directory }
 
-    public var socket: String { directory + "/agent.sock" }
-    public var lock: String { directory + "/agent.lock" }
-    public var log: String { directory + "/agent.log" }
+    package var socket: String { directory + "/agent.sock" }
+    package var lock: String { directory + "/agent.lock" }
+    package var log: String { directory + "/agent.log" }
     /// The agent starts its own log anew (truncates it) once a line leaves it longer than this (``AgentLog``).
-    public static let maximumLogSize = 1 << 20
+    package static let maximumLogSize = 1 << 20
 
     /// From `XDG_RUNTIME_DIR` (which must be an absolute path); `nil` without one: no agent then.
-    public static func current() -> AgentPaths? {
+    package static func current() -> AgentPaths? {
         guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), runtime.hasPrefix("/") else { return nil }
         return AgentPaths(directory: runtime + "/biometrics-vault")
     }

@@ -13,7 +13,7 @@ import FoundationEssentials
 /// The peer's process is pinned (a pidfd) and its scope read when the connection is accepted
 /// (``PeerProcess``); an answer that depends on the scope is sent only while that process is still
 /// there. Windows and keys of a scope end when its terminal's session does (``PeerScope/isCurrent``).
-public final class UnlockWindowAgent {
+package final class UnlockWindowAgent {
     private struct WindowKey: Hashable {
         let scope: PeerScope
         let service: String
@@ -56,11 +56,11 @@ public final class UnlockWindowAgent {
     static let maximumNameLength = 256
 
     /// Seconds a client has to send its whole request.
-    public static let clientTimeout = 2.0
+    package static let clientTimeout = 2.0
     /// Connections served at once; more wait in the listen queue.
     static let maximumClients = 256
 
-    public let paths: AgentPaths
+    package let paths: AgentPaths
     private let idleSeconds: Double
     private let lockDescriptor: Int32
     private let listener: Int32
@@ -78,7 +78,7 @@ public final class UnlockWindowAgent {
     ///   - idleSeconds: the agent exits once it has had no window and no client for this long.
     ///   - logToFile: log to ``AgentPaths/log`` (opened by the agent, started anew past
     ///     ``AgentPaths/maximumLogSize``) instead of stderr.
-    public static func start(paths: AgentPaths, idleSeconds: Int, logToFile: Bool = false) throws(VaultError) -> UnlockWindowAgent? {
+    package static func start(paths: AgentPaths, idleSeconds: Int, logToFile: Bool = false) throws(VaultError) -> UnlockWindowAgent? {
         AgentSocket.closeInheritedDescriptors()
         // Before any key can arrive: no core file, no ptrace or /proc/PID/mem by the user's other processes.
         try AgentProcess.makeNotDumpable()
@@ -122,10 +122,10 @@ public final class UnlockWindowAgent {
     }
 
     /// What another thread (the screen-lock watcher) uses to close every window.
-    public var trigger: UnlockWindowLockTrigger { lockTrigger }
+    package var trigger: UnlockWindowLockTrigger { lockTrigger }
 
     /// Serves until idle; then removes the socket, releases the lock and returns.
-    public func run() {
+    package func run() {
         AgentSocket.log("listening on \(paths.socket)")
         while true {
             let now = AgentSocket.now()
@@ -398,7 +398,7 @@ public final class UnlockWindowAgent {
 }
 
 /// Closes every window of a running agent from any thread (a pipe the agent's loop watches).
-public struct UnlockWindowLockTrigger: Sendable {
+package struct UnlockWindowLockTrigger: Sendable {
     let readDescriptor: Int32
     let writeDescriptor: Int32
 
@@ -407,13 +407,13 @@ public struct UnlockWindowLockTrigger: Sendable {
     }
 
     /// Asks the agent to close every window (returns at once); `reason` goes to the agent's log first.
-    public func lockAll(because reason: String) {
+    package func lockAll(because reason: String) {
         AgentSocket.log("\(reason): closing every window")
         AgentSocket.writeByte(writeDescriptor)
     }
 
     /// One line on the agent's log (its stderr).
-    public func log(_ line: String) { AgentSocket.log(line) }
+    package func log(_ line: String) { AgentSocket.log(line) }
 
     func drain() { AgentSocket.drain(readDescriptor) }
 }

@@ -4,7 +4,7 @@ import BiometricsVaultCore
 extension UnlockWindowAgentClient {
     /// Why windows cannot work with these paths before any connection is tried (a socket path longer
     /// than a Unix socket address holds); `nil` when nothing is known to be wrong.
-    public var unavailability: String? {
+    package var unavailability: String? {
         do {
             try AgentSocket.checkAddress(paths.socket)
             return nil
@@ -14,7 +14,7 @@ extension UnlockWindowAgentClient {
     }
 
     /// This terminal's windows (of `service` only, when given), asked of a running agent; never starts one.
-    public func state(service: String?) -> UnlockWindowState {
+    package func state(service: String?) -> UnlockWindowState {
         if let unavailability { return .unavailable(unavailability) }
         guard isListening else { return .noAgent }
         let answer: AgentResponse
@@ -41,7 +41,7 @@ extension UnlockWindowAgentClient {
 
     /// What ``state(service:)`` says for a command whose window length is `seconds`: ``UnlockWindowState/off``
     /// when `nil`, ``UnlockWindowState/unavailable(_:)`` without `XDG_RUNTIME_DIR`.
-    public static func state(seconds: Int?, service: String?) -> UnlockWindowState {
+    package static func state(seconds: Int?, service: String?) -> UnlockWindowState {
         guard seconds != nil else { return .off }
         guard let client = current(startsItself: false) else { return .unavailable("XDG_RUNTIME_DIR is not set (or not absolute)") }
         return client.state(service: service)
@@ -51,7 +51,7 @@ extension UnlockWindowAgentClient {
 extension CLIConfigFile {
     /// The file at ``defaultPath()``: `nil` when there is none; a file that cannot be read, or is longer than
     /// ``maximumSize``, gives one notice and no setting.
-    public static func load() -> CLIConfigFile? {
+    package static func load() -> CLIConfigFile? {
         guard let path = defaultPath() else { return nil }
         switch AgentSocket.readSmallFile(path, limit: maximumSize) {
         case .success(nil): return nil
