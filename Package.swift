@@ -253,6 +253,11 @@ var targets: [Target] = [
         dependencies: ["BiometricsVaultCore", .target(name: "CProcessControl", condition: linux)],
         swiftSettings: strictSettings
     ),
+    .testTarget(
+        name: "BiometricsVaultAgentTests",
+        dependencies: ["BiometricsVaultAgent", "BiometricsVaultCore"],
+        swiftSettings: strictSettings
+    ),
 
     // MARK: TPM 2.0 sealing of the file store's key, Linux only (owner: tpm)
     // Elsewhere BiometricsVaultTPM compiles to a backend that reports "Linux only".

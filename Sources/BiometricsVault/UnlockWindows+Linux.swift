@@ -89,18 +89,18 @@ public enum UnlockWindows {
     /// - Parameter logToFile: log to `agent.log` in the agent's directory, which the agent opens itself
     ///   (refusing a symlink) and starts anew past 1 MiB, instead of stderr (never truncated).
     /// - Throws: `storeUnavailable` without `XDG_RUNTIME_DIR`, or when the agent cannot listen.
-    package static func runAgent(idleSeconds: Int, logToFile: Bool = false, notice: (String) -> Void) throws(VaultError) {
+    package static func runAgent(
+        idleSeconds: Int, logToFile: Bool = false, notice: @escaping @Sendable (String) -> Void
+    ) async throws(VaultError) {
         guard let paths = AgentPaths.current() else {
             throw VaultError(.storeUnavailable, underlying: .message("XDG_RUNTIME_DIR is not set: the agent has nowhere private to listen"))
         }
-        guard let agent = try UnlockWindowAgent.start(paths: paths, idleSeconds: idleSeconds, logToFile: logToFile) else {
-            notice("an agent already serves \(paths.socket)")
-            return
-        }
         // After listening, so a client never waits for the buses; a bus that cannot be reached only
         // means that lock is not noticed.
-        ScreenLockSubscription.start(agent.trigger, notice: notice)
-        agent.run()
+        let served = try await UnlockWindowAgent.serve(paths: paths, idleSeconds: idleSeconds, logToFile: logToFile) { trigger in
+            ScreenLockSubscription.start(trigger, notice: notice)
+        }
+        if !served { notice("an agent already serves \(paths.socket)") }
     }
 
     private static var unexpectedAnswer: VaultError {
@@ -112,8 +112,7 @@ public enum UnlockWindows {
 private enum ScreenLockSubscription {
     private static let monitor = LockedValue<ScreenLockMonitor?>(nil)
 
-    /// Subscribes on this thread (the watcher's own threads then call back): a task would need a second
-    /// thread of the cooperative pool, which the agent's loop already occupies on a one-CPU machine.
+    /// Subscribes on the agent's thread before its loop starts (the watcher's own threads then call back).
     static func start(_ trigger: UnlockWindowLockTrigger, notice: (String) -> Void) {
         do {
             let started = try ScreenLockMonitor { trigger.lockAll(because: reason($0)) }

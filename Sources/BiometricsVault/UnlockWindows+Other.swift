@@ -25,7 +25,7 @@ public enum UnlockWindows {
     /// `nil`: no agent runs here.
     package static func status() throws(VaultError) -> (scope: String?, windows: [UnlockWindowReport])? { nil }
 
-    package static func runAgent(idleSeconds: Int, notice: (String) -> Void) throws(VaultError) {
+    package static func runAgent(idleSeconds: Int, logToFile: Bool = false, notice: @escaping @Sendable (String) -> Void) async throws(VaultError) {
         throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent runs on Linux only"))
     }
 }

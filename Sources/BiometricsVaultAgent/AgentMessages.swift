@@ -85,8 +85,14 @@ extension AgentResponse {
     }
 }
 
-/// The frame both sides write: a 4-byte big-endian length, then that many bytes of JSON.
+/// The frame both sides write: a 4-byte big-endian length, then that many bytes of JSON, an object that
+/// names the wire format's ``version`` beside the message: `{"version":1,"message":...}`. A side reads a
+/// frame of another version (an agent left running by another build of `biometrics-vault`) as
+/// ``AgentFrameError/versionMismatch(received:expected:)``, never as a message.
 package enum AgentFrame {
+    /// The wire format's version. Raised whenever a message's encoding changes in a way the other side
+    /// would misread; both sides refuse every other version.
+    package static let version = 1
     /// The largest frame body either side accepts; a longer one is refused before it is read.
     package static let maximumBodySize = 4096
     /// The longest window the agent opens (a day).
@@ -94,9 +100,21 @@ package enum AgentFrame {
     /// The length of a file store key, sent raw after the frame of a message that carries one.
     package static let storeKeyLength = 32
 
-    package static func encode(_ value: some Encodable) throws(VaultError) -> [UInt8] {
+    private struct Envelope<Message: Codable>: Codable {
+        var version: Int
+        var message: Message
+    }
+
+    /// What is read first: the version alone, so that a message of another version is never decoded.
+    private struct VersionOnly: Decodable {
+        var version: Int?
+    }
+
+    package static func encode(_ value: some Codable) throws(VaultError) -> [UInt8] {
         let body: [UInt8]
-        do { body = Array(try JSONEncoder().encode(value)) } catch { throw VaultError(.encodingFailed, underlying: .message("\(error)")) }
+        do { body = Array(try JSONEncoder().encode(Envelope(version: version, message: value))) } catch {
+            throw VaultError(.encodingFailed, underlying: .message("\(error)"))
+        }
         guard body.count <= maximumBodySize else {
             throw VaultError(.credentialsTooLarge, underlying: .message("agent message of \(body.count) bytes exceeds \(maximumBodySize)"))
         }
@@ -109,8 +127,42 @@ package enum AgentFrame {
         header.reduce(0) { $0 << 8 | Int($1) }
     }
 
-    package static func decode<Value: Decodable>(_ type: Value.Type, body: some Collection<UInt8>) throws -> Value {
-        try JSONDecoder().decode(type, from: Data(body))
+    /// The message in a frame's body.
+    ///
+    /// - Throws: ``AgentFrameError/versionMismatch(received:expected:)`` for a body of another version (or
+    ///   none); ``AgentFrameError/malformed(_:)`` for one that is not this version's message.
+    package static func decode<Value: Codable>(_ type: Value.Type, body: some Collection<UInt8>) throws(AgentFrameError) -> Value {
+        let data = Data(body)
+        let received: Int?
+        do {
+            received = try JSONDecoder().decode(VersionOnly.self, from: data).version
+        } catch {
+            throw .malformed("not a JSON object")
+        }
+        guard received == version else { throw .versionMismatch(received: received, expected: version) }
+        do {
+            return try JSONDecoder().decode(Envelope<Value>.self, from: data).message
+        } catch {
+            throw .malformed("not a \(Value.self) of wire version \(version)")
+        }
+    }
+}
+
+/// Why a frame's body is not a message (``AgentFrame/decode(_:body:)``). Its words never repeat the body.
+package enum AgentFrameError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The body names another wire version (`nil`: none, as frames had before they carried one).
+    case versionMismatch(received: Int?, expected: Int)
+    /// The body is not a message of this version.
+    case malformed(String)
+
+    package var description: String {
+        switch self {
+        case .versionMismatch(let received?, let expected):
+            "wire version \(received), where this side speaks \(expected) (another build of biometrics-vault)"
+        case .versionMismatch(nil, let expected):
+            "no wire version, where this side speaks \(expected) (a build of biometrics-vault from before versioned frames)"
+        case .malformed(let reason): "malformed frame: \(reason)"
+        }
     }
 }
 

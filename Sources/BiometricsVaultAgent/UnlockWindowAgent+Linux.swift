@@ -71,6 +71,21 @@ package final class UnlockWindowAgent {
     private var lastActivity = AgentSocket.now()
     private var lastScopeCheck = 0.0
 
+    /// Starts the agent (``start(paths:idleSeconds:logToFile:)``) and serves until idle (``run()``), both on
+    /// a thread of its own (``AgentThread``), so the awaiting task holds no cooperative thread meanwhile;
+    /// the agent's state never leaves that thread. `listening` runs there once the agent listens, with
+    /// what closes every window from another thread. `false` when another agent already serves.
+    package static func serve(
+        paths: AgentPaths, idleSeconds: Int, logToFile: Bool, listening: @escaping @Sendable (UnlockWindowLockTrigger) -> Void
+    ) async throws(VaultError) -> Bool {
+        try await AgentThread.run { () throws(VaultError) -> Bool in
+            guard let agent = try start(paths: paths, idleSeconds: idleSeconds, logToFile: logToFile) else { return false }
+            listening(agent.trigger)
+            agent.run()
+            return true
+        }
+    }
+
     /// Prepares the directory, takes the agent lock and listens; `nil` when another agent already holds
     /// the lock (it serves this user; nothing to do).
     ///
@@ -218,6 +233,10 @@ package final class UnlockWindowAgent {
             if request.carriesStoreKey { return awaitStoreKey(descriptor, request) }
             if case .storeKey(let store, let keyFile) = request { return sendStoreKey(descriptor, store: store, keyFile: keyFile, peer: client.peer) }
             response = answer(request, peer: client.peer)
+        } catch .versionMismatch(let received, _) {
+            let theirs = received.map { "wire version \($0)" } ?? "no wire version"
+            AgentSocket.log("pid \(client.peer.pid) sent a request of \(theirs) (this agent speaks \(AgentFrame.version)); refused")
+            response = .refused(reason: "this agent speaks wire version \(AgentFrame.version), the request \(theirs)")
         } catch {
             AgentSocket.log("pid \(client.peer.pid) sent a malformed request; refused")
             response = .refused(reason: "malformed request")

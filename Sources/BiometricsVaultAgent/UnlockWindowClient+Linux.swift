@@ -68,6 +68,10 @@ package struct UnlockWindowAgentClient: Sendable {
         let response: AgentResponse
         do {
             response = try AgentFrame.decode(AgentResponse.self, body: body)
+        } catch .versionMismatch(let received, let expected) {
+            let theirs = received.map { "wire version \($0)" } ?? "no wire version"
+            throw VaultError(.storeUnavailable, underlying: .message(
+                "the running unlock-window agent answered in \(theirs), this program speaks \(expected): it is another build of biometrics-vault; it exits once idle, or end it and the next command starts this one"))
         } catch {
             throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent's answer is malformed"))
         }
