@@ -347,11 +347,13 @@ var targets: [Target] = [
         name: "BiometricsVaultCLITests",
         // BiometricsVaultFileStore: to write a protected item the CLI then reads (no password typed).
         // ArgumentParser: to list the CLI's commands from their definitions.
+        // Logging: a recording handler hears the platform default's fallback notice.
         // BiometricsVaultAgent: its reader of /proc/PID/stat, tested on its own (ProcessStatTests).
         dependencies: [
             "BiometricsVaultCore", "BiometricsVault", "BiometricsVaultTesting", "BiometricsVaultTestSupport", "BiometricsVaultFileStore",
             "BiometricsVaultCredentialHelpers", "BiometricsVaultAgent", "biometrics-vault",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ],
         exclude: ["Golden"],  // expected --help texts, read from the source tree by the tests
         swiftSettings: strictSettings

@@ -51,11 +51,12 @@ import Testing
         #expect(PeerScope.of(stat: stat) == nil)
     }
 
-    /// This process's own scope: the one it has on its terminal, or none without one (CI runs without).
+    /// This process's own scope: none without a terminal (as in CI); with one, the scope of its session.
     @Test func thisProcessHasAScopeExactlyWhenItHasATerminal() throws {
         let own = try #require(ProcessStat.read(pid: getpid()))
         let scope = PeerScope.of(stat: own)
-        #expect((scope != nil) == PeerScope.thisProcessHasTerminal || own.terminal != 0)
+        #expect(PeerScope.thisProcessHasTerminal == (own.terminal != 0))
+        if own.terminal == 0 { #expect(scope == nil) }
         if let scope {
             #expect(scope.isCurrent)
             #expect(scope.session == own.session && scope.terminal == own.terminal)
