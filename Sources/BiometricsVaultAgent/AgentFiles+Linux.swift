@@ -2,13 +2,13 @@
 import BiometricsVaultCore
 import Glibc
 
-/// The small files the agent's side reads (the CLI's config file), and removing its socket file.
+/// The small files the CLI reads (its config file), and removing the agent's socket file.
 extension AgentSocket {
     static func removeFile(_ path: String) { unlink(path) }
 
     /// The text of the file at `path`: `nil` when it does not exist; a failure when it cannot be read or is
     /// longer than `limit` bytes.
-    static func readSmallFile(_ path: String, limit: Int) -> Result<String?, VaultError> {
+    package static func readSmallFile(_ path: String, limit: Int) -> Result<String?, VaultError> {
         // Non-blocking: opening a FIFO for reading would wait for a writer, and a device might never end.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else {

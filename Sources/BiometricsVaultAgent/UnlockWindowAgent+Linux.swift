@@ -2,8 +2,10 @@
 import BiometricsVaultCore
 import FoundationEssentials
 
-/// The per-user process that holds unlock windows (`biometrics-vault agent`). Single-threaded: one `poll`
-/// loop accepts connections, reads one framed request from each, answers and closes. Windows live only in
+/// The per-user process that holds unlock windows (`biometrics-vault agent`). One `poll` loop, on a thread
+/// of its own (``serve(paths:idleSeconds:logToFile:listening:)``), accepts connections, reads one framed
+/// request from each, answers and closes; only that thread touches the windows and keys (the screen-lock
+/// watcher reaches them through ``UnlockWindowLockTrigger``'s pipe). Windows live only in
 /// this process's memory; nothing is written anywhere, and they end with the process.
 ///
 /// Every connection's peer is checked with `SO_PEERCRED`: another uid is refused and logged on stderr. A

@@ -35,7 +35,7 @@ extension UnlockWindowAgentClient {
     }
 
     /// The underlying cause's words (the error code adds nothing here).
-    static func reason(_ error: VaultError) -> String {
+    package static func reason(_ error: VaultError) -> String {
         error.underlying.map { "\($0)" } ?? "\(error)"
     }
 
@@ -45,19 +45,6 @@ extension UnlockWindowAgentClient {
         guard seconds != nil else { return .off }
         guard let client = current(startsItself: false) else { return .unavailable("XDG_RUNTIME_DIR is not set (or not absolute)") }
         return client.state(service: service)
-    }
-}
-
-extension CLIConfigFile {
-    /// The file at ``defaultPath()``: `nil` when there is none; a file that cannot be read, or is longer than
-    /// ``maximumSize``, gives one notice and no setting.
-    package static func load() -> CLIConfigFile? {
-        guard let path = defaultPath() else { return nil }
-        switch AgentSocket.readSmallFile(path, limit: maximumSize) {
-        case .success(nil): return nil
-        case .success(let text?): return parse(text, path: path)
-        case .failure(let error): return CLIConfigFile(notices: ["ignoring the config file: \(UnlockWindowAgentClient.reason(error))"])
-        }
     }
 }
 #endif
