@@ -8,8 +8,9 @@ import FoundationEssentials
 /// and ``storeKeyKeeper(seconds:startsAgent:)``, for a window length it chooses (the library reads no
 /// setting of its own). Linux only: elsewhere windows are off.
 public enum UnlockWindows {
-    /// `authenticator` behind an ``UnlockWindowAuthenticator`` that keeps windows of `seconds` for
-    /// `service`; unchanged without `XDG_RUNTIME_DIR`. When windows cannot work with this user's agent
+    /// `authenticator` wrapped so that one authentication opens a window of `seconds` for `service` on
+    /// this terminal, inside which reads ask nothing (the agent keeps it); unchanged without
+    /// `XDG_RUNTIME_DIR`. When windows cannot work with this user's agent
     /// paths (a socket path too long for a Unix socket), `authenticator` unchanged and the reason.
     ///
     /// - Parameter startsAgent: start this process's own executable with the argument `agent` when no
