@@ -35,6 +35,7 @@ var targets: [Target] = [
             .target(name: "BiometricsVaultService", condition: linux),
             "BiometricsVaultAgent",
             "BiometricsVaultApple",
+            .product(name: "Logging", package: "swift-log"),
         ],
         swiftSettings: strictSettings
     ),
@@ -224,6 +225,11 @@ var targets: [Target] = [
         dependencies: ["BiometricsVaultCore", .target(name: "CProcessControl", condition: linux)],
         swiftSettings: strictSettings
     ),
+    .testTarget(
+        name: "BiometricsVaultAgentTests",
+        dependencies: ["BiometricsVaultAgent", "BiometricsVaultCore"],
+        swiftSettings: strictSettings
+    ),
 
     // MARK: TPM 2.0 sealing of the file store's key, Linux only (owner: tpm)
     // Elsewhere BiometricsVaultTPM compiles to a backend that reports "Linux only".
@@ -296,6 +302,8 @@ var targets: [Target] = [
         name: "biometrics-vault",
         dependencies: [
             "BiometricsVault",
+            "BiometricsVaultAgent",
+            "BiometricsVaultTPM",
             "BiometricsVaultJSON",
             "BiometricsVaultCredentialHelpers",
             "CProcessControl",
@@ -310,11 +318,13 @@ var targets: [Target] = [
         name: "BiometricsVaultCLITests",
         // BiometricsVaultFileStore: to write a protected item the CLI then reads (no password typed).
         // ArgumentParser: to list the CLI's commands from their definitions.
+        // Logging: a recording handler hears the platform default's fallback notice.
         // BiometricsVaultAgent: its reader of /proc/PID/stat, tested on its own (ProcessStatTests).
         dependencies: [
             "BiometricsVaultCore", "BiometricsVault", "BiometricsVaultTesting", "BiometricsVaultTestSupport", "BiometricsVaultFileStore",
             "BiometricsVaultCredentialHelpers", "BiometricsVaultAgent", "biometrics-vault",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ],
         exclude: ["Golden"],  // expected --help texts, read from the source tree by the tests
         swiftSettings: strictSettings
@@ -441,6 +451,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: targets
 )

@@ -134,9 +134,10 @@ write("FuzzDockerCredentialRequest", "reader-near-limit", b"\x01" + bytes([0xC0,
 write("FuzzDockerCredentialRequest", "reader-short", b"\x01" + struct.pack(">I", len(unit))[1:] + unit)
 
 # FuzzAgentFrame (UnlockWindowHostileTests, UnlockWindowStoreKeyCLITests): mode byte 0 = a request frame,
-# 1 = an answer frame, 2 = windows for fittingStatus.
-def frame(message):
-    body = json.dumps(message, separators=(",", ":")).encode()
+# 1 = an answer frame, 2 = windows for fittingStatus. A frame's body names the wire version beside the
+# message (AgentFrame.version).
+def frame(message, version=1):
+    body = json.dumps({"version": version, "message": message} if version is not None else message, separators=(",", ":")).encode()
     return struct.pack(">I", len(body)) + body
 
 
@@ -156,6 +157,8 @@ for name, message in {
 write("FuzzAgentFrame", "request-keep-store-key",
       b"\x00" + frame({"keepStoreKey": {"store": "/s", "keyFile": key_file, "seconds": 600}}) + b"A" * 32)
 write("FuzzAgentFrame", "request-too-long", b"\x00" + struct.pack(">I", 4097) + b"{}")
+write("FuzzAgentFrame", "request-unversioned", b"\x00" + frame({"lock": {}}, version=None))
+write("FuzzAgentFrame", "request-other-version", b"\x00" + frame({"lock": {}}, version=2))
 report = {"service": "biometrics-vault", "policy": "devicePasscode", "remainingSeconds": 599}
 for name, message in {
     "opened": {"opened": {"_0": report}},

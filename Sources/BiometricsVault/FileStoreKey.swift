@@ -75,14 +75,19 @@ public enum FileStoreKey {
         public let current: Protection?
         private let directory: URL?
         private let currentSource: EncryptedFileStore.KeySource?
+        private let tpm: TPMConfiguration
 
         /// Reads what protects the store in `directory` (default ``FileStoreKey/defaultDirectory``) and, when
         /// that needs a secret (its passphrase, or the TPM PIN), asks `currentSecret` for it. Nothing is
-        /// checked against the TPM or the key file yet, and nothing is changed.
+        /// checked against the TPM or the key file yet, and nothing is changed. `tpm`: the TPM that seals
+        /// the key now or will (the default: the kernel's resource manager, 15 s per operation).
         ///
         /// - Throws: what ``FileStoreKey/protection(directory:)`` throws; what `currentSecret` throws.
-        public init(directory: URL? = nil, currentSecret: (StoreSecretKind) throws -> SecretBytes) throws {
+        public init(
+            directory: URL? = nil, tpm: TPMConfiguration = TPMConfiguration(), currentSecret: (StoreSecretKind) throws -> SecretBytes
+        ) throws {
             self.directory = directory
+            self.tpm = tpm
             let stored = try EncryptedFileStore.keyProtection(directory: directory)
             current = stored.map(Protection.init)
             switch stored {
@@ -90,7 +95,7 @@ public enum FileStoreKey {
             case .keyFile: currentSource = .keyFile
             case .passphrase: currentSource = .passphrase(try currentSecret(.passphrase))
             case .sealed(_, let usesPIN):
-                currentSource = .sealed(TPMSealer(pin: usesPIN ? .given(try currentSecret(.tpmPIN)) : .none))
+                currentSource = .sealed(TPMSealer(tpm: tpm, pin: usesPIN ? .given(try currentSecret(.tpmPIN)) : .none))
             }
         }
 
@@ -104,16 +109,16 @@ public enum FileStoreKey {
         ///
         /// - Throws: `authenticationFailed` for a wrong current passphrase or PIN; `biometryLockout` when
         ///   the TPM refuses PINs after too many wrong ones; `encodingFailed` for a PIN a TPM cannot take;
-        ///   `storeUnavailable` when the TPM cannot be reached (or did not answer within
-        ///   `BIOMETRICS_VAULT_TPM_TIMEOUT` seconds); `corruptedItem` for a damaged key file.
+        ///   `storeUnavailable` when the TPM cannot be reached (or did not answer within its
+        ///   ``TPMConfiguration/timeout``); `corruptedItem` for a damaged key file.
         @discardableResult
         public func apply(_ protection: NewProtection) throws -> ChangeOutcome {
             let target: EncryptedFileStore.KeySource
             switch protection {
             case .keyFile: target = .keyFile
             case .passphrase(let passphrase): target = .passphrase(passphrase)
-            case .tpm(let pin?): target = .sealed(TPMSealer(pin: .given(pin)))
-            case .tpm(nil): target = .sealed(TPMSealer(pin: .none))
+            case .tpm(let pin?): target = .sealed(TPMSealer(tpm: tpm, pin: .given(pin)))
+            case .tpm(nil): target = .sealed(TPMSealer(tpm: tpm, pin: .none))
             }
             guard let currentSource else {
                 try EncryptedFileStore.createKey(directory: directory, source: target)
@@ -123,13 +128,6 @@ public enum FileStoreKey {
             return .changed
         }
     }
-
-    /// The variable that says where the TPM is (a TCTI string).
-    public static let tpmEnvironmentVariable = TPMConfiguration.environmentVariable
-    /// The TCTI used when ``tpmEnvironmentVariable`` is unset: the kernel's resource manager.
-    public static let defaultTPMTCTI = TPMConfiguration.defaultTCTI
-    /// The TCTI this process uses for the TPM.
-    public static var tpmTCTI: String { TPMConfiguration.tcti }
 
     /// The TPM's identity and dictionary-attack state.
     public struct TPMState: Sendable, Equatable {
@@ -147,11 +145,12 @@ public enum FileStoreKey {
         public var inLockout: Bool
     }
 
-    /// Reads the state of the TPM at ``tpmTCTI``; needs no authorization and never counts against its lockout.
+    /// Reads the state of the TPM `tpm` names; needs no authorization and never counts against its lockout.
     ///
-    /// - Throws: `storeUnavailable` when there is no TPM, no permission to use it, or no answer in time.
-    public static func tpmState() throws -> TPMState {
-        let status = try TPMStatus.read()
+    /// - Throws: `storeUnavailable` when there is no TPM, no permission to use it, or no answer within
+    ///   `tpm.timeout` seconds.
+    public static func tpmState(_ tpm: TPMConfiguration = TPMConfiguration()) throws -> TPMState {
+        let status = try TPMStatus.read(tpm)
         return TPMState(
             manufacturer: status.manufacturer, lockoutCounter: status.lockoutCounter, maximumTries: status.maximumTries,
             lockoutInterval: status.lockoutInterval, lockoutRecovery: status.lockoutRecovery, inLockout: status.inLockout)

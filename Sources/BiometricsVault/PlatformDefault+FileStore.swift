@@ -1,4 +1,5 @@
 import BiometricsVaultFileStore
+import BiometricsVaultTPM
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -48,8 +49,8 @@ enum FileStoreAdapter {
     static var location: String { EncryptedFileStore.defaultDirectory().path }
 
     /// Whether the store opens here, without writing anything.
-    static func probe() -> PlatformComponent {
-        if let described = FileStoreKeySource.describeWithoutOpening() { return described }
+    static func probe(tpm: TPMConfiguration) -> PlatformComponent {
+        if let described = FileStoreKeySource.describeWithoutOpening(tpm: tpm) { return described }
         do {
             _ = try EncryptedFileStore()
             return .usable(.store, "file", "encrypted files in \(location)")

@@ -19,9 +19,10 @@ enum FileStoreKeySource {
             }
             return .passphrase(passphrase)
         case .sealed(_, let usesPIN):
-            guard usesPIN else { return .sealed(TPMSealer()) }
+            guard usesPIN else { return .sealed(TPMSealer(tpm: interaction.tpm)) }
             return .sealed(
                 TPMSealer(
+                    tpm: interaction.tpm,
                     pin: .ask {
                         guard let pin = interaction.readStoreSecret(.tpmPIN, "TPM PIN for the file store: ") else {
                             throw VaultError(.storeLocked, underlying: .message("the file store's key is sealed by the TPM with a PIN and none was entered (no terminal, or cancelled; the CLI reads it from stdin with --pin-stdin)"))
@@ -33,7 +34,7 @@ enum FileStoreKeySource {
 
     /// `doctor`'s line for a store whose key is not a plain key file, without asking for or unsealing
     /// anything; `nil` for a key-file store (probed by opening it).
-    static func describeWithoutOpening() -> PlatformComponent? {
+    static func describeWithoutOpening(tpm: TPMConfiguration) -> PlatformComponent? {
         let protection: StoredKeyProtection?
         do {
             protection = try EncryptedFileStore.keyProtection()
@@ -48,7 +49,7 @@ enum FileStoreKeySource {
         case .sealed(_, let usesPIN):
             let sealing = usesPIN ? "sealed by the TPM with a PIN" : "sealed by the TPM"
             do {
-                _ = try TPMStatus.read()
+                _ = try TPMStatus.read(tpm)
                 return .usable(.store, "file", "encrypted files in \(FileStoreAdapter.location), key \(sealing)")
             } catch {
                 return .unusable(.store, "file", UnopenedStore.vaultError(error))

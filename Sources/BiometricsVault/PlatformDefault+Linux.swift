@@ -138,7 +138,7 @@ enum PlatformBackends {
         let vaultService = VaultServiceAdapter.probe()
         var secretService = SecretServiceAdapter.probe()
         if vaultService.isSelected { secretService.isSelected = false }
-        var file = FileStoreAdapter.probe()
+        var file = FileStoreAdapter.probe(tpm: interaction.tpm)
         file.isSelected = !vaultService.isSelected && !secretService.isSelected
 
         var fprintd: PlatformComponent

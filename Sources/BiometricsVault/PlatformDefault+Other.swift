@@ -31,7 +31,7 @@ enum PlatformBackends {
     static func prepareStore(_ storeChoice: PlatformStoreChoice) {}
 
     static func diagnose(interaction: PlatformInteraction) -> PlatformDiagnosis {
-        var file = FileStoreAdapter.probe()
+        var file = FileStoreAdapter.probe(tpm: interaction.tpm)
         var native: [PlatformComponent] = []
         if NativeBackend.store != nil {
             native.append(PlatformComponent(

@@ -3,7 +3,7 @@
 //
 // The choices (`PlatformChoices.swift`), the interaction (`PlatformInteraction.swift`), the result
 // (`PlatformSelection.swift`), the diagnosis (`PlatformDiagnosis.swift`), the once-per-process cache
-// (`PlatformDefaultCache.swift`) and its fallback notice (`PlatformDefaultNotice.swift`) have files of
+// (`PlatformDefaultCache.swift`) and the logger that hears its fallback (`PlatformDefault+Logger.swift`) have files of
 // their own. The platform-specific probing lives in `PlatformDefault+Linux.swift` /
 // `PlatformDefault+Other.swift`; each backend is reached through one small adapter file
 // (`PlatformDefault+FileStore.swift`, ...).
@@ -12,7 +12,7 @@ extension VaultConfiguration {
     /// The platform default configuration, with ``defaultService``.
     ///
     /// Linux: the Secret Service on the session bus; the encrypted file store only when there is none (no
-    /// session bus, nothing at its address, no provider), said once on stderr (see ``PlatformDefaultNotice``);
+    /// session bus, nothing at its address, no provider), said to the logger of ``platformDefault(logger:)``;
     /// a bus or provider that exists but fails (no answer in time) makes the store's operations fail with
     /// `storeUnavailable` instead of switching stores; fprintd when it has a device with enrolled
     /// fingers for the user, locked out or not (protected items then read as locked), else an authenticator reporting biometrics unavailable (vaults are `.empty` /

@@ -1,7 +1,9 @@
+import Logging
+
 /// The platform default, selected once per process.
 ///
 /// The selection may wait for a person (the file store's passphrase on the terminal); it runs with no lock
-/// held (``ComputedOnce``), and the fallback notice is posted after the result is published, so a notice
+/// held (``ComputedOnce``), and the fallback notice is logged after the result is published, so a log
 /// handler may read ``VaultConfiguration/platformDefault`` itself.
 final class PlatformDefaultCache: Sendable {
     static let shared = PlatformDefaultCache(select: {
@@ -11,21 +13,24 @@ final class PlatformDefaultCache: Sendable {
     })
 
     private let selection: ComputedOnce<PlatformSelection>
-    private let postNotice: @Sendable (String) -> Void
+    /// Where a test hears the fallback notice instead of the caller's logger.
+    private let postNotice: (@Sendable (String) -> Void)?
 
-    init(
-        select: @escaping @Sendable () -> PlatformSelection,
-        postNotice: @escaping @Sendable (String) -> Void = PlatformDefaultNotice.post
-    ) {
+    init(select: @escaping @Sendable () -> PlatformSelection, postNotice: (@Sendable (String) -> Void)? = nil) {
         self.selection = ComputedOnce(select)
         self.postNotice = postNotice
     }
 
     /// The configuration, selected by the first caller; later callers, and those arriving while it is
-    /// selected, get the same one.
-    var configuration: VaultConfiguration {
+    /// selected, get the same one. Says nothing about a fallback.
+    var configuration: VaultConfiguration { configuration(logger: SilentLogger.logger) }
+
+    /// ``configuration``; when this call selects and the selection fell back, `logger` hears why.
+    func configuration(logger: Logger) -> VaultConfiguration {
         let (selection, selectedHere) = selection.value()
-        if selectedHere, let notice = selection.notice { postNotice(notice) }
+        if selectedHere, let notice = selection.notice {
+            if let postNotice { postNotice(notice) } else { logger.notice("\(notice)") }
+        }
         return selection.configuration
     }
 

@@ -1,4 +1,5 @@
-import BiometricsVaultAgent
+import BiometricsVaultCore
+import BiometricsVaultTPM
 
 /// Which secret opens the file store (``PlatformInteraction/readStoreSecret``).
 public enum StoreSecretKind: Sendable, Hashable {
@@ -28,12 +29,15 @@ public struct PlatformInteraction: Sendable {
     /// so such a caller may see `storeLocked` where a prompting one would not.
     public var allowsStorePrompts: Bool = true
     /// Where the file store's key, once unlocked with its passphrase or TPM PIN, is kept for the next
-    /// processes (the unlock-window agent: ``UnlockWindowStoreKeyKeeper``), and asked for before the
+    /// processes (the unlock-window agent: ``UnlockWindows/storeKeyKeeper(seconds:startsAgent:)``), and asked for before the
     /// secret is. `nil` (the default): every process asks.
     public var storeKeyKeeper: (any StoreKeyKeeper)? = nil
     /// The unlock window, in seconds, that a prompt of the vault service opens for this process's
     /// terminal session (Linux; `nil` for none). The service keeps it and decides who is inside it.
     public var unlockWindowSeconds: Int? = nil
+    /// The TPM that seals the file store's key, when it is sealed (`key seal --tpm`): by default the
+    /// kernel's resource manager, 15 s per operation.
+    public var tpm = TPMConfiguration()
 
     public init(
         hasTerminal: Bool,

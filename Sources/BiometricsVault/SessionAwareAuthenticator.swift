@@ -3,20 +3,20 @@
 // Platform-free: it routes through the `Authenticator` protocol and reads only the environment.
 
 /// A session over SSH, told by the variables sshd sets for it.
-public enum RemoteSession {
+package enum RemoteSession {
     /// The variables sshd sets for a session, in the order they are checked.
-    public static let variables = ["SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY"]
+    package static let variables = ["SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY"]
 
     /// The first of ``variables`` that is set (and not empty), or `nil` in a local session.
     ///
     /// logind's `Remote` session property is not read: sshd's variables are set whenever it is, and
     /// reading them needs no system bus.
-    public static func variable() -> String? {
+    package static func variable() -> String? {
         variables.first(where: EnvironmentVariable.isSet)
     }
 
     /// Whether this process runs in a session over SSH.
-    public static var isRemote: Bool { variable() != nil }
+    package static var isRemote: Bool { variable() != nil }
 }
 
 /// Where a process runs, as far as the fingerprint reader and the owner's password are concerned.

@@ -3,20 +3,14 @@ import BiometricsVaultAgent
 import BiometricsVaultCore
 import FoundationEssentials
 
-/// This user's unlock windows, kept by the unlock-window agent (``UnlockWindowAgent``, run by
-/// `biometrics-vault agent`), for a program that offers them: the CLI's `--unlock-window`, `agent` and
-/// `lock`, or an app. Linux only: elsewhere windows are off.
+/// This user's unlock windows, kept by the unlock-window agent that `biometrics-vault agent` runs, for a
+/// program that offers them: an app opts in with ``authenticator(wrapping:service:seconds:startsAgent:)``
+/// and ``storeKeyKeeper(seconds:startsAgent:)``, for a window length it chooses (the library reads no
+/// setting of its own). Linux only: elsewhere windows are off.
 public enum UnlockWindows {
-    /// The window length set outside the command line: `$BIOMETRICS_VAULT_UNLOCK_WINDOW`, else
-    /// `unlock-window` in the config file (``CLIConfigFile``), else off. An invalid value is ignored and
-    /// reported in ``UnlockWindowSetting/notices``.
-    public static func configuredSetting() -> UnlockWindowSetting {
-        UnlockWindowSetting.resolve(
-            option: nil, environment: EnvironmentVariable.value(UnlockWindowSetting.environmentVariable), configFile: CLIConfigFile.load())
-    }
-
-    /// `authenticator` behind an ``UnlockWindowAuthenticator`` that keeps windows of `seconds` for
-    /// `service`; unchanged without `XDG_RUNTIME_DIR`. When windows cannot work with this user's agent
+    /// `authenticator` wrapped so that one authentication opens a window of `seconds` for `service` on
+    /// this terminal, inside which reads ask nothing (the agent keeps it); unchanged without
+    /// `XDG_RUNTIME_DIR`. When windows cannot work with this user's agent
     /// paths (a socket path too long for a Unix socket), `authenticator` unchanged and the reason.
     ///
     /// - Parameter startsAgent: start this process's own executable with the argument `agent` when no
@@ -39,7 +33,7 @@ public enum UnlockWindows {
 
     /// This terminal's windows (of `service` only, when given) for a window length of `seconds` (`nil`:
     /// windows are off); never starts the agent.
-    public static func state(seconds: Int?, service: String?) -> UnlockWindowState {
+    package static func state(seconds: Int?, service: String?) -> UnlockWindowState {
         UnlockWindowAgentClient.state(seconds: seconds, service: service)
     }
 
@@ -62,13 +56,13 @@ public enum UnlockWindows {
     /// running agent drops the keys it keeps for that store, in every scope (they were kept for the old
     /// key file). Best effort: without an agent nothing is kept, and a key kept for another key file is
     /// never used.
-    public static func forgetDefaultStoreKeys() {
+    package static func forgetDefaultStoreKeys() {
         guard let client = UnlockWindowAgentClient.current(startsItself: false) else { return }
         _ = try? client.send(.forgetStoreKey(store: FileStoreKey.defaultDirectory.standardizedFileURL.path), startingAgent: false)
     }
 
     /// Closes every window of every scope; returns how many were open (0 when no agent runs).
-    public static func lockAll() throws(VaultError) -> Int {
+    package static func lockAll() throws(VaultError) -> Int {
         guard let client = UnlockWindowAgentClient.current(startsItself: false), client.isListening else { return 0 }
         switch try client.send(.lock, startingAgent: false) {
         case .locked(let count): return count
@@ -79,7 +73,7 @@ public enum UnlockWindows {
 
     /// This terminal's scope (`nil` without a controlling terminal) and its open windows; `nil` when no
     /// agent runs.
-    public static func status() throws(VaultError) -> (scope: String?, windows: [UnlockWindowReport])? {
+    package static func status() throws(VaultError) -> (scope: String?, windows: [UnlockWindowReport])? {
         guard let client = UnlockWindowAgentClient.current(startsItself: false), client.isListening else { return nil }
         switch try client.send(.status, startingAgent: false) {
         case .status(let scope, let windows): return (scope, windows)
@@ -96,18 +90,18 @@ public enum UnlockWindows {
     /// - Parameter logToFile: log to `agent.log` in the agent's directory, which the agent opens itself
     ///   (refusing a symlink) and starts anew past 1 MiB, instead of stderr (never truncated).
     /// - Throws: `storeUnavailable` without `XDG_RUNTIME_DIR`, or when the agent cannot listen.
-    public static func runAgent(idleSeconds: Int, logToFile: Bool = false, notice: (String) -> Void) throws(VaultError) {
+    package static func runAgent(
+        idleSeconds: Int, logToFile: Bool = false, notice: @escaping @Sendable (String) -> Void
+    ) async throws(VaultError) {
         guard let paths = AgentPaths.current() else {
             throw VaultError(.storeUnavailable, underlying: .message("XDG_RUNTIME_DIR is not set: the agent has nowhere private to listen"))
         }
-        guard let agent = try UnlockWindowAgent.start(paths: paths, idleSeconds: idleSeconds, logToFile: logToFile) else {
-            notice("an agent already serves \(paths.socket)")
-            return
-        }
         // After listening, so a client never waits for the buses; a bus that cannot be reached only
         // means that lock is not noticed.
-        ScreenLockSubscription.start(agent.trigger, notice: notice)
-        agent.run()
+        let served = try await UnlockWindowAgent.serve(paths: paths, idleSeconds: idleSeconds, logToFile: logToFile) { trigger in
+            ScreenLockSubscription.start(trigger, notice: notice)
+        }
+        if !served { notice("an agent already serves \(paths.socket)") }
     }
 
     private static var unexpectedAnswer: VaultError {
@@ -119,8 +113,7 @@ public enum UnlockWindows {
 private enum ScreenLockSubscription {
     private static let monitor = LockedValue<ScreenLockMonitor?>(nil)
 
-    /// Subscribes on this thread (the watcher's own threads then call back): a task would need a second
-    /// thread of the cooperative pool, which the agent's loop already occupies on a one-CPU machine.
+    /// Subscribes on the agent's thread before its loop starts (the watcher's own threads then call back).
     static func start(_ trigger: UnlockWindowLockTrigger, notice: (String) -> Void) {
         do {
             let started = try ScreenLockMonitor { trigger.lockAll(because: reason($0)) }

@@ -4,12 +4,6 @@ import BiometricsVaultCore
 
 /// Unlock windows need the Linux agent: here they are off, and the agent's calls report that.
 public enum UnlockWindows {
-    /// Only `$BIOMETRICS_VAULT_UNLOCK_WINDOW` (the config file is read on Linux only), so that a window
-    /// asked for reads as unavailable rather than off.
-    public static func configuredSetting() -> UnlockWindowSetting {
-        UnlockWindowSetting.resolve(option: nil, environment: EnvironmentVariable.value(UnlockWindowSetting.environmentVariable), configFile: nil)
-    }
-
     /// `authenticator` unchanged.
     public static func authenticator(
         wrapping authenticator: any Authenticator, service: String, seconds: Int, startsAgent: Bool
@@ -19,19 +13,19 @@ public enum UnlockWindows {
 
     public static func storeKeyKeeper(seconds: Int, startsAgent: Bool) -> (any StoreKeyKeeper)? { nil }
 
-    public static func state(seconds: Int?, service: String?) -> UnlockWindowState {
+    package static func state(seconds: Int?, service: String?) -> UnlockWindowState {
         seconds == nil ? .off : .unavailable("unlock windows need the Linux agent")
     }
 
-    public static func forgetDefaultStoreKeys() {}
+    package static func forgetDefaultStoreKeys() {}
 
     /// 0: no agent runs here, so no window is open.
-    public static func lockAll() throws(VaultError) -> Int { 0 }
+    package static func lockAll() throws(VaultError) -> Int { 0 }
 
     /// `nil`: no agent runs here.
-    public static func status() throws(VaultError) -> (scope: String?, windows: [UnlockWindowReport])? { nil }
+    package static func status() throws(VaultError) -> (scope: String?, windows: [UnlockWindowReport])? { nil }
 
-    public static func runAgent(idleSeconds: Int, notice: (String) -> Void) throws(VaultError) {
+    package static func runAgent(idleSeconds: Int, logToFile: Bool = false, notice: @escaping @Sendable (String) -> Void) async throws(VaultError) {
         throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent runs on Linux only"))
     }
 }

@@ -61,4 +61,9 @@ enum AgentLog {
         }
     }
 }
+
+extension AgentSocket {
+    /// One line on the agent's log (``AgentLog``).
+    static func log(_ line: String) { AgentLog.write(line) }
+}
 #endif

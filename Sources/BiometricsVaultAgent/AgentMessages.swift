@@ -8,7 +8,7 @@ import Foundation
 /// One request to the unlock-window agent. The agent reads the asking process's scope (controlling
 /// terminal and session) itself, from the kernel's peer credentials and `/proc`: a client never names a
 /// scope, so it cannot ask about another terminal's windows.
-public enum AgentRequest: Codable, Equatable, Sendable {
+package enum AgentRequest: Codable, Equatable, Sendable {
     /// Opens (or renews) this scope's window for `service` and `policy`, for `seconds`, after the client
     /// authenticated; `enrollment` is the enrolled set that matched, if any. The agent, running as the
     /// same user, cannot check that authentication: a process on the terminal that sends this opens a
@@ -36,21 +36,21 @@ public enum AgentRequest: Codable, Equatable, Sendable {
 
 extension AgentRequest {
     /// Whether a store key's raw bytes follow this request's frame.
-    public var carriesStoreKey: Bool {
+    package var carriesStoreKey: Bool {
         if case .keepStoreKey = self { return true }
         return false
     }
 }
 
 /// One open window, as the agent reports it.
-public struct UnlockWindowReport: Codable, Equatable, Sendable {
-    public var service: String
-    public var policy: String
+package struct UnlockWindowReport: Codable, Equatable, Sendable {
+    package var service: String
+    package var policy: String
     /// Whole seconds left (rounded up).
-    public var remainingSeconds: Int
-    public var enrollment: String?
+    package var remainingSeconds: Int
+    package var enrollment: String?
 
-    public init(service: String, policy: String, remainingSeconds: Int, enrollment: String?) {
+    package init(service: String, policy: String, remainingSeconds: Int, enrollment: String?) {
         self.service = service
         self.policy = policy
         self.remainingSeconds = remainingSeconds
@@ -59,7 +59,7 @@ public struct UnlockWindowReport: Codable, Equatable, Sendable {
 }
 
 /// The agent's answer to one ``AgentRequest``.
-public enum AgentResponse: Codable, Equatable, Sendable {
+package enum AgentResponse: Codable, Equatable, Sendable {
     /// `open`: the window now open.
     case opened(UnlockWindowReport)
     /// `query`: the open window, or `nil`.
@@ -79,24 +79,42 @@ public enum AgentResponse: Codable, Equatable, Sendable {
 
 extension AgentResponse {
     /// Whether a store key's raw bytes follow this answer's frame.
-    public var carriesStoreKey: Bool {
+    package var carriesStoreKey: Bool {
         if case .storeKey(found: true) = self { return true }
         return false
     }
 }
 
-/// The frame both sides write: a 4-byte big-endian length, then that many bytes of JSON.
-public enum AgentFrame {
+/// The frame both sides write: a 4-byte big-endian length, then that many bytes of JSON, an object that
+/// names the wire format's ``version`` beside the message: `{"version":1,"message":...}`. A side reads a
+/// frame of another version (an agent left running by another build of `biometrics-vault`) as
+/// ``AgentFrameError/versionMismatch(received:expected:)``, never as a message.
+package enum AgentFrame {
+    /// The wire format's version. Raised whenever a message's encoding changes in a way the other side
+    /// would misread; both sides refuse every other version.
+    package static let version = 1
     /// The largest frame body either side accepts; a longer one is refused before it is read.
-    public static let maximumBodySize = 4096
+    package static let maximumBodySize = 4096
     /// The longest window the agent opens (a day).
-    public static let maximumWindowSeconds = 86_400
+    package static let maximumWindowSeconds = 86_400
     /// The length of a file store key, sent raw after the frame of a message that carries one.
-    public static let storeKeyLength = 32
+    package static let storeKeyLength = 32
 
-    public static func encode(_ value: some Encodable) throws(VaultError) -> [UInt8] {
+    private struct Envelope<Message: Codable>: Codable {
+        var version: Int
+        var message: Message
+    }
+
+    /// What is read first: the version alone, so that a message of another version is never decoded.
+    private struct VersionOnly: Decodable {
+        var version: Int?
+    }
+
+    package static func encode(_ value: some Codable) throws(VaultError) -> [UInt8] {
         let body: [UInt8]
-        do { body = Array(try JSONEncoder().encode(value)) } catch { throw VaultError(.encodingFailed, underlying: .message("\(error)")) }
+        do { body = Array(try JSONEncoder().encode(Envelope(version: version, message: value))) } catch {
+            throw VaultError(.encodingFailed, underlying: .message("\(error)"))
+        }
         guard body.count <= maximumBodySize else {
             throw VaultError(.credentialsTooLarge, underlying: .message("agent message of \(body.count) bytes exceeds \(maximumBodySize)"))
         }
@@ -105,20 +123,54 @@ public enum AgentFrame {
     }
 
     /// The body length a 4-byte header announces.
-    public static func length(of header: some Collection<UInt8>) -> Int {
+    package static func length(of header: some Collection<UInt8>) -> Int {
         header.reduce(0) { $0 << 8 | Int($1) }
     }
 
-    public static func decode<Value: Decodable>(_ type: Value.Type, body: some Collection<UInt8>) throws -> Value {
-        try JSONDecoder().decode(type, from: Data(body))
+    /// The message in a frame's body.
+    ///
+    /// - Throws: ``AgentFrameError/versionMismatch(received:expected:)`` for a body of another version (or
+    ///   none); ``AgentFrameError/malformed(_:)`` for one that is not this version's message.
+    package static func decode<Value: Codable>(_ type: Value.Type, body: some Collection<UInt8>) throws(AgentFrameError) -> Value {
+        let data = Data(body)
+        let received: Int?
+        do {
+            received = try JSONDecoder().decode(VersionOnly.self, from: data).version
+        } catch {
+            throw .malformed("not a JSON object")
+        }
+        guard received == version else { throw .versionMismatch(received: received, expected: version) }
+        do {
+            return try JSONDecoder().decode(Envelope<Value>.self, from: data).message
+        } catch {
+            throw .malformed("not a \(Value.self) of wire version \(version)")
+        }
+    }
+}
+
+/// Why a frame's body is not a message (``AgentFrame/decode(_:body:)``). Its words never repeat the body.
+package enum AgentFrameError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The body names another wire version (`nil`: none, as frames had before they carried one).
+    case versionMismatch(received: Int?, expected: Int)
+    /// The body is not a message of this version.
+    case malformed(String)
+
+    package var description: String {
+        switch self {
+        case .versionMismatch(let received?, let expected):
+            "wire version \(received), where this side speaks \(expected) (another build of biometrics-vault)"
+        case .versionMismatch(nil, let expected):
+            "no wire version, where this side speaks \(expected) (a build of biometrics-vault from before versioned frames)"
+        case .malformed(let reason): "malformed frame: \(reason)"
+        }
     }
 }
 
 /// `--unlock-window DURATION` / `BIOMETRICS_VAULT_UNLOCK_WINDOW`: `90`, `90s`, `15m`, `1h`; `0` or `off`
 /// turns windows off.
-public enum UnlockWindowDuration {
+package enum UnlockWindowDuration {
     /// The window's length in seconds; `nil` when `text` turns windows off.
-    public static func seconds(_ text: String) -> Result<Int?, UnlockWindowDurationError> {
+    package static func seconds(_ text: String) -> Result<Int?, UnlockWindowDurationError> {
         let trimmed = text.lowercased()
         if trimmed == "off" || trimmed == "0" { return .success(nil) }
         let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600]
@@ -137,9 +189,9 @@ public enum UnlockWindowDuration {
     }
 }
 
-public struct UnlockWindowDurationError: Error, Equatable, CustomStringConvertible {
-    public let text: String
-    public var description: String {
+package struct UnlockWindowDurationError: Error, Equatable, CustomStringConvertible {
+    package let text: String
+    package var description: String {
         "invalid unlock window '\(text)': a number of seconds, or with s, m or h (e.g. 90, 15m, 1h), at most 24h; 0 or off turns it off"
     }
 }

@@ -5,19 +5,19 @@ import Glibc
 
 /// Where the agent of this user listens: `$XDG_RUNTIME_DIR/biometrics-vault/` (0700), with the socket
 /// `agent.sock` (0600), the lock the running agent holds (`agent.lock`) and its log (`agent.log`).
-public struct AgentPaths: Sendable, Equatable {
-    public let directory: String
+package struct AgentPaths: Sendable, Equatable {
+    package let directory: String
 
-    public init(directory: String) { self.directory = directory }
+    package init(directory: String) { self.directory = directory }
 
-    public var socket: String { directory + "/agent.sock" }
-    public var lock: String { directory + "/agent.lock" }
-    public var log: String { directory + "/agent.log" }
+    package var socket: String { directory + "/agent.sock" }
+    package var lock: String { directory + "/agent.lock" }
+    package var log: String { directory + "/agent.log" }
     /// The agent starts its own log anew (truncates it) once a line leaves it longer than this (``AgentLog``).
-    public static let maximumLogSize = 1 << 20
+    package static let maximumLogSize = 1 << 20
 
     /// From `XDG_RUNTIME_DIR` (which must be an absolute path); `nil` without one: no agent then.
-    public static func current() -> AgentPaths? {
+    package static func current() -> AgentPaths? {
         guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), runtime.hasPrefix("/") else { return nil }
         return AgentPaths(directory: runtime + "/biometrics-vault")
     }
@@ -36,7 +36,9 @@ private struct PeerCredentialsLayout {
     var gid: UInt32 = 0
 }
 
-/// Every socket, file and clock call of the agent and its client: the one file that talks to the kernel.
+/// The agent's and its client's kernel calls, one file per concern: sockets, descriptors, the agent's
+/// directory and lock here; starting the agent in `AgentSpawn+Linux.swift`; its log in `AgentLog+Linux.swift`;
+/// small files in `AgentFiles+Linux.swift`; clocks and time formatting in `AgentClock+Linux.swift`.
 package enum AgentSocket {
     /// Creates the directory (0700) when missing; refuses one that is not a directory, belongs to another
     /// uid, or lets group or others in (another user could then replace the socket).
@@ -216,10 +218,6 @@ package enum AgentSocket {
 
     static func closeDescriptor(_ descriptor: Int32) { close(descriptor) }
 
-    static func removeFile(_ path: String) { unlink(path) }
-
-    static func sleep(milliseconds: Int) { usleep(useconds_t(milliseconds * 1000)) }
-
     static var userID: UInt32 { getuid() }
 
     /// A non-blocking pipe: (read end, write end).
@@ -243,116 +241,9 @@ package enum AgentSocket {
         while read(descriptor, &bytes, bytes.count) > 0 {}
     }
 
-    /// Starts `executable agent` outside this process's session and process tree: `sh` (in a new session,
-    /// so the agent has no controlling terminal and no terminal signal reaches it) starts it in the
-    /// background and exits at once, so the agent is nobody's child here (a program `exec` runs never
-    /// sees a stray child). Its stdin, stdout and stderr are /dev/null: with `--log-file` it opens its
-    /// log itself (``AgentLog/openOwnLog(_:)``), never through a shell redirection that would follow a
-    /// symlink planted as `agent.log`.
-    /// glibc's `POSIX_SPAWN_SETSID` (2.26 and later), which Glibc's module leaves out (`_GNU_SOURCE`).
-    private static let spawnSetSID: Int32 = 0x80
-
-    static func startDetached(executable: String) throws(VaultError) {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(Self.spawnSetSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let arguments = ["sh", "-c", #""$0" agent --log-file </dev/null >/dev/null 2>/dev/null &"#, executable]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/sh", nil, &attributes, &argv, environ)
-        guard spawned == 0 else {
-            throw VaultError(.storeUnavailable, underlying: .file(operation: "start the agent with", path: "/bin/sh", errno: spawned))
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    }
-
-    /// Seconds since boot, suspend included (`CLOCK_BOOTTIME`): a window does not outlive its length by
-    /// sleeping through it, and a change of the wall clock cannot lengthen it.
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
-    /// Closes every descriptor above stderr that this process inherited: a long-lived agent must not keep
-    /// open the pipe or terminal of the command that started it (a `$(...)`, `script` or test harness
-    /// would wait for its end until the agent exits). Inherited ones are those without close-on-exec
-    /// (the exec closed the others); what this process opened itself (the runtime's eventfds and epoll)
-    /// has it.
-    static func closeInheritedDescriptors() {
-        let limit = min(Int32(sysconf(Int32(_SC_OPEN_MAX))), 65_536)
-        guard limit > 3 else { return }
-        for descriptor in 3..<limit {
-            let flags = fcntl(descriptor, F_GETFD)
-            if flags >= 0 && flags & FD_CLOEXEC == 0 { close(descriptor) }
-        }
-    }
-
-    /// This process's executable (`/proc/self/exe`), to start the agent from.
-    static func currentExecutable() -> String? {
-        var bytes = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &bytes, bytes.count - 1)
-        guard count > 0 else { return nil }
-        return String(decoding: bytes[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// One line on the agent's log (``AgentLog``).
-    static func log(_ line: String) { AgentLog.write(line) }
-
     /// Throws when `path` does not fit a Unix socket address (`sun_path`, with its terminating NUL).
     static func checkAddress(_ path: String) throws(VaultError) {
         _ = try address(path)
-    }
-
-    /// The text of the file at `path`: `nil` when it does not exist; a failure when it cannot be read or is
-    /// longer than `limit` bytes.
-    static func readSmallFile(_ path: String, limit: Int) -> Result<String?, VaultError> {
-        // Non-blocking: opening a FIFO for reading would wait for a writer, and a device might never end.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard descriptor >= 0 else {
-            let failure = errno
-            if failure == ENOENT { return .success(nil) }
-            return .failure(VaultError(.storeUnavailable, underlying: .file(operation: "open", path: path, errno: failure)))
-        }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            return .failure(VaultError(.storeUnavailable, underlying: .file(operation: "stat", path: path, errno: errno)))
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            return .failure(VaultError(.storeUnavailable, underlying: .message("\(CLIConfigFile.displayed(path)) is not a regular file")))
-        }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let got = read(descriptor, &chunk, chunk.count)
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else { return .failure(VaultError(.storeUnavailable, underlying: .file(operation: "read", path: path, errno: errno))) }
-            if got == 0 { break }
-            bytes += chunk[..<got]
-            guard bytes.count <= limit else {
-                return .failure(VaultError(.storeUnavailable, underlying: .message("\(path) is longer than \(limit) bytes")))
-            }
-        }
-        return .success(String(decoding: bytes, as: UTF8.self))
-    }
-
-    /// The local wall-clock time (`HH:MM:SS`) `seconds` from now.
-    package static func localTimeOfDay(secondsFromNow seconds: Int) -> String {
-        var moment = time(nil) + seconds
-        var parts = tm()
-        guard localtime_r(&moment, &parts) != nil else { return "?" }
-        return [parts.tm_hour, parts.tm_min, parts.tm_sec].map { $0 < 10 ? "0\($0)" : "\($0)" }.joined(separator: ":")
     }
 
     private static func address(_ path: String) throws(VaultError) -> sockaddr_un {

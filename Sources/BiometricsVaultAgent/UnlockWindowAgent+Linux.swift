@@ -2,8 +2,10 @@
 import BiometricsVaultCore
 import FoundationEssentials
 
-/// The per-user process that holds unlock windows (`biometrics-vault agent`). Single-threaded: one `poll`
-/// loop accepts connections, reads one framed request from each, answers and closes. Windows live only in
+/// The per-user process that holds unlock windows (`biometrics-vault agent`). One `poll` loop, on a thread
+/// of its own (``serve(paths:idleSeconds:logToFile:listening:)``), accepts connections, reads one framed
+/// request from each, answers and closes; only that thread touches the windows and keys (the screen-lock
+/// watcher reaches them through ``UnlockWindowLockTrigger``'s pipe). Windows live only in
 /// this process's memory; nothing is written anywhere, and they end with the process.
 ///
 /// Every connection's peer is checked with `SO_PEERCRED`: another uid is refused and logged on stderr. A
@@ -13,7 +15,7 @@ import FoundationEssentials
 /// The peer's process is pinned (a pidfd) and its scope read when the connection is accepted
 /// (``PeerProcess``); an answer that depends on the scope is sent only while that process is still
 /// there. Windows and keys of a scope end when its terminal's session does (``PeerScope/isCurrent``).
-public final class UnlockWindowAgent {
+package final class UnlockWindowAgent {
     private struct WindowKey: Hashable {
         let scope: PeerScope
         let service: String
@@ -56,11 +58,11 @@ public final class UnlockWindowAgent {
     static let maximumNameLength = 256
 
     /// Seconds a client has to send its whole request.
-    public static let clientTimeout = 2.0
+    package static let clientTimeout = 2.0
     /// Connections served at once; more wait in the listen queue.
     static let maximumClients = 256
 
-    public let paths: AgentPaths
+    package let paths: AgentPaths
     private let idleSeconds: Double
     private let lockDescriptor: Int32
     private let listener: Int32
@@ -71,6 +73,21 @@ public final class UnlockWindowAgent {
     private var lastActivity = AgentSocket.now()
     private var lastScopeCheck = 0.0
 
+    /// Starts the agent (``start(paths:idleSeconds:logToFile:)``) and serves until idle (``run()``), both on
+    /// a thread of its own (``AgentThread``), so the awaiting task holds no cooperative thread meanwhile;
+    /// the agent's state never leaves that thread. `listening` runs there once the agent listens, with
+    /// what closes every window from another thread. `false` when another agent already serves.
+    package static func serve(
+        paths: AgentPaths, idleSeconds: Int, logToFile: Bool, listening: @escaping @Sendable (UnlockWindowLockTrigger) -> Void
+    ) async throws(VaultError) -> Bool {
+        try await AgentThread.run { () throws(VaultError) -> Bool in
+            guard let agent = try start(paths: paths, idleSeconds: idleSeconds, logToFile: logToFile) else { return false }
+            listening(agent.trigger)
+            agent.run()
+            return true
+        }
+    }
+
     /// Prepares the directory, takes the agent lock and listens; `nil` when another agent already holds
     /// the lock (it serves this user; nothing to do).
     ///
@@ -78,7 +95,7 @@ public final class UnlockWindowAgent {
     ///   - idleSeconds: the agent exits once it has had no window and no client for this long.
     ///   - logToFile: log to ``AgentPaths/log`` (opened by the agent, started anew past
     ///     ``AgentPaths/maximumLogSize``) instead of stderr.
-    public static func start(paths: AgentPaths, idleSeconds: Int, logToFile: Bool = false) throws(VaultError) -> UnlockWindowAgent? {
+    package static func start(paths: AgentPaths, idleSeconds: Int, logToFile: Bool = false) throws(VaultError) -> UnlockWindowAgent? {
         AgentSocket.closeInheritedDescriptors()
         // Before any key can arrive: no core file, no ptrace or /proc/PID/mem by the user's other processes.
         try AgentProcess.makeNotDumpable()
@@ -122,10 +139,10 @@ public final class UnlockWindowAgent {
     }
 
     /// What another thread (the screen-lock watcher) uses to close every window.
-    public var trigger: UnlockWindowLockTrigger { lockTrigger }
+    package var trigger: UnlockWindowLockTrigger { lockTrigger }
 
     /// Serves until idle; then removes the socket, releases the lock and returns.
-    public func run() {
+    package func run() {
         AgentSocket.log("listening on \(paths.socket)")
         while true {
             let now = AgentSocket.now()
@@ -218,6 +235,10 @@ public final class UnlockWindowAgent {
             if request.carriesStoreKey { return awaitStoreKey(descriptor, request) }
             if case .storeKey(let store, let keyFile) = request { return sendStoreKey(descriptor, store: store, keyFile: keyFile, peer: client.peer) }
             response = answer(request, peer: client.peer)
+        } catch .versionMismatch(let received, _) {
+            let theirs = received.map { "wire version \($0)" } ?? "no wire version"
+            AgentSocket.log("pid \(client.peer.pid) sent a request of \(theirs) (this agent speaks \(AgentFrame.version)); refused")
+            response = .refused(reason: "this agent speaks wire version \(AgentFrame.version), the request \(theirs)")
         } catch {
             AgentSocket.log("pid \(client.peer.pid) sent a malformed request; refused")
             response = .refused(reason: "malformed request")
@@ -398,7 +419,7 @@ public final class UnlockWindowAgent {
 }
 
 /// Closes every window of a running agent from any thread (a pipe the agent's loop watches).
-public struct UnlockWindowLockTrigger: Sendable {
+package struct UnlockWindowLockTrigger: Sendable {
     let readDescriptor: Int32
     let writeDescriptor: Int32
 
@@ -407,13 +428,13 @@ public struct UnlockWindowLockTrigger: Sendable {
     }
 
     /// Asks the agent to close every window (returns at once); `reason` goes to the agent's log first.
-    public func lockAll(because reason: String) {
+    package func lockAll(because reason: String) {
         AgentSocket.log("\(reason): closing every window")
         AgentSocket.writeByte(writeDescriptor)
     }
 
     /// One line on the agent's log (its stderr).
-    public func log(_ line: String) { AgentSocket.log(line) }
+    package func log(_ line: String) { AgentSocket.log(line) }
 
     func drain() { AgentSocket.drain(readDescriptor) }
 }

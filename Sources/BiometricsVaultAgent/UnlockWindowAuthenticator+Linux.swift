@@ -16,29 +16,29 @@ import BiometricsVaultCore
 /// polkit's consent) to read the enrolled set, while the client reads it anyway for the item. Trusting
 /// the client's word is harmless, since closing only ever takes a window away, and the agent closes the
 /// asking terminal's window only (the scope comes from the kernel, as for every request).
-public struct UnlockWindowAuthenticator: Authenticator {
-    public let wrapped: any Authenticator
-    public let client: UnlockWindowAgentClient
-    public let service: String
-    public let seconds: Int
+package struct UnlockWindowAuthenticator: Authenticator {
+    package let wrapped: any Authenticator
+    package let client: UnlockWindowAgentClient
+    package let service: String
+    package let seconds: Int
 
-    public init(wrapping wrapped: any Authenticator, client: UnlockWindowAgentClient, service: String, seconds: Int) {
+    package init(wrapping wrapped: any Authenticator, client: UnlockWindowAgentClient, service: String, seconds: Int) {
         self.wrapped = wrapped
         self.client = client
         self.service = service
         self.seconds = seconds
     }
 
-    public var biometryType: BiometryType { wrapped.biometryType }
+    package var biometryType: BiometryType { wrapped.biometryType }
 
-    public func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability {
+    package func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability {
         wrapped.availability(for: policy)
     }
 
     /// The wrapped authenticator's enrolled set; also closes this terminal's windows for ``service`` that
     /// remember another set (a read of a `biometryCurrentSet` item asks this before it would prompt, and
     /// an invalidated item never prompts).
-    public func currentEnrollment() throws -> EnrollmentFingerprint? {
+    package func currentEnrollment() throws -> EnrollmentFingerprint? {
         let current = try wrapped.currentEnrollment()
         if case .status(_, let windows)? = try? client.send(.status, startingAgent: false) {
             for window in windows where window.service == service {
@@ -48,7 +48,7 @@ public struct UnlockWindowAuthenticator: Authenticator {
         return current
     }
 
-    public func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
+    package func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
         if let window = openWindow(for: policy) {
             return Authorization(policy: policy, enrollment: window.enrollment.flatMap(EnrollmentFingerprint.init))
         }
@@ -60,7 +60,7 @@ public struct UnlockWindowAuthenticator: Authenticator {
         return authorization
     }
 
-    public func authenticateOwner(prompt: PromptText) async throws {
+    package func authenticateOwner(prompt: PromptText) async throws {
         try await wrapped.authenticateOwner(prompt: prompt)
     }
 

@@ -5,26 +5,26 @@ import FoundationEssentials
 /// Talks to this user's unlock-window agent: one connection per request, every read and write bounded
 /// by ``timeoutSeconds``. Refuses an agent directory that is not this user's alone, and an agent that
 /// does not run as this user (`SO_PEERCRED` on the client side too).
-public struct UnlockWindowAgentClient: Sendable {
-    public let paths: AgentPaths
+package struct UnlockWindowAgentClient: Sendable {
+    package let paths: AgentPaths
     /// The `biometrics-vault` executable that `agent` starts on demand; `nil`: never start one.
-    public let agentExecutable: String?
-    public static let timeoutSeconds = 2
+    package let agentExecutable: String?
+    package static let timeoutSeconds = 2
 
-    public init(paths: AgentPaths, agentExecutable: String?) {
+    package init(paths: AgentPaths, agentExecutable: String?) {
         self.paths = paths
         self.agentExecutable = agentExecutable
     }
 
     /// The client of this user's agent (`nil` without `XDG_RUNTIME_DIR`), starting this process's own
     /// executable as the agent when `startsItself` (the `biometrics-vault` CLI does).
-    public static func current(startsItself: Bool) -> UnlockWindowAgentClient? {
+    package static func current(startsItself: Bool) -> UnlockWindowAgentClient? {
         guard let paths = AgentPaths.current() else { return nil }
         return UnlockWindowAgentClient(paths: paths, agentExecutable: startsItself ? AgentSocket.currentExecutable() : nil)
     }
 
     /// Whether an agent listens now (its socket accepts a connection); never starts one.
-    public var isListening: Bool {
+    package var isListening: Bool {
         guard (try? AgentSocket.prepareDirectory(paths.directory, create: false)) != nil else { return false }
         switch AgentSocket.connect(to: paths.socket, timeout: Self.timeoutSeconds) {
         case .success(let descriptor):
@@ -35,14 +35,14 @@ public struct UnlockWindowAgentClient: Sendable {
     }
 
     /// Sends `request`; with `startingAgent`, starts the agent first when none listens.
-    public func send(_ request: AgentRequest, startingAgent: Bool) throws(VaultError) -> AgentResponse {
+    package func send(_ request: AgentRequest, startingAgent: Bool) throws(VaultError) -> AgentResponse {
         try exchange(request, storeKey: nil, startingAgent: startingAgent).response
     }
 
     /// Sends `request` followed, for ``AgentRequest/keepStoreKey(store:keyFile:seconds:)``, by
     /// `storeKey`'s raw bytes (written from its own zeroed-on-release storage); the answer and, for
     /// ``AgentResponse/storeKey(found:)`` `true`, the key that followed it.
-    public func exchange(
+    package func exchange(
         _ request: AgentRequest, storeKey: SecretBytes?, startingAgent: Bool
     ) throws(VaultError) -> (response: AgentResponse, storeKey: SecretBytes?) {
         guard request.carriesStoreKey == (storeKey != nil), storeKey.map({ $0.count == AgentFrame.storeKeyLength }) ?? true else {
@@ -68,6 +68,10 @@ public struct UnlockWindowAgentClient: Sendable {
         let response: AgentResponse
         do {
             response = try AgentFrame.decode(AgentResponse.self, body: body)
+        } catch .versionMismatch(let received, let expected) {
+            let theirs = received.map { "wire version \($0)" } ?? "no wire version"
+            throw VaultError(.storeUnavailable, underlying: .message(
+                "the running unlock-window agent answered in \(theirs), this program speaks \(expected): it is another build of biometrics-vault; it exits once idle, or end it and the next command starts this one"))
         } catch {
             throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent's answer is malformed"))
         }

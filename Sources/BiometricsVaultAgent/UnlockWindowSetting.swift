@@ -6,35 +6,35 @@ import BiometricsVaultCore
 /// without `=` or an invalid value is reported (``notices``) and ignored; when a key is given twice the
 /// later line counts. Another program may have written the file: what a notice repeats of it is shown
 /// escaped (``displayed(_:limit:)``), and past ``maximumNotices`` bad lines are counted, not listed.
-public struct CLIConfigFile: Equatable, Sendable {
+package struct CLIConfigFile: Equatable, Sendable {
     /// The largest file read; a longer one is reported and ignored as a whole.
-    public static let maximumSize = 65_536
+    package static let maximumSize = 65_536
     /// Bad lines listed one notice each; the rest are counted in one more notice.
-    public static let maximumNotices = 8
+    package static let maximumNotices = 8
     /// The most characters of a key or value a notice repeats.
-    public static let maximumShownLength = 64
-    public static let unlockWindowKey = "unlock-window"
+    package static let maximumShownLength = 64
+    package static let unlockWindowKey = "unlock-window"
 
     /// `unlock-window`: the window's seconds; `nil` when absent, `off`/`0` or invalid.
-    public var unlockWindowSeconds: Int?
+    package var unlockWindowSeconds: Int?
     /// Whether a valid `unlock-window` line decides (also one that says `off`).
-    public var setsUnlockWindow: Bool
+    package var setsUnlockWindow: Bool
     /// What was wrong and ignored, one line each, naming the file and line.
-    public var notices: [String]
+    package var notices: [String]
 
-    public init(unlockWindowSeconds: Int? = nil, setsUnlockWindow: Bool = false, notices: [String] = []) {
+    package init(unlockWindowSeconds: Int? = nil, setsUnlockWindow: Bool = false, notices: [String] = []) {
         self.unlockWindowSeconds = unlockWindowSeconds
         self.setsUnlockWindow = setsUnlockWindow
         self.notices = notices
     }
 
     /// The file's path from the environment; `nil` without a usable home directory.
-    public static func defaultPath() -> String? {
+    package static func defaultPath() -> String? {
         BaseDirectory.path("XDG_CONFIG_HOME", orUnderHome: ".config").map { $0 + "/biometrics-vault/config" }
     }
 
     /// Reads `text`, the contents of the file at `path` (named in the notices).
-    public static func parse(_ text: String, path: String) -> CLIConfigFile {
+    package static func parse(_ text: String, path: String) -> CLIConfigFile {
         var file = CLIConfigFile()
         let shownPath = displayed(path, limit: nil)
         var unlisted = 0
@@ -69,7 +69,7 @@ public struct CLIConfigFile: Equatable, Sendable {
     /// controls, line breaks and tabs included, DEL, C1, U+2028/2029, the bidirectional controls) as
     /// `\uXXXX`, and at most `limit` characters, then `...`. Keys, values and the variable come from
     /// files and environments other programs may have written.
-    public static func displayed(_ text: some StringProtocol, limit: Int? = maximumShownLength) -> String {
+    package static func displayed(_ text: some StringProtocol, limit: Int? = maximumShownLength) -> String {
         var shown = ""
         var count = 0
         for scalar in text.unicodeScalars {
@@ -90,23 +90,23 @@ public struct CLIConfigFile: Equatable, Sendable {
 /// How long the CLI's unlock window is, and which setting said so: `--unlock-window`, else
 /// `$BIOMETRICS_VAULT_UNLOCK_WINDOW`, else `unlock-window` in the config file (``CLIConfigFile``), else off.
 /// An invalid environment value or config line is reported (``notices``) and ignored, as if absent.
-public struct UnlockWindowSetting: Equatable, Sendable {
-    public enum Source: String, Equatable, Sendable {
+package struct UnlockWindowSetting: Equatable, Sendable {
+    package enum Source: String, Equatable, Sendable {
         case option = "--unlock-window"
         case environment = "$BIOMETRICS_VAULT_UNLOCK_WINDOW"
         case configFile = "config file"
         case none
     }
 
-    public static let environmentVariable = "BIOMETRICS_VAULT_UNLOCK_WINDOW"
+    package static let environmentVariable = "BIOMETRICS_VAULT_UNLOCK_WINDOW"
 
     /// The window's seconds; `nil`: windows are off.
-    public var seconds: Int?
+    package var seconds: Int?
     /// The setting that decided (``Source/none`` when none is set).
-    public var source: Source
-    public var notices: [String]
+    package var source: Source
+    package var notices: [String]
 
-    public init(seconds: Int?, source: Source, notices: [String] = []) {
+    package init(seconds: Int?, source: Source, notices: [String] = []) {
         self.seconds = seconds
         self.source = source
         self.notices = notices
@@ -116,7 +116,7 @@ public struct UnlockWindowSetting: Equatable, Sendable {
     ///   - option: `--unlock-window`, already parsed (`.some(nil)`: `off`); `nil` when not given.
     ///   - environment: the variable's text; `nil` or empty when unset.
     ///   - configFile: the parsed config file; `nil` when there is none.
-    public static func resolve(option: Int??, environment: String?, configFile: CLIConfigFile?) -> UnlockWindowSetting {
+    package static func resolve(option: Int??, environment: String?, configFile: CLIConfigFile?) -> UnlockWindowSetting {
         if let option { return UnlockWindowSetting(seconds: option, source: .option) }
         var notices: [String] = []
         if let environment, !environment.isEmpty {

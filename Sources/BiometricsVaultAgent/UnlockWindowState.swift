@@ -1,6 +1,6 @@
 /// What `status` and `doctor` say about this terminal's unlock windows (``UnlockWindowAgentClient/state(service:)``
 /// on Linux). Finding it out never starts the agent.
-public enum UnlockWindowState: Equatable, Sendable {
+package enum UnlockWindowState: Equatable, Sendable {
     /// No window length is set (``UnlockWindowSetting``): commands do not use windows.
     case off
     /// Windows cannot work here, and why (no `XDG_RUNTIME_DIR`, a socket path too long, a directory refused,
@@ -16,7 +16,7 @@ public enum UnlockWindowState: Equatable, Sendable {
     case open([OpenUnlockWindow])
 
     /// The name `--json` gives the state (stable).
-    public var name: String {
+    package var name: String {
         switch self {
         case .off: "off"
         case .unavailable: "unavailable"
@@ -28,7 +28,7 @@ public enum UnlockWindowState: Equatable, Sendable {
     }
 
     /// One line per window, or one line for the state: `unlock window: ...`.
-    public var lines: [String] {
+    package var lines: [String] {
         switch self {
         case .off: ["unlock window: off"]
         case .unavailable(let reason): ["unlock window: unavailable: \(reason)"]
@@ -44,11 +44,11 @@ public enum UnlockWindowState: Equatable, Sendable {
 }
 
 /// One open window and the local wall-clock time (`HH:MM:SS`) it ends at.
-public struct OpenUnlockWindow: Equatable, Sendable {
-    public var report: UnlockWindowReport
-    public var endsAt: String
+package struct OpenUnlockWindow: Equatable, Sendable {
+    package var report: UnlockWindowReport
+    package var endsAt: String
 
-    public init(report: UnlockWindowReport, endsAt: String) {
+    package init(report: UnlockWindowReport, endsAt: String) {
         self.report = report
         self.endsAt = endsAt
     }

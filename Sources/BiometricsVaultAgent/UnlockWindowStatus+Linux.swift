@@ -4,7 +4,7 @@ import BiometricsVaultCore
 extension UnlockWindowAgentClient {
     /// Why windows cannot work with these paths before any connection is tried (a socket path longer
     /// than a Unix socket address holds); `nil` when nothing is known to be wrong.
-    public var unavailability: String? {
+    package var unavailability: String? {
         do {
             try AgentSocket.checkAddress(paths.socket)
             return nil
@@ -14,7 +14,7 @@ extension UnlockWindowAgentClient {
     }
 
     /// This terminal's windows (of `service` only, when given), asked of a running agent; never starts one.
-    public func state(service: String?) -> UnlockWindowState {
+    package func state(service: String?) -> UnlockWindowState {
         if let unavailability { return .unavailable(unavailability) }
         guard isListening else { return .noAgent }
         let answer: AgentResponse
@@ -35,29 +35,16 @@ extension UnlockWindowAgentClient {
     }
 
     /// The underlying cause's words (the error code adds nothing here).
-    static func reason(_ error: VaultError) -> String {
+    package static func reason(_ error: VaultError) -> String {
         error.underlying.map { "\($0)" } ?? "\(error)"
     }
 
     /// What ``state(service:)`` says for a command whose window length is `seconds`: ``UnlockWindowState/off``
     /// when `nil`, ``UnlockWindowState/unavailable(_:)`` without `XDG_RUNTIME_DIR`.
-    public static func state(seconds: Int?, service: String?) -> UnlockWindowState {
+    package static func state(seconds: Int?, service: String?) -> UnlockWindowState {
         guard seconds != nil else { return .off }
         guard let client = current(startsItself: false) else { return .unavailable("XDG_RUNTIME_DIR is not set (or not absolute)") }
         return client.state(service: service)
-    }
-}
-
-extension CLIConfigFile {
-    /// The file at ``defaultPath()``: `nil` when there is none; a file that cannot be read, or is longer than
-    /// ``maximumSize``, gives one notice and no setting.
-    public static func load() -> CLIConfigFile? {
-        guard let path = defaultPath() else { return nil }
-        switch AgentSocket.readSmallFile(path, limit: maximumSize) {
-        case .success(nil): return nil
-        case .success(let text?): return parse(text, path: path)
-        case .failure(let error): return CLIConfigFile(notices: ["ignoring the config file: \(UnlockWindowAgentClient.reason(error))"])
-        }
     }
 }
 #endif

@@ -5,17 +5,17 @@ import BiometricsVaultCore
 /// and session the agent sees the asking process in (as windows are scoped), bound to the store's root
 /// and its key file. The agent holds it in locked, undumpable memory and zeroes it when the window ends.
 /// Any failure to reach the agent means "no key": the passphrase or PIN is asked as without windows.
-public struct UnlockWindowStoreKeyKeeper: StoreKeyKeeper {
-    public let client: UnlockWindowAgentClient
-    public let seconds: Int
+package struct UnlockWindowStoreKeyKeeper: StoreKeyKeeper {
+    package let client: UnlockWindowAgentClient
+    package let seconds: Int
 
-    public init(client: UnlockWindowAgentClient, seconds: Int) {
+    package init(client: UnlockWindowAgentClient, seconds: Int) {
         self.client = client
         self.seconds = seconds
     }
 
     /// Asked only with a controlling terminal (without one there is no scope to keep a key for).
-    public func key(store: String, keyFile: String) -> SecretBytes? {
+    package func key(store: String, keyFile: String) -> SecretBytes? {
         guard PeerScope.thisProcessHasTerminal,
             let answer = try? client.exchange(.storeKey(store: store, keyFile: keyFile), storeKey: nil, startingAgent: false),
             case .storeKey(found: true) = answer.response
@@ -23,11 +23,11 @@ public struct UnlockWindowStoreKeyKeeper: StoreKeyKeeper {
         return answer.storeKey
     }
 
-    public func keep(_ key: SecretBytes, store: String, keyFile: String) {
+    package func keep(_ key: SecretBytes, store: String, keyFile: String) {
         _ = try? client.exchange(.keepStoreKey(store: store, keyFile: keyFile, seconds: seconds), storeKey: key, startingAgent: true)
     }
 
-    public func forget(store: String) {
+    package func forget(store: String) {
         _ = try? client.exchange(.forgetStoreKey(store: store), storeKey: nil, startingAgent: false)
     }
 }

@@ -15,12 +15,12 @@ import Crypto
 /// form*: up to 40 bytes of the part (every non-ASCII scalar encoded), `%~`, and the SHA-256 of the part
 /// in hex. `%~` never occurs in a percent-encoding (`%` is always followed by two hex digits there), so a
 /// digest form never equals an encoded part.
-public enum CredentialHelperKey {
-    public static let digestMarker = "%~"
-    public static let digestPrefixLimit = 40
+package enum CredentialHelperKey {
+    package static let digestMarker = "%~"
+    package static let digestPrefixLimit = 40
 
     /// `part` percent-encoded (see the type's documentation).
-    public static func encode(_ part: String) -> String {
+    package static func encode(_ part: String) -> String {
         let encoded = encode(part, everyNonASCII: false)
         // The vault's own rules decide (NFC included); "p" makes an empty part or "." a valid probe.
         if encoded.utf8.count < VaultLimits.maximumKeyLength, (try? SecretItemID(service: "p", key: "p" + encoded)) == nil {
@@ -30,7 +30,7 @@ public enum CredentialHelperKey {
     }
 
     /// The digest form of `part`: a readable ASCII prefix, the marker and the part's SHA-256.
-    public static func digestForm(_ part: String) -> String {
+    package static func digestForm(_ part: String) -> String {
         var prefix = ""
         for scalar in part.unicodeScalars {
             let piece = encode(String(scalar), everyNonASCII: true)
@@ -42,14 +42,14 @@ public enum CredentialHelperKey {
     }
 
     /// Whether a key part (as found in a stored key) names `value`, in either form.
-    public static func part(_ keyPart: Substring, names value: String) -> Bool {
+    package static func part(_ keyPart: Substring, names value: String) -> Bool {
         if keyPart.utf8.elementsEqual(encode(value).utf8) { return true }
         return containsDigestMarker(keyPart) && keyPart.utf8.elementsEqual(digestForm(value).utf8)
     }
 
     /// `prefix` followed by `parts` (encoded) joined by their separators (each part's separator comes
     /// before it); the longest parts replaced by their digest form until the key fits.
-    public static func key(prefix: String, parts: [(separator: String, value: String)]) -> String {
+    package static func key(prefix: String, parts: [(separator: String, value: String)]) -> String {
         var encoded = parts.map { encode($0.value) }
         func assembled() -> String {
             zip(parts, encoded).reduce(prefix) { $0 + $1.0.separator + $1.1 }
@@ -72,7 +72,7 @@ public enum CredentialHelperKey {
     /// What follows `prefix` in `key`, or `nil` when `key` does not start with it. Keys are read as bytes
     /// (here and in ``split(_:at:maxSplits:)``), never as Characters: a part that starts with a combining
     /// mark (valid in a key, so not encoded) is one Character with the separator before it.
-    public static func rest(of key: String, after prefix: String) -> Substring? {
+    package static func rest(of key: String, after prefix: String) -> Substring? {
         guard key.utf8.starts(with: prefix.utf8) else { return nil }
         return Substring(key.utf8.dropFirst(prefix.utf8.count))
     }
@@ -83,7 +83,7 @@ public enum CredentialHelperKey {
     }
 
     /// The part an encoded key part spells; `nil` for a digest form or an invalid encoding.
-    public static func decode(_ keyPart: Substring) -> String? {
+    package static func decode(_ keyPart: Substring) -> String? {
         var bytes: [UInt8] = []
         var utf8 = keyPart.utf8[...]
         while let byte = utf8.popFirst() {

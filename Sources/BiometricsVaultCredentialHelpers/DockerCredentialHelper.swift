@@ -12,10 +12,10 @@ import Darwin
 /// An item under a docker key that is not this helper's object (made by hand) is *foreign*: `get` answers
 /// it as not found, `store` replaces a plain one, `erase` deletes it (the client asked to log out of
 /// that server). A protected item is unlocked (one prompt) by `get` and by a `store` that changes it.
-public struct DockerCredentialHelper: Sendable {
-    public let configuration: VaultConfiguration
+package struct DockerCredentialHelper: Sendable {
+    package let configuration: VaultConfiguration
 
-    public init(configuration: VaultConfiguration) {
+    package init(configuration: VaultConfiguration) {
         self.configuration = configuration
     }
 
@@ -24,7 +24,7 @@ public struct DockerCredentialHelper: Sendable {
     }
 
     /// The JSON answer for `serverURL`, or `nil` when nothing (of this helper's) is stored for it.
-    public func get(serverURL: String) async throws -> String? {
+    package func get(serverURL: String) async throws -> String? {
         let vault = try vault(DockerCredentialKey.key(serverURL: serverURL))
         let readable: Vault<JSONValue>
         switch vault.kind {
@@ -43,7 +43,7 @@ public struct DockerCredentialHelper: Sendable {
 
     /// Stores (or replaces) the credentials of a server. When another process writes the same key
     /// meanwhile, the read starts again: the last writer wins.
-    public func store(_ item: DockerCredentialItem) async throws {
+    package func store(_ item: DockerCredentialItem) async throws {
         let key = DockerCredentialKey.key(serverURL: item.serverURL)
         for attempt in 1...GitCredentialHelper.raceAttempts {
             do {
@@ -70,7 +70,7 @@ public struct DockerCredentialHelper: Sendable {
     }
 
     /// Deletes the server's item, without prompting; `false` when nothing was stored.
-    public func erase(serverURL: String) async throws -> Bool {
+    package func erase(serverURL: String) async throws -> Bool {
         let vault = try vault(DockerCredentialKey.key(serverURL: serverURL))
         switch vault.kind {
         case .empty: return false
@@ -82,7 +82,7 @@ public struct DockerCredentialHelper: Sendable {
 
     /// `{"SERVER-URL":"USERNAME",...}` for every docker item. Never prompts: a protected item is listed
     /// with the server URL its key spells and an empty username (reading the username would take a finger).
-    public func list() throws -> String {
+    package func list() throws -> String {
         var members: [String: JSONValue] = [:]
         let keys = try configuration.store.keys(service: configuration.service).filter(DockerCredentialKey.isKey)
         for key in keys {

@@ -14,18 +14,18 @@ import Darwin
 /// docker's credential-helpers protocol (github.com/docker/docker-credential-helpers): what the helper
 /// reads on stdin and prints on stdout, and the texts its clients (docker, containers/image as in podman,
 /// skopeo, buildah) recognise.
-public enum DockerCredentialProtocol {
+package enum DockerCredentialProtocol {
     /// The answer of `get` (and `erase`) for a server with nothing stored; clients compare it verbatim.
-    public static let notFoundMessage = "credentials not found in native keychain"
-    public static let missingServerURLMessage = "no credentials server URL"
-    public static let missingUsernameMessage = "no credentials username"
+    package static let notFoundMessage = "credentials not found in native keychain"
+    package static let missingServerURLMessage = "no credentials server URL"
+    package static let missingUsernameMessage = "no credentials username"
 
     /// The most bytes of one request (a server URL, or the JSON of `store`).
-    public static let readLimit = 64 * 1024
+    package static let readLimit = 64 * 1024
 
     /// The text on `descriptor` (the helper's stdin) up to EOF, strictly UTF-8 and at most ``readLimit``
     /// bytes. The bytes read are zeroed before it returns.
-    public static func readRequest(from descriptor: Int32) throws(CredentialHelperInputError) -> String {
+    package static func readRequest(from descriptor: Int32) throws(CredentialHelperInputError) -> String {
         var reader = RequestReader(limit: readLimit)
         defer { reader.erase() }
         guard var bytes = reader.readAll(from: descriptor) else {
@@ -40,7 +40,7 @@ public enum DockerCredentialProtocol {
 
     /// The server URL of `get`/`erase`: stdin without surrounding white space, as the reference helpers
     /// read it.
-    public static func serverURL(in text: String) throws(CredentialHelperInputError) -> String {
+    package static func serverURL(in text: String) throws(CredentialHelperInputError) -> String {
         let scalars = text.unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
             let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
@@ -51,14 +51,14 @@ public enum DockerCredentialProtocol {
 
 /// One docker credential as `store` receives it and `get` answers it; also the stored JSON object, so
 /// `biometrics-vault show docker:... --field Secret` reads it.
-public struct DockerCredentialItem: Sendable, Equatable {
-    public var serverURL: String
-    public var username: String
-    public var secret: String
+package struct DockerCredentialItem: Sendable, Equatable {
+    package var serverURL: String
+    package var username: String
+    package var secret: String
 
     /// The object of `store`: `ServerURL`, `Username` and `Secret` strings (a missing `Secret` is empty,
     /// as the reference helpers take it); other members are ignored.
-    public init(request json: JSONValue) throws(CredentialHelperInputError) {
+    package init(request json: JSONValue) throws(CredentialHelperInputError) {
         guard case .object = json else { throw CredentialHelperInputError("the credentials on stdin are not a JSON object") }
         func string(_ name: String) throws(CredentialHelperInputError) -> String? {
             switch json.member(named: name) {
@@ -76,7 +76,7 @@ public struct DockerCredentialItem: Sendable, Equatable {
         self.init(serverURL: serverURL, username: username, secret: try string("Secret") ?? "")
     }
 
-    public init(serverURL: String, username: String, secret: String) {
+    package init(serverURL: String, username: String, secret: String) {
         self.serverURL = serverURL
         self.username = username
         self.secret = secret
@@ -84,14 +84,14 @@ public struct DockerCredentialItem: Sendable, Equatable {
 
     /// A stored value that is this helper's object, each member read as `show --field` and `exec --env`
     /// read a field (a number as its literal); `nil` for anything else (a foreign item).
-    public init?(stored json: JSONValue) {
+    package init?(stored json: JSONValue) {
         guard let serverURL = json.member(named: "ServerURL")?.scalarText,
             let username = json.member(named: "Username")?.scalarText, let secret = json.member(named: "Secret")?.scalarText
         else { return nil }
         self.init(serverURL: serverURL, username: username, secret: secret)
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object(["ServerURL": .string(serverURL), "Username": .string(username), "Secret": .string(secret)])
     }
 }
@@ -99,20 +99,20 @@ public struct DockerCredentialItem: Sendable, Equatable {
 /// The vault keys of docker credentials: `docker:` and the server URL exactly as the client names it,
 /// encoded by ``CredentialHelperKey`` (e.g. `docker:https%3A%2F%2Findex.docker.io%2Fv1%2F`,
 /// `docker:127.0.0.1%3A5000`).
-public enum DockerCredentialKey {
-    public static let prefix = "docker:"
+package enum DockerCredentialKey {
+    package static let prefix = "docker:"
 
-    public static func key(serverURL: String) -> String {
+    package static func key(serverURL: String) -> String {
         CredentialHelperKey.key(prefix: prefix, parts: [("", serverURL)])
     }
 
     /// Whether `key` is one of this helper's keys (it starts with ``prefix``).
-    public static func isKey(_ key: String) -> Bool {
+    package static func isKey(_ key: String) -> Bool {
         CredentialHelperKey.rest(of: key, after: prefix) != nil
     }
 
     /// The server URL that one of this helper's keys spells; `nil` for another key, or a URL in digest form.
-    public static func serverURL(inKey key: String) -> String? {
+    package static func serverURL(inKey key: String) -> String? {
         CredentialHelperKey.rest(of: key, after: prefix).flatMap(CredentialHelperKey.decode)
     }
 }

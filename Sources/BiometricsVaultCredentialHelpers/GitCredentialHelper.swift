@@ -14,18 +14,18 @@ import Darwin
 /// next match; `store` replaces a plain foreign item under the exact key git approved (git now uses that
 /// credential, and a foreign item there could never be answered); `erase` leaves foreign items alone (the
 /// helper never gave them to git). A protected item is only unlocked by `get`.
-public struct GitCredentialHelper: Sendable {
-    public let configuration: VaultConfiguration
+package struct GitCredentialHelper: Sendable {
+    package let configuration: VaultConfiguration
     /// Seconds since the epoch, for `password_expiry_utc`.
-    public var now: @Sendable () -> Int64 = { Int64(time(nil)) }
+    package var now: @Sendable () -> Int64 = { Int64(time(nil)) }
 
-    public init(configuration: VaultConfiguration) {
+    package init(configuration: VaultConfiguration) {
         self.configuration = configuration
     }
 
     /// How often `store` and `erase` start again after another process changed the item between their read
     /// and their write (git runs helpers concurrently when several commands approve at once).
-    public static let raceAttempts = 8
+    package static let raceAttempts = 8
 
     private func keys() throws -> [String] {
         try configuration.store.keys(service: configuration.service).filter(GitCredentialKey.isKey)
@@ -37,7 +37,7 @@ public struct GitCredentialHelper: Sendable {
 
     /// The protocol lines of the best stored match (unlocking it: one prompt), or `nil` when nothing matches.
     /// Expired credentials (`password_expiry_utc` in the past) and foreign items are passed over.
-    public func get(_ request: GitCredentialRequest) async throws -> String? {
+    package func get(_ request: GitCredentialRequest) async throws -> String? {
         for key in GitCredentialKey.matches(request, among: try keys()) {
             let vault: Vault<JSONValue>
             do {
@@ -66,7 +66,7 @@ public struct GitCredentialHelper: Sendable {
     /// item is replaced when it changed; a protected one is kept, since git stores after each success (also
     /// of a credential this helper answered) and checking would prompt. When another process writes the
     /// same key meanwhile, the read starts again: the last writer wins, and no race is reported as an error.
-    public func store(_ request: GitCredentialRequest, biometrics: Bool) async throws {
+    package func store(_ request: GitCredentialRequest, biometrics: Bool) async throws {
         guard let item = request.item, item.username != nil, item.password != nil,
             let key = GitCredentialKey.key(for: request)
         else { return }
@@ -87,7 +87,7 @@ public struct GitCredentialHelper: Sendable {
 
     /// Erases the matching items (all usernames when git names none). When git sends the password, a
     /// plain item holding another password is kept (it was not the one rejected). Foreign items are kept.
-    public func erase(_ request: GitCredentialRequest) async throws {
+    package func erase(_ request: GitCredentialRequest) async throws {
         for key in GitCredentialKey.matches(request, among: try keys()) {
             try await retryingRaces {
                 let vault: Vault<JSONValue>
@@ -126,7 +126,7 @@ extension GitCredentialItem {
     /// The helper's item in a stored JSON value, each attribute read as `show --field` and `exec --env`
     /// read a field (a number as its literal); `nil` for a foreign value: not an object with `protocol`
     /// and `host`, or an attribute that is an array or an object.
-    public init?(json: JSONValue) {
+    package init?(json: JSONValue) {
         var foreign = false
         func attribute(_ name: String) -> String? {
             guard let value = json.member(named: name), value != .null else { return nil }
@@ -141,7 +141,7 @@ extension GitCredentialItem {
     }
 
     /// The item as the JSON object stored (members sorted by name; absent attributes left out).
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [String: JSONValue] = ["protocol": .string(scheme), "host": .string(host)]
         let optional = [
             ("path", path), ("username", username), ("password", password), ("password_expiry_utc", passwordExpiryUTC),

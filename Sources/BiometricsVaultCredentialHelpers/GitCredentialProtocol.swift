@@ -11,19 +11,19 @@ import Darwin
 
 /// What the git credential helper stores: the attributes of one credential (gitcredentials(7)), stored
 /// as a plain JSON object named as git names them, which `show KEY --field password` also reads.
-public struct GitCredentialItem: Sendable, Equatable {
-    public var scheme: String
-    public var host: String
-    public var path: String?
-    public var username: String?
-    public var password: String?
-    public var passwordExpiryUTC: String?
-    public var oauthRefreshToken: String?
+package struct GitCredentialItem: Sendable, Equatable {
+    package var scheme: String
+    package var host: String
+    package var path: String?
+    package var username: String?
+    package var password: String?
+    package var passwordExpiryUTC: String?
+    package var oauthRefreshToken: String?
 
     /// The item as the attribute lines `get` answers with; `nil` when a value could not be written as
     /// one protocol line (a line feed, carriage return or NUL, possible only in an item changed by hand).
     /// Checked scalar by scalar: `"\r\n"` is one Character, which a Character comparison with `"\n"` misses.
-    public var protocolText: String? {
+    package var protocolText: String? {
         let attributes: [(String, String?)] = [
             ("protocol", scheme), ("host", host), ("username", username), ("password", password),
             ("password_expiry_utc", passwordExpiryUTC), ("oauth_refresh_token", oauthRefreshToken),
@@ -38,14 +38,14 @@ public struct GitCredentialItem: Sendable, Equatable {
 
     /// Whether `password_expiry_utc` (seconds since the epoch) is before `now`. As git reads it: a value
     /// that is not a positive number never expires.
-    public func isExpired(now: Int64) -> Bool {
+    package func isExpired(now: Int64) -> Bool {
         guard let text = passwordExpiryUTC, let expiry = Int64(text), expiry > 0 else { return false }
         return expiry <= now
     }
 
     /// Whether the item is the credential `request` names: protocol, host and path equal, and the username
     /// when the request has one (an empty username is a username, as git compares them).
-    public func answers(_ request: GitCredentialRequest) -> Bool {
+    package func answers(_ request: GitCredentialRequest) -> Bool {
         guard scheme == request.scheme, host == request.host, (path ?? "") == (request.path ?? "") else { return false }
         if let wanted = request.username { return username == wanted }
         return true
@@ -56,21 +56,21 @@ public struct GitCredentialItem: Sendable, Equatable {
 /// Unknown attributes and array attributes (`name[]=`) are ignored; a repeated name keeps the last value.
 /// An attribute given with an empty value is present (`username=` is an empty username, as in git), except
 /// `path`, which git sends empty when it has none.
-public struct GitCredentialRequest: Sendable, Equatable {
-    public var attributes: [String: String] = [:]
+package struct GitCredentialRequest: Sendable, Equatable {
+    package var attributes: [String: String] = [:]
 
     /// The most bytes of one request: git's attribute lines are short, so more is refused as a whole
     /// rather than cut (a cut password would be stored without a word).
-    public static let readLimit = 64 * 1024
+    package static let readLimit = 64 * 1024
 
-    public init(attributes: [String: String]) {
+    package init(attributes: [String: String]) {
         self.attributes = attributes
     }
 
     /// Parses the request's bytes (up to, not including, the blank line that ends it). Strict: the bytes
     /// must be UTF-8 (a lenient decoding would turn two different usernames into one key and alter
     /// passwords), and no value may hold a NUL or a carriage return (only a line's last CR is dropped).
-    public init(parsing bytes: [UInt8]) throws(CredentialHelperInputError) {
+    package init(parsing bytes: [UInt8]) throws(CredentialHelperInputError) {
         for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
             let line = line.last == 0x0D ? line.dropLast() : line
             if line.isEmpty { break }
@@ -88,14 +88,14 @@ public struct GitCredentialRequest: Sendable, Equatable {
         }
     }
 
-    public var scheme: String? { attributes["protocol"] }
-    public var host: String { attributes["host"] ?? "" }
-    public var path: String? { attributes["path"].flatMap { $0.isEmpty ? nil : $0 } }
-    public var username: String? { attributes["username"] }
-    public var password: String? { attributes["password"] }
+    package var scheme: String? { attributes["protocol"] }
+    package var host: String { attributes["host"] ?? "" }
+    package var path: String? { attributes["path"].flatMap { $0.isEmpty ? nil : $0 } }
+    package var username: String? { attributes["username"] }
+    package var password: String? { attributes["password"] }
 
     /// The item `store` keeps, with the newer attributes git may send.
-    public var item: GitCredentialItem? {
+    package var item: GitCredentialItem? {
         guard let scheme else { return nil }
         return GitCredentialItem(
             scheme: scheme, host: host, path: path, username: username, password: password,
@@ -105,7 +105,7 @@ public struct GitCredentialRequest: Sendable, Equatable {
     /// Reads one request from `descriptor` (the helper's stdin): up to its blank line (`\n\n` or
     /// `\r\n\r\n`: a client that keeps the pipe open after it is answered too) or EOF, at most
     /// ``readLimit`` bytes, and parses it. The bytes read are zeroed before it returns.
-    public static func read(from descriptor: Int32) throws(CredentialHelperInputError) -> GitCredentialRequest {
+    package static func read(from descriptor: Int32) throws(CredentialHelperInputError) -> GitCredentialRequest {
         var reader = RequestReader(limit: readLimit)
         defer { reader.erase() }
         guard let request = reader.readUntilBlankLine(from: descriptor) else {
@@ -121,15 +121,15 @@ public struct GitCredentialRequest: Sendable, Equatable {
 /// is encoded by ``CredentialHelperKey`` (`%`, `:`, `@`, `/`, `\` and what the vault refuses in a key
 /// percent-encoded; a key too long for the vault gets digests), so the separators are unambiguous and two
 /// requests share a key only when they are the same request.
-public enum GitCredentialKey {
-    public static let prefix = "git:"
+package enum GitCredentialKey {
+    package static let prefix = "git:"
 
     /// Whether `key` is one of this helper's keys (it starts with ``prefix``).
-    public static func isKey(_ key: String) -> Bool {
+    package static func isKey(_ key: String) -> Bool {
         CredentialHelperKey.rest(of: key, after: prefix) != nil
     }
 
-    public static func key(scheme: String, host: String, path: String?, username: String?) -> String {
+    package static func key(scheme: String, host: String, path: String?, username: String?) -> String {
         var parts: [(separator: String, value: String)] = [("", scheme)]
         if let username {
             parts += [(":", username), ("@", host)]
@@ -140,7 +140,7 @@ public enum GitCredentialKey {
         return CredentialHelperKey.key(prefix: prefix, parts: parts)
     }
 
-    public static func key(for request: GitCredentialRequest) -> String? {
+    package static func key(for request: GitCredentialRequest) -> String? {
         guard let scheme = request.scheme else { return nil }
         return key(scheme: scheme, host: request.host, path: request.path, username: request.username)
     }
@@ -148,7 +148,7 @@ public enum GitCredentialKey {
     /// The stored keys `request` matches, best first: its exact key when it names a username; else the
     /// item stored without a username, then those of any username, the empty one included (sorted). The
     /// path must match exactly.
-    public static func matches(_ request: GitCredentialRequest, among keys: [String]) -> [String] {
+    package static func matches(_ request: GitCredentialRequest, among keys: [String]) -> [String] {
         guard let scheme = request.scheme else { return [] }
         if request.username != nil {
             return key(for: request).map { keys.contains($0) ? [$0] : [] } ?? []

@@ -1,8 +1,8 @@
 /// Where and why a JSON text is invalid: fixed words and a byte offset, never the input; only a
 /// duplicated member's name is quoted (a name is structure, and the user needs to know which one).
-public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong; the raw value is the fixed words of ``description``.
-    public enum Reason: String, CaseIterable, Sendable {
+    package enum Reason: String, CaseIterable, Sendable {
         case noValue = "no JSON value (empty or only white space)"
         case trailingData = "unexpected data after the value"
         case unexpectedEnd = "unexpected end of input"
@@ -28,11 +28,11 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
         case duplicateMemberName = "duplicate member name"
     }
 
-    public let reason: Reason
+    package let reason: Reason
     /// The byte where the problem is (for a duplicate, the name's opening quote).
-    public let offset: Int
+    package let offset: Int
     /// The repeated name, for ``Reason/duplicateMemberName`` only.
-    public let memberName: String?
+    package let memberName: String?
 
     init(reason: Reason, offset: Int, memberName: String? = nil) {
         self.reason = reason
@@ -41,7 +41,7 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// E.g. `duplicate member name "user" at byte 27`; the name JSON-escaped, at most 64 characters.
-    public var description: String {
+    package var description: String {
         let name = memberName.map { " \"" + JSONString($0).literal.prefix(64) + "\"" } ?? ""
         return "\(reason.rawValue)\(name) at byte \(offset)"
     }

@@ -11,7 +11,7 @@
 ///
 /// Everything here is in the type's own declaration, not in extensions, so a file that sees the type
 /// (through an import or a type alias) sees all of it.
-public enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(JSONNumber)
@@ -22,21 +22,21 @@ public enum JSONValue: Sendable, Equatable {
     /// The most nested arrays and objects a value may have (one level per `[` or `{`). Credentials stored
     /// as JSONEncoder output (which fails at 512 levels) are all within it. The message of
     /// ``JSONSyntaxError/Reason/tooDeep`` repeats the number.
-    public static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     // MARK: building
 
-    public static func string(_ value: String) -> JSONValue { .string(JSONString(value)) }
-    public static func integer(_ value: Int64) -> JSONValue { .number(JSONNumber(validLiteral: String(value))) }
+    package static func string(_ value: String) -> JSONValue { .string(JSONString(value)) }
+    package static func integer(_ value: Int64) -> JSONValue { .number(JSONNumber(validLiteral: String(value))) }
     /// An object with its members sorted by name (a Swift dictionary has no order to keep).
-    public static func object(_ members: [String: JSONValue]) -> JSONValue {
+    package static func object(_ members: [String: JSONValue]) -> JSONValue {
         .object(members.sorted { $0.key < $1.key }.map { JSONMember(name: JSONString($0.key), value: $0.value) })
     }
 
     // MARK: printing
 
     /// Compact JSON text: for a parsed value, the input exactly, without insignificant whitespace.
-    public var jsonText: String {
+    package var jsonText: String {
         var text = ""
         append(to: &text)
         return text
@@ -68,7 +68,7 @@ public enum JSONValue: Sendable, Equatable {
 
     /// One value as raw text (`show --field`): a string's value (escapes decoded), anything else as its
     /// JSON text.
-    public var rawText: String {
+    package var rawText: String {
         if case .string(let string) = self { return string.value }
         return jsonText
     }
@@ -76,7 +76,7 @@ public enum JSONValue: Sendable, Equatable {
     /// The value as text for a program that reads one value as text (`exec --env`, git's and docker's
     /// credential helpers): as ``rawText`` for a string, a number or a boolean, so a number is the
     /// literal as stored everywhere; `nil` for null, an array or an object.
-    public var scalarText: String? {
+    package var scalarText: String? {
         switch self {
         case .string, .number, .bool: rawText
         case .null, .array, .object: nil
@@ -84,7 +84,7 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// The member named `name` (compared by its decoded UTF-8 bytes), when this is an object.
-    public func member(named name: String) -> JSONValue? {
+    package func member(named name: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.name.value.utf8.elementsEqual(name.utf8) }?.value
     }
@@ -95,24 +95,24 @@ public enum JSONValue: Sendable, Equatable {
     /// lone surrogates, raw control characters in strings, leading zeros, duplicate member names, nesting
     /// deeper than ``maximumDepth`` and anything after the value. The error names the byte offset (and,
     /// for a duplicate, the member's name), never the content.
-    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         return try parser.parseDocument()
     }
 }
 
 /// A number literal as written, e.g. `-0`, `1.0E+2`, `123456789012345678901234567890`.
-public struct JSONNumber: Sendable, Equatable {
-    public let literal: String
+package struct JSONNumber: Sendable, Equatable {
+    package let literal: String
 
     /// Only for literals known to follow the JSON number grammar.
     init(validLiteral: String) { literal = validLiteral }
 }
 
 /// A string as written: ``literal`` is the text between the quotes, escapes kept; ``value`` is decoded.
-public struct JSONString: Sendable, Equatable {
-    public let literal: String
-    public let value: String
+package struct JSONString: Sendable, Equatable {
+    package let literal: String
+    package let value: String
 
     /// Only for a literal the parser validated, with its decoded value.
     init(literal: String, value: String) {
@@ -122,7 +122,7 @@ public struct JSONString: Sendable, Equatable {
 
     /// A string for a report: escaped as RFC 8259 requires (quote, backslash, C0 controls), plus
     /// U+2028/2029 for JavaScript readers.
-    public init(_ value: String) {
+    package init(_ value: String) {
         var literal = ""
         for scalar in value.unicodeScalars {
             switch scalar {
@@ -143,11 +143,11 @@ public struct JSONString: Sendable, Equatable {
 }
 
 /// One member of an object, in the order given.
-public struct JSONMember: Sendable, Equatable {
-    public let name: JSONString
-    public let value: JSONValue
+package struct JSONMember: Sendable, Equatable {
+    package let name: JSONString
+    package let value: JSONValue
 
-    public init(name: JSONString, value: JSONValue) {
+    package init(name: JSONString, value: JSONValue) {
         self.name = name
         self.value = value
     }

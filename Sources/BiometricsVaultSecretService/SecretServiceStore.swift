@@ -286,13 +286,13 @@ public struct SecretServiceStore: SecretStore {
 
     /// What a listing may take per item on top of the store's timeout: ten times gnome-keyring's slowest
     /// answer (about 1 ms an item).
-    public static let listingTimePerItem: Duration = .milliseconds(10)
+    package static let listingTimePerItem: Duration = .milliseconds(10)
     /// The most any listing may take (120 s; the store's timeout, when that is longer).
-    public static let maximumListingTime: Duration = .seconds(120)
+    package static let maximumListingTime: Duration = .seconds(120)
 
     /// How long a listing of `items` items may take: the store's `timeout` plus ``listingTimePerItem`` an
     /// item, at most ``maximumListingTime`` (or `timeout`, when that is longer).
-    public static func listingBound(items: Int, timeout: Duration) -> Duration {
+    package static func listingBound(items: Int, timeout: Duration) -> Duration {
         min(timeout + listingTimePerItem * items, max(maximumListingTime, timeout))
     }
 

@@ -4,6 +4,7 @@ import BiometricsVaultCore
 import BiometricsVaultDBus
 import BiometricsVaultLinuxAuth
 import BiometricsVaultService
+import BiometricsVaultTPM
 import CProcessControl
 import Glibc
 
@@ -18,15 +19,18 @@ package enum VaultServiceDaemon {
     package static let defaultStateDirectory = "/var/lib/biometrics-vault"
 
     /// Serves until idle for `idleExit` (no call in progress and no grant alive), or until the bus goes.
-    /// `log` gets one line per start, stop and failure to start: never a secret or an item's key.
+    /// `log` gets one line per start, stop and failure to start: never a secret or an item's key. `tpm`:
+    /// the TPM that seals the stores' keys, when there is one.
     ///
     /// The server's loop runs on a thread of its own for its whole life, never on one of Swift's
     /// cooperative threads, which serve the calls.
-    package static func run(stateDirectory: String, idleExit: Duration, log: @escaping @Sendable (String) -> Void) async throws {
+    package static func run(
+        stateDirectory: String, idleExit: Duration, tpm: TPMConfiguration = TPMConfiguration(), log: @escaping @Sendable (String) -> Void
+    ) async throws {
         let result: Result<Void, any Error> = await withCheckedContinuation { continuation in
             let status = DedicatedThread.start(name: "vault-service") {
                 do {
-                    try serve(stateDirectory: stateDirectory, idleExit: idleExit, log: log)
+                    try serve(stateDirectory: stateDirectory, idleExit: idleExit, tpm: tpm, log: log)
                     continuation.resume(returning: .success(()))
                 } catch {
                     continuation.resume(returning: .failure(error))
@@ -39,7 +43,9 @@ package enum VaultServiceDaemon {
         try result.get()
     }
 
-    private static func serve(stateDirectory: String, idleExit: Duration, log: @escaping @Sendable (String) -> Void) throws {
+    private static func serve(
+        stateDirectory: String, idleExit: Duration, tpm: TPMConfiguration, log: @escaping @Sendable (String) -> Void
+    ) throws {
         guard getuid() != 0 else {
             throw VaultError(.storeUnavailable, underlying: .message(
                 "the vault service runs as its own system user (biometrics-vault), not as root"))
@@ -54,7 +60,7 @@ package enum VaultServiceDaemon {
             throw VaultError(.storeUnavailable, underlying: .message(
                 "the state directory \(stateDirectory) must exist, be owned by the service's user and closed to others (0700)"))
         }
-        let state = DaemonState(requests: VaultServiceRequests(stateDirectory: stateDirectory))
+        let state = DaemonState(requests: VaultServiceRequests(stateDirectory: stateDirectory, tpm: tpm))
         // logind's screen lock and suspend close every window; without logind nothing is signalled, and
         // windows end by their time, `Lock` and their sessions.
         let lockWatcher = try? ScreenLockWatcher(watchesSessionBus: false) { signal in

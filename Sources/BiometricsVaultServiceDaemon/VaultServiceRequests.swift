@@ -26,14 +26,17 @@ struct Caller: Sendable {
 final class VaultServiceRequests: Sendable {
     /// `users/<uid>/` under it holds each user's store, `lockout/` the failed-attempt counts.
     let stateDirectory: String
+    /// The TPM that seals the stores' keys, when there is one.
+    let tpm: TPMConfiguration
     let grants = Grants()
     let windows = ServiceWindows()
     let audit: AuditLog
     private let stores = LockedValue<[UInt32: EncryptedFileStore]>([:])
     private let ownerReady = LockedValue(false)
 
-    init(stateDirectory: String) {
+    init(stateDirectory: String, tpm: TPMConfiguration = TPMConfiguration()) {
         self.stateDirectory = stateDirectory
+        self.tpm = tpm
         audit = AuditLog(stateDirectory: stateDirectory)
     }
 
@@ -235,7 +238,7 @@ final class VaultServiceRequests: Sendable {
                 throw VaultError(.storeUnavailable, underlying: .file(operation: "create", path: usersDirectory, errno: errno))
             }
             let directory = URL(fileURLWithPath: usersDirectory + "/\(caller.uid)", isDirectory: true)
-            let store = try EncryptedFileStore(directory: directory, keySource: try Self.keySource(directory))
+            let store = try EncryptedFileStore(directory: directory, keySource: try Self.keySource(directory, tpm: tpm))
             stores[caller.uid] = store
             return store
         }
@@ -244,16 +247,16 @@ final class VaultServiceRequests: Sendable {
     /// The key source of the store in `directory`. A TPM the service can use seals a new store's key, and
     /// the key of a store made while there was none (moved from a key file atomically: the old file or
     /// the new one, never neither). Without a TPM the key file stays; a sealed key needs its TPM.
-    static func keySource(_ directory: URL) throws -> EncryptedFileStore.KeySource {
+    static func keySource(_ directory: URL, tpm: TPMConfiguration) throws -> EncryptedFileStore.KeySource {
         let protection = try EncryptedFileStore.keyProtection(directory: directory)
-        let sealer = TPMSealer()
+        let sealer = TPMSealer(tpm: tpm)
         switch protection {
         case .sealed(TPMSealer.mechanism, usesPIN: false)?:
             return .sealed(sealer)
         case .sealed?, .passphrase?:
             throw VaultError(.storeUnavailable, underlying: .message("the key of \(directory.path) is protected in a way the service never uses"))
         case nil, .keyFile?:
-            guard (try? TPMStatus.read(tcti: sealer.tcti)) != nil else { return .keyFile }
+            guard (try? TPMStatus.read(tpm)) != nil else { return .keyFile }
             if protection == nil {
                 try EncryptedFileStore.createKey(directory: directory, source: .sealed(sealer))
             } else {

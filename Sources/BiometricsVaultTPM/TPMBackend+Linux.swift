@@ -18,22 +18,22 @@ import Glibc
 /// OpenSSL's exit-time cleanup running beside that destructor left OpenSSL's objects unreachable
 /// (LeakSanitizer in CI, 6775 bytes in 45 allocations) and can crash.
 enum TPMBackend {
-    static func seal(_ secret: SecretBytes, pin: SecretBytes?, tcti: String) throws -> [UInt8] {
-        try bounded("seal the store's key", tcti: tcti) { () throws(VaultError) in try TSS2.seal(secret, pin: pin, tcti: tcti) }
+    static func seal(_ secret: SecretBytes, pin: SecretBytes?, tpm: TPMConfiguration) throws -> [UInt8] {
+        try bounded("seal the store's key", tpm) { () throws(VaultError) in try TSS2.seal(secret, pin: pin, tcti: tpm.tcti) }
     }
 
-    static func unseal(_ blob: [UInt8], pin: SecretBytes?, tcti: String) throws -> SecretBytes {
-        try bounded("unseal the store's key", tcti: tcti) { () throws(VaultError) in try TSS2.unseal(blob, pin: pin, tcti: tcti) }
+    static func unseal(_ blob: [UInt8], pin: SecretBytes?, tpm: TPMConfiguration) throws -> SecretBytes {
+        try bounded("unseal the store's key", tpm) { () throws(VaultError) in try TSS2.unseal(blob, pin: pin, tcti: tpm.tcti) }
     }
 
-    static func status(tcti: String) throws -> TPMStatus {
-        try bounded("read its status", tcti: tcti) { () throws(VaultError) in try TSS2.status(tcti: tcti) }
+    static func status(_ tpm: TPMConfiguration) throws -> TPMStatus {
+        try bounded("read its status", tpm) { () throws(VaultError) in try TSS2.status(tcti: tpm.tcti) }
     }
 
     static func bounded<Value: Sendable>(
-        _ action: String, tcti: String, _ body: @escaping @Sendable () throws(VaultError) -> Value
+        _ action: String, _ tpm: TPMConfiguration, _ body: @escaping @Sendable () throws(VaultError) -> Value
     ) throws(VaultError) -> Value {
-        let timeout = TPMConfiguration.timeout
+        let (tcti, timeout) = (tpm.tcti, tpm.timeout)
         let outcome = Outcome<Value>()
         guard let thread = TPMThread.start({ outcome.finish(Result { () throws(VaultError) in try body() }) }) else {
             throw VaultError(.storeUnavailable, underlying: .message("could not start a thread to \(action) with the TPM"))
@@ -43,7 +43,7 @@ enum TPMBackend {
             throw VaultError(
                 .storeUnavailable,
                 underlying: .message(
-                    "the TPM at '\(tcti)' did not answer within \(timeout) s (stopped or hung) when asked to \(action); nothing was changed (\(TPMConfiguration.timeoutVariable) sets the limit)"))
+                    "the TPM at '\(tcti)' did not answer within \(timeout) s (stopped or hung) when asked to \(action); nothing was changed"))
         }
         thread.join(seconds: 2)
         return try result.get()

@@ -6,30 +6,28 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Where the TPM is: the TCTI string from `BIOMETRICS_VAULT_TPM_TCTI`, default `device:/dev/tpmrm0` (the
-/// kernel's resource manager; `swtpm:host=...,port=...` reaches a software TPM).
-public enum TPMConfiguration {
+/// Where the TPM is and how long one of its operations may take. The caller passes it (the
+/// `biometrics-vault` CLI reads `BIOMETRICS_VAULT_TPM_TCTI` and `BIOMETRICS_VAULT_TPM_TIMEOUT` into one);
+/// the library reads no setting of its own.
+public struct TPMConfiguration: Sendable, Equatable {
+    /// The kernel's resource manager.
     public static let defaultTCTI = "device:/dev/tpmrm0"
-    public static let environmentVariable = "BIOMETRICS_VAULT_TPM_TCTI"
-
-    /// The variable that sets ``timeout``.
-    public static let timeoutVariable = "BIOMETRICS_VAULT_TPM_TIMEOUT"
     public static let defaultTimeout = 15
+    /// The ``timeout``s accepted: whole seconds, 1 to 3600.
+    public static let timeoutRange = 1...3600
 
+    /// The TCTI string: `device:/dev/tpmrm0` (the default), `device:PATH` or a bare device path, or
+    /// `swtpm:host=...,port=...` for a software TPM.
+    public var tcti: String
     /// How many seconds one TPM operation (seal, unseal, status) may take before it fails with
-    /// `storeUnavailable`: `BIOMETRICS_VAULT_TPM_TIMEOUT` (whole seconds, 1 to 3600), default 15. A real
-    /// TPM answers in well under a second or two; one that does not is stopped or hung.
-    public static var timeout: Int {
-        guard let text = EnvironmentVariable.value(timeoutVariable), let seconds = Int(text), (1...3600).contains(seconds) else {
-            return defaultTimeout
-        }
-        return seconds
-    }
+    /// `storeUnavailable`. A real TPM answers in well under a second or two; one that does not is stopped
+    /// or hung.
+    public var timeout: Int
 
-    /// The TCTI this process uses.
-    public static var tcti: String {
-        let value = EnvironmentVariable.value(environmentVariable) ?? ""
-        return value.isEmpty ? defaultTCTI : value
+    /// An empty `tcti` is the default; a `timeout` outside ``timeoutRange`` is clamped into it.
+    public init(tcti: String = defaultTCTI, timeout: Int = defaultTimeout) {
+        self.tcti = tcti.isEmpty ? Self.defaultTCTI : tcti
+        self.timeout = min(max(timeout, Self.timeoutRange.lowerBound), Self.timeoutRange.upperBound)
     }
 
     /// The device file of a `device` TCTI (`device`, `device:PATH`, or a bare path), else `nil`.
@@ -68,11 +66,11 @@ public struct TPMStatus: Equatable, Sendable {
         self.inLockout = inLockout
     }
 
-    /// Reads the status of the TPM at `tcti`.
+    /// Reads the status of the TPM `tpm` names.
     ///
     /// - Throws: `storeUnavailable` when there is no TPM or no permission to use it (in words).
-    public static func read(tcti: String = TPMConfiguration.tcti) throws -> TPMStatus {
-        try TPMBackend.status(tcti: tcti)
+    public static func read(_ tpm: TPMConfiguration = TPMConfiguration()) throws -> TPMStatus {
+        try TPMBackend.status(tpm)
     }
 }
 
@@ -95,11 +93,11 @@ public struct TPMSealer: MasterKeySealer {
 
     public static let mechanism: UInt8 = 1
 
-    public let tcti: String
+    public let tpm: TPMConfiguration
     public let pin: PIN
 
-    public init(tcti: String = TPMConfiguration.tcti, pin: PIN = .none) {
-        self.tcti = tcti
+    public init(tpm: TPMConfiguration = TPMConfiguration(), pin: PIN = .none) {
+        self.tpm = tpm
         self.pin = pin
     }
 
@@ -113,11 +111,11 @@ public struct TPMSealer: MasterKeySealer {
     }
 
     public func seal(_ masterKey: SecretBytes) throws -> [UInt8] {
-        try TPMBackend.seal(masterKey, pin: resolvedPIN(), tcti: tcti)
+        try TPMBackend.seal(masterKey, pin: resolvedPIN(), tpm: tpm)
     }
 
     public func unseal(_ blob: [UInt8]) throws -> SecretBytes {
-        try TPMBackend.unseal(blob, pin: resolvedPIN(), tcti: tcti)
+        try TPMBackend.unseal(blob, pin: resolvedPIN(), tpm: tpm)
     }
 
     private func resolvedPIN() throws -> SecretBytes? {

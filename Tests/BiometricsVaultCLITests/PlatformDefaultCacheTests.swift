@@ -1,6 +1,7 @@
 @testable import BiometricsVault
 import Dispatch
 import BiometricsVaultTestSupport
+import Logging
 import Testing
 
 /// The once-per-process platform default: its selection, which may wait for a person at a terminal
@@ -132,5 +133,43 @@ final class UnansweredTerminalFake: Sendable {
     /// Answers the waiting prompt, and every later one.
     func answer() {
         answered.signal()
+    }
+}
+
+/// The fallback notice reaches the logger the app gives, and nothing else: the library never writes on
+/// stderr by itself.
+@Suite struct PlatformDefaultLoggerTests {
+    /// Keeps what it is given (the swift-log `LogHandler` contract: a value type).
+    struct RecordingHandler: LogHandler {
+        let lines: LockedValue<[String]>
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            lines.withLock { $0.append("\(event.level): \(event.message)") }
+        }
+    }
+
+    @Test func theNoticeGoesToTheCallersLoggerOnce() {
+        let lines = LockedValue<[String]>([])
+        let logger = Logger(label: "test") { _ in RecordingHandler(lines: lines) }
+        let cache = PlatformDefaultCache(select: { PlatformDefaultCacheTests.selection(notice: "no Secret Service; using the encrypted file store") })
+        _ = cache.configuration(logger: logger)
+        _ = cache.configuration(logger: logger)
+        #expect(lines.withLock { $0 } == ["notice: no Secret Service; using the encrypted file store"])
+    }
+
+    @Test func withoutALoggerNothingIsSaid() {
+        let lines = LockedValue<[String]>([])
+        let cache = PlatformDefaultCache(select: { PlatformDefaultCacheTests.selection(notice: "fallback") })
+        _ = cache.configuration
+        // A later caller with a logger is not the one that selected: the notice was said (to nobody) once.
+        _ = cache.configuration(logger: Logger(label: "test") { _ in RecordingHandler(lines: lines) })
+        #expect(lines.withLock { $0 }.isEmpty)
     }
 }

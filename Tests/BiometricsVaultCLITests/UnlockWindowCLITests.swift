@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVault
+import BiometricsVaultAgent
 import BiometricsVaultTestSupport
 import Foundation
 import Glibc

@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVault
+import BiometricsVaultAgent
 import BiometricsVaultTestSupport
 import Foundation
 import Glibc
@@ -192,10 +193,10 @@ while True:
     connection, _ = server.accept()
     try:
         length = struct.unpack(">I", connection.recv(4))[0]
-        request = json.loads(connection.recv(length))
+        request = json.loads(connection.recv(length))["message"]
         asked = next(iter(request.values()))
         report = {"service": asked.get("service", "biometrics-vault"), "policy": asked.get("policy", "devicePasscode"), "remainingSeconds": 600}
-        body = json.dumps({"window": {"_0": report}}).encode()
+        body = json.dumps({"version": 1, "message": {"window": {"_0": report}}}).encode()
         connection.sendall(struct.pack(">I", len(body)) + body)
     except Exception:
         pass
@@ -219,7 +220,7 @@ key_file = "ab" * 32
 victim_key = b"\x42" * 32
 
 def frame(message):
-    body = json.dumps(message).encode()
+    body = json.dumps({"version": 1, "message": message}).encode()
     return struct.pack(">I", len(body)) + body
 
 def recv_exactly(s, count):
@@ -239,7 +240,7 @@ def read_answer(s):
     if header is None:
         return None, None
     body = recv_exactly(s, struct.unpack(">I", header)[0])
-    answer = json.loads(body)
+    answer = json.loads(body)["message"]
     key = None
     if "storeKey" in answer and answer["storeKey"].get("found"):
         key = recv_exactly(s, 32)

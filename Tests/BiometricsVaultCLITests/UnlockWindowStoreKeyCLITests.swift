@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVault
+import BiometricsVaultAgent
 import BiometricsVaultFileStore
 import BiometricsVaultTestSupport
 import Foundation

@@ -92,12 +92,12 @@ struct TPMSealingTests {
             let directory = URL(fileURLWithPath: "/tmp/bv-tpm-lib-\(UUID().uuidString.prefix(8))/store")
             defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
             let pin = SecretBytes(utf8: "2468")
-            let store = try EncryptedFileStore(directory: directory, keySource: .sealed(TPMSealer(tcti: tcti, pin: .given(pin))))
+            let store = try EncryptedFileStore(directory: directory, keySource: .sealed(TPMSealer(tpm: TPMConfiguration(tcti: tcti), pin: .given(pin))))
             let id = try SecretItemID(service: "svc", key: "k")
             try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(utf8: "payload")), for: id, authorization: nil)
             try await Self.expectNoTransientObjects(tcti)
 
-            let reopened = try EncryptedFileStore(directory: directory, keySource: .sealed(TPMSealer(tcti: tcti, pin: .given(pin))))
+            let reopened = try EncryptedFileStore(directory: directory, keySource: .sealed(TPMSealer(tpm: TPMConfiguration(tcti: tcti), pin: .given(pin))))
             #expect(try reopened.read(id, authorization: nil)?.payload == SecretBytes(utf8: "payload"))
             #expect(try EncryptedFileStore.keyProtection(directory: directory) == .sealed(mechanism: 1, usesPIN: true))
             // A PIN-sealed store opened without the TPM source says so instead of reading garbage.

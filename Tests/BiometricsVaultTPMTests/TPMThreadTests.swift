@@ -29,7 +29,7 @@ struct TPMThreadTests {
             } == 0)
         let key = created
         let end = ThreadEnd()
-        let value = try TPMBackend.bounded("run a test", tcti: "none") { () throws(VaultError) in
+        let value = try TPMBackend.bounded("run a test", TPMConfiguration(tcti: "none")) { () throws(VaultError) in
             pthread_setspecific(key, Unmanaged.passRetained(end).toOpaque())
             return 7
         }

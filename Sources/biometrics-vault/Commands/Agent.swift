@@ -1,5 +1,6 @@
 import ArgumentParser
 import BiometricsVault
+import BiometricsVaultAgent
 import BiometricsVaultJSON
 
 extension BiometricsVaultCommand {
@@ -39,7 +40,7 @@ extension BiometricsVaultCommand {
 
         func run() async throws {
             try await Console.run(options) {
-                guard status else { return try UnlockWindows.runAgent(idleSeconds: idleExit, logToFile: logFile, notice: Console.notice) }
+                guard status else { return try await UnlockWindows.runAgent(idleSeconds: idleExit, logToFile: logFile, notice: Console.notice) }
                 guard let (scope, windows) = try UnlockWindows.status() else {
                     return Console.emit(options, json: .object(["agent": .bool(false), "windows": .array([])]), text: "no agent runs: no unlock window is open")
                 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BiometricsVault
+import BiometricsVaultAgent
 import BiometricsVaultJSON
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -27,7 +28,9 @@ extension BiometricsVaultCommand {
 
         func run() async throws {
             try await Console.run(options) {
-                let diagnosis = VaultConfiguration.platformDiagnosis()
+                var interaction = PlatformInteraction.terminal
+                interaction.tpm = TPMSettings.current
+                let diagnosis = VaultConfiguration.platformDiagnosis(interaction: interaction)
                 let unlockWindow = UnlockWindowHook.state(
                     options: options, service: nil, storeIsService: diagnosis.selected(.store)?.name == "service")
                 if options.json {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BiometricsVault
 import BiometricsVaultJSON
+import BiometricsVaultTPM
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -16,7 +17,7 @@ extension BiometricsVaultCommand {
             discussion: """
                 The choice is recorded in the store, so every other command opens it the same way afterwards \
                 (asking for the PIN or passphrase on the terminal when one is needed). The TPM is reached through \
-                $\(FileStoreKey.tpmEnvironmentVariable) (default \(FileStoreKey.defaultTPMTCTI)). \
+                $\(TPMSettings.tctiVariable) (default \(TPMConfiguration.defaultTCTI)). \
                 PINs and passphrases are asked on the terminal, or read from stdin with --pin-stdin / \
                 --passphrase-stdin: one per line, the current one first, then the new one.
                 """,
@@ -35,11 +36,11 @@ extension BiometricsVaultCommand {
         func run() async throws {
             try await Console.run(options) {
                 let protection = try FileStoreKey.protection()
-                let tpm = Result { try FileStoreKey.tpmState() }
+                let tpm = Result { try FileStoreKey.tpmState(TPMSettings.current) }
                 var fields: [String: JSONValue] = [
                     "directory": .string(FileStoreKey.defaultDirectory.path),
                     "source": protection.map { .string($0.rawValue) } ?? .null,
-                    "tcti": .string(FileStoreKey.tpmTCTI),
+                    "tcti": .string(TPMSettings.current.tcti),
                 ]
                 fields["tpm"] = TPMDoctor.json(tpm)
                 var lines = [
@@ -144,7 +145,7 @@ enum KeySourceChange {
 extension KeySecrets {
     /// The change of the default store's key source, opened with the current PIN or passphrase (asked first).
     func change() throws -> FileStoreKey.Change {
-        try FileStoreKey.Change { kind in
+        try FileStoreKey.Change(tpm: TPMSettings.current) { kind in
             switch kind {
             case .passphrase: try current(.passphrase)
             case .tpmPIN: try current(.pin)
@@ -172,7 +173,7 @@ extension FileStoreKey.TPMState {
 /// `doctor`'s TPM section.
 enum TPMDoctor {
     /// The TPM as `doctor --json` and `key status --json` show it.
-    static func json(_ status: Result<FileStoreKey.TPMState, any Error> = Result { try FileStoreKey.tpmState() }) -> JSONValue {
+    static func json(_ status: Result<FileStoreKey.TPMState, any Error> = Result { try FileStoreKey.tpmState(TPMSettings.current) }) -> JSONValue {
         switch status {
         case .success(let status): status.json
         case .failure(let error): .object(["reachable": .bool(false), "error": .string(Console.describe(error).2)])
@@ -180,9 +181,9 @@ enum TPMDoctor {
     }
 
     static func render() -> String {
-        let title = "TPM (key seal --tpm; \(FileStoreKey.tpmEnvironmentVariable)=\(FileStoreKey.tpmTCTI)):"
+        let title = "TPM (key seal --tpm; \(TPMSettings.tctiVariable)=\(TPMSettings.current.tcti)):"
         do {
-            let status = try FileStoreKey.tpmState()
+            let status = try FileStoreKey.tpmState(TPMSettings.current)
             return title + "\n    usable    " + status.summary
         } catch {
             let (_, code, message) = Console.describe(error)

@@ -31,7 +31,7 @@ extension BiometricsVaultCommand {
             let state = RawEnvironment.value(of: "STATE_DIRECTORY").map { String(decoding: $0, as: UTF8.self) }?.split(separator: ":").first.map(String.init)
                 ?? VaultServiceDaemon.defaultStateDirectory
             do {
-                try await VaultServiceDaemon.run(stateDirectory: state, idleExit: .seconds(idleExit)) { Console.notice($0) }
+                try await VaultServiceDaemon.run(stateDirectory: state, idleExit: .seconds(idleExit), tpm: TPMSettings.current) { Console.notice($0) }
             } catch {
                 Console.notice("vault service: \(error)")
                 throw ExitCode(ExitStatus.storeUnavailable.rawValue)

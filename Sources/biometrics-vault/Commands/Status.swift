@@ -1,5 +1,6 @@
 import ArgumentParser
 import BiometricsVault
+import BiometricsVaultAgent
 import BiometricsVaultJSON
 
 extension BiometricsVaultCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BiometricsVault
+import BiometricsVaultAgent
 
 /// `--store`: where the bytes live.
 enum StoreOption: String, CaseIterable, ExpressibleByArgument, Sendable {

@@ -25,6 +25,7 @@ struct Session {
         interaction.allowsStorePrompts = allowsStorePrompts
         interaction.storeKeyKeeper = UnlockWindowHook.storeKeyKeeper(options: options)
         interaction.unlockWindowSeconds = UnlockWindowHook.windowSeconds(options)
+        interaction.tpm = TPMSettings.current
         var selection = VaultConfiguration.platform(
             store: options.store.choice, authenticator: options.authenticator.choice, service: options.service,
             interaction: interaction)

@@ -1,4 +1,6 @@
 import BiometricsVault
+import BiometricsVaultAgent
+import BiometricsVaultCore
 
 /// The CLI's unlock-window settings (``UnlockWindows`` does the work, starting this executable as the
 /// agent when needed): the window length from `--unlock-window`, else the environment or the config
@@ -34,10 +36,17 @@ enum UnlockWindowHook {
         return configuredSetting.seconds
     }
 
-    /// The environment variable and the config file, read once per process (invalid values are
-    /// reported once and ignored).
+    /// `$BIOMETRICS_VAULT_UNLOCK_WINDOW`, else `unlock-window` in the config file (``CLIConfigFile``; read
+    /// on Linux only, where windows work), read once per process: the CLI's settings, which the library
+    /// never reads (invalid values are reported once and ignored).
     private static let configuredSetting: UnlockWindowSetting = {
-        let setting = UnlockWindows.configuredSetting()
+        #if os(Linux)
+        let configFile = CLIConfigFile.load()
+        #else
+        let configFile: CLIConfigFile? = nil
+        #endif
+        let setting = UnlockWindowSetting.resolve(
+            option: nil, environment: EnvironmentVariable.value(UnlockWindowSetting.environmentVariable), configFile: configFile)
         for notice in setting.notices { Console.notice(notice) }
         return setting
     }()

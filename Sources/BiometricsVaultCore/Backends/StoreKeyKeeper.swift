@@ -1,7 +1,5 @@
-import BiometricsVaultCore
-
 /// Keeps a file store's unlocked key between processes for a while, so that its passphrase or TPM PIN
-/// is asked once per window (on Linux: ``UnlockWindowStoreKeyKeeper``, the unlock-window agent). Set as
+/// is asked once per window (on Linux, the unlock-window agent's: `UnlockWindows.storeKeyKeeper`). Set as
 /// `PlatformInteraction.storeKeyKeeper`; any failure to reach the keeper means "no key": the secret is
 /// asked as without it.
 public protocol StoreKeyKeeper: Sendable {
