@@ -248,7 +248,7 @@ final class VaultServiceCLITests {
                 as: user, executable: "/bin/sh")
             try await answerFinger()
             #expect(try await gitStore.finish() == 0, "\(gitStore.text)")
-            try await Task.sleep(for: .microseconds(1_100_000))  // the audit's times are in seconds: the store's entries are before `started`
+            try await Task.sleep(for: .milliseconds(2_100))  // the audit's times are in seconds: the store's entries are 2 s before `started`
             let started = Int(time(nil))
             let script = """
                 B=\(binary)
@@ -287,7 +287,8 @@ final class VaultServiceCLITests {
             #expect(terminal.text.contains("password=git-in-the-window"), "\(terminal.text)")
             #expect(terminal.text.contains("parallel:50"), "\(terminal.text)")
 
-            let audit = try await run(["audit", "--json", "--since", "\(Int(time(nil)) - started)s"], as: user)
+            // `--since` counts back from the audit command's own clock, which may read a second later.
+            let audit = try await run(["audit", "--json", "--since", "\(Int(time(nil)) - started + 1)s"], as: user)
             #expect(audit.status == 0, "\(audit.stderr)")
             let entries = (try? JSONSerialization.jsonObject(with: Data(audit.stdout.utf8))) as? [[String: Any]] ?? []
             func results(_ event: String) -> [String] { entries.filter { $0["event"] as? String == event }.compactMap { $0["result"] as? String } }
@@ -406,7 +407,7 @@ final class VaultServiceCLITests {
         try await withCleanup { () async throws -> Void in
             let secret = "for-the-command"
             try await storeProtected("cmd", secret: secret)
-            try await Task.sleep(for: .microseconds(1_100_000))  // the audit's times are in seconds: what came before is before `started`
+            try await Task.sleep(for: .milliseconds(2_100))  // the audit's times are in seconds: what came before is 2 s before `started`
             let started = Int(time(nil))
             let script = """
                 B=\(CLISandbox.binary.path)
@@ -428,7 +429,7 @@ final class VaultServiceCLITests {
             try await answerFinger()
             #expect(try await terminal.waitFor("after-the-command"), "\(terminal.text)")
             #expect(try await terminal.finish() == 0, "\(terminal.text)")
-            let audit = try await run(["audit", "--since", "\(Int(time(nil)) - started)s"], as: user)
+            let audit = try await run(["audit", "--since", "\(Int(time(nil)) - started + 1)s"], as: user)
             #expect(audit.stdout.contains("on the process tree of pid"), "\(audit.stdout)\(audit.stderr)")
             #expect(audit.stdout.components(separatedBy: "inside a window").count - 1 == 2, "\(audit.stdout)")
             _ = try await run(["reset", "cmd"], as: user)
