@@ -496,9 +496,11 @@ import Testing
     func startAgent(idleExit: Int = 30, logToFile: Bool = false, stderr: Int32? = nil) async throws -> ChildProcess {
         var environment = sandbox.environment
         environment["XDG_RUNTIME_DIR"] = runtime.path
+        let errors = sandbox.root.appendingPathComponent("agent-stderr-\(UUID().uuidString.prefix(8))").path
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
         let process = try await ChildProcess.start(
             CLISandbox.binary.path, ["agent", "--idle-exit", "\(idleExit)"] + (logToFile ? ["--log-file"] : []),
-            environment: environment, replacing: true, stderr: stderr.map { .descriptor($0) } ?? .null)
+            environment: environment, replacing: true, stderr: stderr.map { .descriptor($0) } ?? .file(errors))
         // Bounded generously: an ASan build starting on a loaded machine.
         for _ in 0..<1000 {
             if let descriptor = connectRaw() {
@@ -507,7 +509,7 @@ import Testing
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        Issue.record("the agent never listened")
+        Issue.record("the agent never listened (running: \(process.isRunning)): \(CLISandbox.text(of: URL(fileURLWithPath: errors)))")
         return process
     }
 
