@@ -215,6 +215,21 @@ var targets: [Target] = [
         swiftSettings: strictSettings
     ),
 
+    // The Secret Service provider (`biometrics-vault secret-service`): the spec's API on the session bus,
+    // its items in the vault service. In no product.
+    .target(
+        name: "BiometricsVaultSecretServiceProvider",
+        dependencies: [
+            "BiometricsVaultCore",
+            .target(name: "BiometricsVaultDBus", condition: linux),
+            .target(name: "BiometricsVaultSecretService", condition: linux),
+            .target(name: "BiometricsVaultService", condition: linux),
+            .target(name: "BiometricsVaultLinuxAuth", condition: linux),
+            .target(name: "CProcessControl", condition: linux),
+        ],
+        swiftSettings: strictSettings
+    ),
+
     // MARK: unlock-window agent (owner: agent)
     // `biometrics-vault agent`'s server, its client, and the authenticator wrapper that asks it first: those
     // three are Linux only (`+Linux` files); the messages, the settings, the window state and the store-key
@@ -308,6 +323,7 @@ var targets: [Target] = [
             "BiometricsVaultCredentialHelpers",
             "CProcessControl",
             .target(name: "BiometricsVaultServiceDaemon", condition: linux),
+            .target(name: "BiometricsVaultSecretServiceProvider", condition: linux),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: strictSettings

@@ -13,6 +13,9 @@
 #   /usr/lib/systemd/user/biometrics-vault-agent.service   the unlock-window agent as a user unit (not enabled:
 #                                              `systemctl --user enable --now biometrics-vault-agent.service`)
 #   /usr/share/biometrics-vault/               the same two files, for `biometrics-vault setup`
+#   /usr/lib/systemd/user/biometrics-vault-secret-service.service, /usr/share/biometrics-vault/dbus-1/
+#   org.freedesktop.secrets.service            the Secret Service provider's unit and activation file, which a
+#                                              user links into ~/.local/share/dbus-1/services to choose it
 #   /usr/share/doc/biometrics-vault/copyright  machine-readable (DEP-5): MIT (LICENSE), and the statically
 #                                              linked Swift runtime and packages under Apache-2.0
 #   /usr/share/doc/biometrics-vault/changelog.Debian.gz
@@ -86,6 +89,12 @@ install -m 644 $SERVICE/io.github.biometricsvault.Vault1.conf "$PKG/usr/share/db
 install -m 644 $SERVICE/io.github.biometricsvault.Vault1.service "$PKG/usr/share/dbus-1/system-services/"
 install -m 644 $SERVICE/io.github.biometricsvault.vault-service.policy "$PKG/usr/share/polkit-1/actions/"
 install -m 644 $SERVICE/50-$PACKAGE.rules "$PKG/usr/share/polkit-1/rules.d/"
+# The Secret Service provider (Docs/SecretServiceProvider.md): its user unit, and its activation file
+# where a user who chooses it links it from (never in the session bus's own directory, where it would
+# compete with gnome-keyring's).
+install -m 644 Resources/linux/secret-service/$PACKAGE-secret-service.service "$PKG/usr/lib/systemd/user/"
+install -d "$PKG/usr/share/$PACKAGE/dbus-1"
+install -m 644 Resources/linux/secret-service/org.freedesktop.secrets.service "$PKG/usr/share/$PACKAGE/dbus-1/"
 # Maintainer scripts (Resources/linux/service/deb): the system user and state directory also where
 # systemd's tools are missing; the service stopped before its files go; the state directory (every
 # user's items) removed on purge only.

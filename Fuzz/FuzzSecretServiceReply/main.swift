@@ -4,7 +4,7 @@
 // and the secret's decryption and unpadding (`SessionEncryption.decrypt`), an item's `Attributes`
 // (`SecretServiceReplies.attributes`) and any value a `Properties.Get` puts in its `v` (the `DBusValue`
 // readers `Created` and `Locked` go through), SearchItems' lists, and OpenSession's output with the
-// Diffie-Hellman key it carries (`SecretServiceReplies.openedSession`, `SessionEncryption(serverPublicKey:)`).
+// Diffie-Hellman key it carries (`SecretServiceReplies.openedSession`, `SessionEncryption(peerPublicKey:)`).
 // The harness builds each reply with GLib from a description read out of the fuzz bytes, so it knows
 // what the reply holds.
 //
@@ -366,9 +366,9 @@ func sameSessionKey(_ left: SessionEncryption, _ right: SessionEncryption) -> Bo
 
 func checkServerKey(_ key: [UInt8]) {
     do {
-        let session = try SessionEncryption(serverPublicKey: key, keyPair: Fixture.clientPair)
+        let session = try SessionEncryption(peerPublicKey: key, keyPair: Fixture.clientPair)
         fuzzRequire(isAcceptableServerKey(key), "accepted a server key outside 3...p-3")
-        let padded = try SessionEncryption(serverPublicKey: [0, 0] + key, keyPair: Fixture.clientPair)
+        let padded = try SessionEncryption(peerPublicKey: [0, 0] + key, keyPair: Fixture.clientPair)
         fuzzRequire(sameSessionKey(session, padded), "leading zero bytes change the session key")
     } catch {
         fuzzRequire(!isAcceptableServerKey(key), "refused the server key \(key): \(error)")
@@ -417,8 +417,8 @@ func checkExchange(_ input: inout FuzzInput) {
         return
     }
     checkServerKey(server.publicKey)
-    guard let client = try? SessionEncryption(serverPublicKey: server.publicKey, keyPair: Fixture.clientPair),
-        let serverSide = try? SessionEncryption(serverPublicKey: Fixture.clientPair.publicKey, keyPair: server)
+    guard let client = try? SessionEncryption(peerPublicKey: server.publicKey, keyPair: Fixture.clientPair),
+        let serverSide = try? SessionEncryption(peerPublicKey: Fixture.clientPair.publicKey, keyPair: server)
     else { return }
     fuzzRequire(sameSessionKey(client, serverSide), "the two ends of an exchange hold different keys")
     fuzzRequire(client.keyDependsOnSecretWidth == serverSide.keyDependsOnSecretWidth, "the shared secret's width differs")

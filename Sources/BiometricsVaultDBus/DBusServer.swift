@@ -34,15 +34,20 @@ package final class DBusMethodCall: @unchecked Sendable {
     /// The caller's unique name, from the message header the bus daemon fills in.
     package let sender: String
     package let member: String
+    /// The object the call is to, and its interface.
+    package let path: String
+    package let interface: String
     /// The call's arguments, a tuple.
     package let parameters: DBusValue
     private let invocation: OpaquePointer
     private let answered = LockedValue(false)
 
-    init(invocation: OpaquePointer, sender: String, member: String, parameters: OpaquePointer) {
+    init(invocation: OpaquePointer, sender: String, member: String, parameters: OpaquePointer, path: String = "", interface: String = "") {
         self.invocation = invocation
         self.sender = sender
         self.member = member
+        self.path = path
+        self.interface = interface
         self.parameters = DBusValue(borrowing: parameters)
     }
 
@@ -189,7 +194,23 @@ package final class DBusServer: @unchecked Sendable {
 
     /// The caller's identity as the bus daemon knows it.
     package func credentials(of sender: String) throws(DBusFailure) -> DBusPeerCredentials {
-        let reply = try connection.call(
+        try connection.credentials(of: sender)
+    }
+
+    private final class Handlers {
+        let handler: @Sendable (DBusMethodCall) -> Void
+        let peerLeft: @Sendable (String) -> Void
+        init(handler: @escaping @Sendable (DBusMethodCall) -> Void, peerLeft: @escaping @Sendable (String) -> Void) {
+            self.handler = handler
+            self.peerLeft = peerLeft
+        }
+    }
+}
+
+extension DBusConnection {
+    /// `sender`'s identity as the bus daemon knows it (`GetConnectionCredentials`).
+    package func credentials(of sender: String) throws(DBusFailure) -> DBusPeerCredentials {
+        let reply = try call(
             DBusMethod(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                        interface: "org.freedesktop.DBus", member: "GetConnectionCredentials"),
             .tuple([.string(sender)]), replyType: "(a{sv})")
@@ -209,17 +230,6 @@ package final class DBusServer: @unchecked Sendable {
         return DBusPeerCredentials(uniqueName: sender, uid: uid, pid: pid)
     }
 
-    private final class Handlers {
-        let handler: @Sendable (DBusMethodCall) -> Void
-        let peerLeft: @Sendable (String) -> Void
-        init(handler: @escaping @Sendable (DBusMethodCall) -> Void, peerLeft: @escaping @Sendable (String) -> Void) {
-            self.handler = handler
-            self.peerLeft = peerLeft
-        }
-    }
-}
-
-extension DBusConnection {
     /// Whether the bus or the peer closed the connection (calls on it then fail).
     package var isClosed: Bool { g_dbus_connection_is_closed(raw) != 0 }
 

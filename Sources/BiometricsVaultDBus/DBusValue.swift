@@ -152,7 +152,13 @@ package struct DBusArgument {
         })
     }
 
-    private static func array(of elementType: String, _ elements: [DBusArgument]) -> DBusArgument {
+    /// A dictionary entry, for ``array(of:_:)`` of a `{..}` type.
+    package static func dictEntry(_ key: DBusArgument, _ value: DBusArgument) -> DBusArgument {
+        DBusArgument(raw: g_variant_new_dict_entry(key.raw, value.raw))
+    }
+
+    /// An array of `elementType` (`"o"`, `"{o(oayays)}"`); an empty one needs the type.
+    package static func array(of elementType: String, _ elements: [DBusArgument]) -> DBusArgument {
         let type = g_variant_type_new(elementType)
         defer { g_variant_type_free(type) }
         var raws: [OpaquePointer?] = elements.map(\.raw)

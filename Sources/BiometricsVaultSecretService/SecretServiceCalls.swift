@@ -584,7 +584,7 @@ final class SecretServiceClient: Sendable {
                     deadline: deadline, timeout: timeout)
                 else { throw Self.unexpected("OpenSession: no Secret Service object") }
                 let (output, sessionPath) = try SecretServiceReplies.openedSession(reply)
-                let encryption = try SessionEncryption(serverPublicKey: output, keyPair: keyPair)
+                let encryption = try SessionEncryption(peerPublicKey: output, keyPair: keyPair)
                 guard encryption.keyDependsOnSecretWidth else {
                     return ServiceHandle(connection, sessionPath: sessionPath, encryption: encryption)
                 }

@@ -78,14 +78,15 @@ package struct SessionEncryption: Sendable {
         }
     }
 
-    /// The session's encryption from the service's public key (OpenSession's output) and our key pair.
+    /// The session's encryption from the other side's public key (a client's: OpenSession's output; a
+    /// provider's: its input) and our key pair.
     /// A public key outside 2...p-2 is refused: it would make the shared secret guessable. So is one whose
     /// shared secret is 1, p-1 or ±(our public key), which everyone on the bus sees (the keys 2 and p-2
     /// give the last two).
-    package init(serverPublicKey: [UInt8], keyPair: KeyPair) throws(VaultError) {
-        let peer = try Integer(bytes: serverPublicKey)
+    package init(peerPublicKey: [UInt8], keyPair: KeyPair) throws(VaultError) {
+        let peer = try Integer(bytes: peerPublicKey)
         guard peer.isUsablePublicKey else {
-            throw Self.failure("the Secret Service sent an unusable session key (\(serverPublicKey.count) bytes)")
+            throw Self.failure("the Secret Service sent an unusable session key (\(peerPublicKey.count) bytes)")
         }
         // The shared secret always has the prime's width: the algorithm hashes all 128 bytes, leading
         // zeros included.

@@ -85,7 +85,7 @@ struct SessionEncryptionTests {
     @Test(arguments: vectors)
     func theSessionDecryptsWhatTheOtherSideEncrypted(_ vector: Vector) throws {
         let pair = try SessionEncryption.KeyPair(privateExponent: Self.clientExponent)
-        let session = try SessionEncryption(serverPublicKey: vector.serverPublicKey, keyPair: pair)
+        let session = try SessionEncryption(peerPublicKey: vector.serverPublicKey, keyPair: pair)
         let secret = try session.decrypt(parameters: Self.iv, value: vector.ciphertext)
         #expect(secret == SecretBytes(Self.plaintext))
         #expect(session.keyDependsOnSecretWidth == vector.name.contains("leading zero"))
@@ -142,7 +142,7 @@ struct SessionEncryptionTests {
     @Test(arguments: unusableServerKeys)
     func anUnusableServerKeyIsRefused(_ name: String, _ key: [UInt8]) throws {
         let pair = try SessionEncryption.KeyPair()
-        let error = #expect(throws: VaultError.self) { try SessionEncryption(serverPublicKey: key, keyPair: pair) }
+        let error = #expect(throws: VaultError.self) { try SessionEncryption(peerPublicKey: key, keyPair: pair) }
         #expect(error?.code == .storeUnavailable, "\(name)")
     }
 
@@ -156,7 +156,7 @@ struct SessionEncryptionTests {
     @Test(arguments: serverKeysGivingAKnownSecret, [clientExponent, Array(clientExponent.dropLast()) + [clientExponent.last! ^ 1]])
     func aServerKeyWhoseSharedSecretIsPublicIsRefused(_ key: (String, [UInt8]), exponent: [UInt8]) throws {
         let pair = try SessionEncryption.KeyPair(privateExponent: exponent)
-        let error = #expect(throws: VaultError.self) { try SessionEncryption(serverPublicKey: key.1, keyPair: pair) }
+        let error = #expect(throws: VaultError.self) { try SessionEncryption(peerPublicKey: key.1, keyPair: pair) }
         #expect(error?.code == .storeUnavailable, "\(key.0)")
     }
 

@@ -2,8 +2,10 @@
 # The vault service (`biometrics-vault service`) on the real system bus, as its own system user,
 # started by D-Bus activation, with fprintd on the virtual sensor and polkitd (scripts/setup/
 # 30-fprintd-polkit.sh): the CLI as the test users on ptys, and a same-user program with no finger on the
-# reader trying every other way in. Alone, like the fingerprint CLI suite: there is one reader. The
-# service is installed for this step only, so the whole-suite run keeps the stores it tests by default.
+# reader trying every other way in; and the Secret Service provider (`biometrics-vault secret-service`)
+# on the test user's session bus, its items in the service, used by secret-tool and python's clients.
+# Alone, like the fingerprint CLI suite: there is one reader. The service is installed for this step
+# only, so the whole-suite run keeps the stores it tests by default.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 : "${BV_TEST_USER:?BV_TEST_USER is not set: run scripts/setup/30-fprintd-polkit.sh first}"
@@ -27,6 +29,8 @@ for name in aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger aSameUs
     aClientThatLeavesDuringAPromptEndsIt fiftyParallelClientsOfTwoUsersEachSeeTheirOwn \
     theStoreKeysAreSealedToTheServicesTPM killingTheServiceDuringWritesLosesNothing \
     aWindowOfTheServiceServesItsTerminalSessionOnly aSuspendClosesTheServicesWindows aWindowForACommandServesItsDescendantsOnly \
-    aWindowOfOneServiceReleasesNoOtherServicesItems; do
+    aWindowOfOneServiceReleasesNoOtherServicesItems theSecretServiceProviderKeepsWhatSecretToolAndKeyringStoreInTheVaultService \
+    aProtectedSecretServiceItemIsReleasedToEachProgramOnlyAfterItsOwnFinger \
+    aSecretServicePromptDismissedOrLeftAndAnItemDeletedWhileReadEndCleanly; do
     grep -q "$name() passed" "$LOG" || { echo "the vault service test $name did not run"; exit 1; }
 done

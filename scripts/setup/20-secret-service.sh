@@ -3,7 +3,8 @@
 # headless, from a bare Debian 12 machine:
 #   a session dbus-daemon (background, outlives this script) -> gnome-keyring-daemon with a fresh
 #   "login" keyring in a throw-away directory, unlocked with a throw-away password.
-# Also installs secret-tool and python `keyring` (from PyPI, into a venv) for the interop tests.
+# Also installs secret-tool and python `keyring` (from PyPI, into a venv) for the interop tests, and
+# Debian's python3-keyring and python3-secretstorage, which the test users run against the provider.
 # Appends DBUS_SESSION_BUS_ADDRESS, BV_SECRET_SERVICE_SANDBOX and BV_PYTHON_KEYRING to $BV_ENV_FILE.
 # Re-runnable: every run starts its own bus + keyring (PIDs in the sandbox directory); sandboxes of
 # earlier runs whose bus has gone are removed.
@@ -20,7 +21,8 @@ SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 source scripts/lib/apt.sh
 export DEBIAN_FRONTEND=noninteractive
 need=()
-for pkg in dbus dbus-daemon dbus-bin gnome-keyring libsecret-tools libglib2.0-bin python3 python3-venv; do
+for pkg in dbus dbus-daemon dbus-bin gnome-keyring libsecret-tools libglib2.0-bin python3 python3-venv \
+    python3-secretstorage python3-keyring; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then

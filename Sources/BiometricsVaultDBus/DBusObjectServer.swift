@@ -1,0 +1,283 @@
+#if os(Linux)
+import BiometricsVaultCore
+internal import CGio
+
+// The serving side for a tree of objects whose set changes while it runs (a Secret Service provider's
+// collections, items, sessions and prompts): GDBus subtrees, each flat (its root and one level below),
+// with properties and signals. GDBus does the marshalling, introspection and the Properties interface;
+// the tree only says which objects exist, what their properties hold and what a call does.
+
+/// The objects a ``DBusObjectServer`` serves. Every requirement is called on the server's thread and must
+/// not block for long: a call that waits (a prompt) answers later from another thread.
+package protocol DBusObjectTree: AnyObject, Sendable {
+    /// The interfaces of the object at `path`; `nil` when there is none.
+    func interfaces(at path: String) -> [String]?
+    /// The names of the objects one level below `path` (for introspection).
+    func children(of path: String) -> [String]
+    /// A method call to an object ``interfaces(at:)`` listed.
+    func handle(_ call: DBusMethodCall)
+    /// A property's value for `sender`; `nil` when the object has no such property.
+    func property(_ name: String, interface: String, at path: String, sender: String) -> DBusArgument?
+    /// Sets a writable property; `false` when it cannot be set.
+    func setProperty(_ name: String, interface: String, at path: String, sender: String, value: DBusValue) -> Bool
+    /// A connection left the bus.
+    func peerLeft(_ uniqueName: String)
+}
+
+/// A well-known name on a bus and a tree of objects under it.
+///
+/// Implementation requirements:
+/// - **The bus vouches for the caller**, as for ``DBusServer``: the sender of a call is the name the bus
+///   daemon wrote into its header, and ``credentials(of:)`` asks the bus daemon.
+/// - **Ownership is asked for, never taken by surprise.** `replace` asks the bus to hand over the name
+///   from an owner that allows it; without it a name already owned is `refused`. The server stops when
+///   it loses the name.
+///
+/// `@unchecked Sendable` is safe: the connection is a ``DBusConnection``; the registrations are read and
+/// written only under `registrations`' lock; `stop`, `emit` and `serve(subtreeAt:)` call GLib functions
+/// that are safe from any thread (waking a main context, emitting a signal, registering a subtree).
+package final class DBusObjectServer: @unchecked Sendable {
+    package let connection: DBusConnection
+    package let name: String
+    private let node: UnsafeMutablePointer<GDBusNodeInfo>
+    private let tree: any DBusObjectTree
+    private let replace: Bool
+    private let context: OpaquePointer
+    private let stopped = LockedValue(false)
+    private let registrations = LockedValue<[String: (id: UInt32, subtree: Unmanaged<Subtree>)]>([:])
+    private let box: Unmanaged<Box>
+    private let subtreeVTable: UnsafeMutablePointer<GDBusSubtreeVTable>
+    private let interfaceVTable: UnsafeMutablePointer<GDBusInterfaceVTable>
+
+    /// `interfaceXML`: one `<node>` declaring every interface any object of the tree has.
+    package init(bus: DBusBus, name: String, interfaceXML: String, replace: Bool, tree: any DBusObjectTree) throws(DBusFailure) {
+        connection = try DBusConnection(bus, sharing: .privateConnection)
+        var error: UnsafeMutablePointer<GError>?
+        guard let node = g_dbus_node_info_new_for_xml(interfaceXML, &error) else { throw DBusFailure(taking: error) }
+        self.node = node
+        self.name = name
+        self.tree = tree
+        self.replace = replace
+        context = g_main_context_new()
+        interfaceVTable = .allocate(capacity: 1)
+        interfaceVTable.initialize(to: GDBusInterfaceVTable())
+        box = Unmanaged.passRetained(Box(tree: tree, node: node, interfaceVTable: interfaceVTable))
+        interfaceVTable.pointee.method_call = { _, sender, path, interface, member, parameters, invocation, userData in
+            let box = Unmanaged<Box>.fromOpaque(userData!).takeUnretainedValue()
+            box.tree.handle(DBusMethodCall(
+                invocation: invocation!, sender: sender.map { String(cString: $0) } ?? "",
+                member: member.map { String(cString: $0) } ?? "", parameters: parameters!,
+                path: path.map { String(cString: $0) } ?? "", interface: interface.map { String(cString: $0) } ?? ""))
+        }
+        interfaceVTable.pointee.get_property = { _, sender, path, interface, property, error, userData in
+            let box = Unmanaged<Box>.fromOpaque(userData!).takeUnretainedValue()
+            if let value = box.tree.property(
+                String(cString: property!), interface: String(cString: interface!), at: String(cString: path!),
+                sender: sender.map { String(cString: $0) } ?? "")
+            {
+                return value.raw
+            }
+            g_set_error_literal(error, g_dbus_error_quark(), gint(G_DBUS_ERROR_UNKNOWN_PROPERTY.rawValue), "no such property")
+            return nil
+        }
+        interfaceVTable.pointee.set_property = { _, sender, path, interface, property, value, error, userData in
+            let box = Unmanaged<Box>.fromOpaque(userData!).takeUnretainedValue()
+            if box.tree.setProperty(
+                String(cString: property!), interface: String(cString: interface!), at: String(cString: path!),
+                sender: sender.map { String(cString: $0) } ?? "", value: DBusValue(borrowing: value!))
+            {
+                return 1
+            }
+            g_set_error_literal(error, g_dbus_error_quark(), gint(G_DBUS_ERROR_PROPERTY_READ_ONLY.rawValue), "the property cannot be set")
+            return 0
+        }
+        subtreeVTable = .allocate(capacity: 1)
+        subtreeVTable.initialize(to: GDBusSubtreeVTable())
+        subtreeVTable.pointee.enumerate = { _, _, _, userData in
+            let subtree = Unmanaged<Subtree>.fromOpaque(userData!).takeUnretainedValue()
+            let names = subtree.box.tree.children(of: subtree.root)
+            let array = g_malloc0_n(gsize(names.count + 1), gsize(MemoryLayout<UnsafeMutablePointer<gchar>?>.stride))!
+                .assumingMemoryBound(to: UnsafeMutablePointer<gchar>?.self)
+            for (index, name) in names.enumerated() { array[index] = g_strdup(name) }
+            return array
+        }
+        subtreeVTable.pointee.introspect = { _, _, path, node, userData in
+            let subtree = Unmanaged<Subtree>.fromOpaque(userData!).takeUnretainedValue()
+            let box = subtree.box
+            let full = subtree.path(String(cString: path!), node.map { String(cString: $0) })
+            guard let names = box.tree.interfaces(at: full) else { return nil }
+            let infos = names.compactMap { box.interface(named: $0) }
+            let array = g_malloc0_n(gsize(infos.count + 1), gsize(MemoryLayout<UnsafeMutablePointer<GDBusInterfaceInfo>?>.stride))!
+                .assumingMemoryBound(to: UnsafeMutablePointer<GDBusInterfaceInfo>?.self)
+            for (index, info) in infos.enumerated() { array[index] = g_dbus_interface_info_ref(info) }
+            return array
+        }
+        subtreeVTable.pointee.dispatch = { _, _, path, interface, node, outUserData, userData in
+            let subtree = Unmanaged<Subtree>.fromOpaque(userData!).takeUnretainedValue()
+            let box = subtree.box
+            let full = subtree.path(String(cString: path!), node.map { String(cString: $0) })
+            guard let interface, box.tree.interfaces(at: full)?.contains(String(cString: interface)) == true else { return nil }
+            outUserData?.pointee = UnsafeMutableRawPointer(box.unmanaged.toOpaque())
+            return UnsafePointer(box.interfaceVTable)
+        }
+    }
+
+    deinit {
+        for registration in registrations.withLock({ $0.values }) {
+            g_dbus_connection_unregister_subtree(connection.raw, registration.id)
+            registration.subtree.release()
+        }
+        g_main_context_unref(context)
+        g_dbus_node_info_unref(node)
+        box.release()
+        subtreeVTable.deallocate()
+        interfaceVTable.deallocate()
+    }
+
+
+    /// Serves the object at `path` and the objects one level below it (from any thread). Serving a path
+    /// already served does nothing.
+    package func serve(subtreeAt path: String) throws(DBusFailure) {
+        // GDBus delivers a registration's calls on the main context that is the thread's default when it
+        // is made: the server's, whichever thread registers.
+        g_main_context_push_thread_default(context)
+        defer { g_main_context_pop_thread_default(context) }
+        let result: Result<Void, DBusFailure> = registrations.withLock { registrations in
+            guard registrations[path] == nil else { return .success(()) }
+            var error: UnsafeMutablePointer<GError>?
+            let subtree = Unmanaged.passRetained(Subtree(root: path, box: box.takeUnretainedValue()))
+            let id = g_dbus_connection_register_subtree(
+                connection.raw, path, subtreeVTable, G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES, subtree.toOpaque(), nil, &error)
+            guard id != 0 else {
+                subtree.release()
+                return .failure(DBusFailure(taking: error))
+            }
+            registrations[path] = (id, subtree)
+            return .success(())
+        }
+        try result.get()
+    }
+
+    /// Stops serving the subtree at `path` (on the server's thread).
+    package func stopServing(subtreeAt path: String) {
+        guard let registration = registrations.withLock({ $0.removeValue(forKey: path) }) else { return }
+        g_dbus_connection_unregister_subtree(connection.raw, registration.id)
+        // Its callbacks run on the server's thread only, as this does: none is running now.
+        registration.subtree.release()
+    }
+
+    /// Emits a signal from `path` to every listener (from any thread).
+    package func emit(path: String, interface: String, member: String, _ arguments: DBusArgument?) {
+        g_dbus_connection_emit_signal(connection.raw, nil, path, interface, member, arguments?.raw, nil)
+    }
+
+    /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` for `properties` of `interface` at `path`.
+    package func emitPropertiesChanged(path: String, interface: String, _ properties: [(String, DBusArgument)]) {
+        emit(path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+             .tuple([.string(interface), .vardict(properties), .strings([])]))
+    }
+
+    /// Takes the name and serves calls on the calling thread until ``stop()``, until the name is lost to
+    /// a replacement, or until the bus connection closes. `ready` runs once the name is owned.
+    package func run(ready: () -> Void = {}) throws(DBusFailure) {
+        g_main_context_push_thread_default(context)
+        defer { g_main_context_pop_thread_default(context) }
+
+        let departures = g_dbus_connection_signal_subscribe(
+            connection.raw, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus",
+            nil, G_DBUS_SIGNAL_FLAGS_NONE,
+            { _, _, _, _, _, parameters, userData in
+                let box = Unmanaged<Box>.fromOpaque(userData!).takeUnretainedValue()
+                let change = DBusValue(borrowing: parameters!)
+                guard let gone = change[0].string, gone.hasPrefix(":"), change[2].string == "" else { return }
+                box.tree.peerLeft(gone)
+            }, box.toOpaque(), nil)
+        defer { g_dbus_connection_signal_unsubscribe(connection.raw, departures) }
+        let lost = LostName()
+        let lostBox = Unmanaged.passRetained(lost)
+        defer { lostBox.release() }
+        let nameLost = g_dbus_connection_signal_subscribe(
+            connection.raw, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameLost", "/org/freedesktop/DBus",
+            name, G_DBUS_SIGNAL_FLAGS_NONE,
+            { _, _, _, _, _, _, userData in
+                Unmanaged<LostName>.fromOpaque(userData!).takeUnretainedValue().lost.withLock { $0 = true }
+            }, lostBox.toOpaque(), nil)
+        defer { g_dbus_connection_signal_unsubscribe(connection.raw, nameLost) }
+
+        // ALLOW_REPLACEMENT: a later `--replace` (ours or another provider's) may take the name over;
+        // REPLACE_EXISTING only when asked; DO_NOT_QUEUE: fail at once rather than wait in line.
+        let flags: UInt32 = 0x1 | (replace ? 0x2 : 0) | 0x4
+        let reply = try connection.call(
+            DBusMethod(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                       interface: "org.freedesktop.DBus", member: "RequestName"),
+            .tuple([.string(name), .uint32(flags)]), replyType: "(u)")
+        guard reply[0].uint32 == 1 || reply[0].uint32 == 4 else {
+            throw DBusFailure(name: "org.freedesktop.DBus.Error.AccessDenied", code: 0,
+                              message: replace ? "\(name) is owned by a process that does not let it go"
+                                  : "\(name) is owned by another process", isRemote: false)
+        }
+        ready()
+        while !stopped.withLock({ $0 }) && !lost.lost.withLock({ $0 }) && g_dbus_connection_is_closed(connection.raw) == 0 {
+            g_main_context_iteration(context, 1)
+        }
+    }
+
+    /// Ends ``run()`` (from any thread).
+    package func stop() {
+        stopped.withLock { $0 = true }
+        g_main_context_wakeup(context)
+    }
+
+    /// Runs `body` on the server's thread after `delay`.
+    package func schedule(after delay: Duration, _ body: @escaping () -> Void) {
+        let source = wakeSource(g_timeout_source_new(UInt32(DBusConnection.milliseconds(delay))), body)
+        g_source_attach(source, context)
+        g_source_unref(source)
+    }
+
+    /// The caller's identity as the bus daemon knows it.
+    package func credentials(of sender: String) throws(DBusFailure) -> DBusPeerCredentials {
+        try connection.credentials(of: sender)
+    }
+
+    private final class LostName {
+        let lost = LockedValue(false)
+    }
+
+    /// One registered subtree: its root, for the callbacks, which GDBus gives either the root or the
+    /// called object's whole path (it passes the message's path when it dispatches a call, and the
+    /// registered one when it introspects), with the node below it.
+    private final class Subtree: Sendable {
+        let root: String
+        let box: Box
+        init(root: String, box: Box) {
+            self.root = root
+            self.box = box
+        }
+
+        func path(_ given: String, _ node: String?) -> String {
+            guard let node else { return root }
+            return given == root ? (root == "/" ? "/\(node)" : "\(root)/\(node)") : given
+        }
+    }
+
+    /// What every callback needs. `@unchecked Sendable` is safe: every member is immutable, the tree is
+    /// `Sendable`, and the node info and vtable it points to are only read, and freed by the server's
+    /// `deinit` after every registration that could call back is gone.
+    private final class Box: @unchecked Sendable {
+        let tree: any DBusObjectTree
+        let node: UnsafeMutablePointer<GDBusNodeInfo>
+        let interfaceVTable: UnsafeMutablePointer<GDBusInterfaceVTable>
+        var unmanaged: Unmanaged<Box> { Unmanaged.passUnretained(self) }
+        init(tree: any DBusObjectTree, node: UnsafeMutablePointer<GDBusNodeInfo>, interfaceVTable: UnsafeMutablePointer<GDBusInterfaceVTable>) {
+            self.tree = tree
+            self.node = node
+            self.interfaceVTable = interfaceVTable
+        }
+
+        func interface(named name: String) -> UnsafeMutablePointer<GDBusInterfaceInfo>? {
+            g_dbus_node_info_lookup_interface(node, name)
+        }
+    }
+}
+#endif

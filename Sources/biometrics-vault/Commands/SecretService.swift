@@ -1,0 +1,40 @@
+import ArgumentParser
+import BiometricsVault
+#if os(Linux)
+import BiometricsVaultSecretServiceProvider
+#endif
+
+extension BiometricsVaultCommand {
+    /// `secret-service`: the Secret Service provider on the session bus, its items in the vault service.
+    struct SecretService: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "secret-service",
+            abstract: "Provide the Secret Service (org.freedesktop.secrets) on the session bus, keeping its items in the vault service (see Docs/SecretServiceProvider.md).",
+            discussion: """
+                Programs that keep secrets through the Secret Service (secret-tool, python keyring, \
+                git's libsecret helper, docker's secretservice helper, browsers) keep them in the vault \
+                service without a change. An item under a policy (its collection's, or its own \
+                biometrics-vault:policy attribute) is locked for every program until that program's \
+                unlock prompt is answered by a finger or the password, in the vault service. Started by \
+                session-bus activation when nothing else provides the name; --replace takes the name \
+                from the running provider (gnome-keyring, KeePassXC, KWallet) when it allows that.
+                """)
+
+        @Flag(help: "Take org.freedesktop.secrets from the provider that owns it now.")
+        var replace = false
+
+        func run() async throws {
+            #if os(Linux)
+            do {
+                try await SecretServiceProvider.serve(replace: replace) { Console.notice($0) }
+            } catch {
+                Console.notice("secret service: \(error)")
+                throw ExitCode(ExitStatus.storeUnavailable.rawValue)
+            }
+            #else
+            Console.notice("the Secret Service provider runs on Linux only")
+            throw ExitCode(ExitStatus.storeUnavailable.rawValue)
+            #endif
+        }
+    }
+}

@@ -1,0 +1,268 @@
+#if os(Linux)
+import BiometricsVaultTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// `biometrics-vault secret-service` on the test user's own session bus, started by session-bus
+/// activation from the package's activation file (the path of this build put in), its items in the
+/// vault service, used by clients no one here wrote: `secret-tool`, python `keyring` and `secretstorage`
+/// (Debian's), as the non-root test user. Part of the vault service's serialized suite: one reader.
+extension VaultServiceCLITests {
+    /// A private session bus of `user` whose activation directory holds the provider's activation file,
+    /// as `~/.local/share/dbus-1/services` does once a user chooses it. Its address; `stop` ends it (and so
+    /// the provider, whose bus goes).
+    func providerBus(for user: String) async throws -> (address: String, log: URL, stop: @Sendable () async -> Void) {
+        let home = sandbox.root.appendingPathComponent("home-\(user)")
+        let services = home.appendingPathComponent(".local/share/dbus-1/services")
+        try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+        let activation = try String(contentsOf: Self.resource("Resources/linux/secret-service/org.freedesktop.secrets.service"), encoding: .utf8)
+            .replacingOccurrences(of: "/usr/bin/biometrics-vault", with: CLISandbox.binary.path)
+        try activation.write(to: services.appendingPathComponent("org.freedesktop.secrets.service"), atomically: true, encoding: .utf8)
+        let socket = home.appendingPathComponent("run/bus").path
+        let config = home.appendingPathComponent("session.conf")
+        try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(socket)</listen>
+              <auth>EXTERNAL</auth>
+              <servicedir>\(services.path)</servicedir>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/>
+              </policy>
+            </busconfig>
+            """.write(to: config, atomically: true, encoding: .utf8)
+        _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), ["-R", user, home.path])
+        let log = sandbox.root.appendingPathComponent("bus-\(user).log")
+        let bus = try await sandbox.start(
+            executable: URL(fileURLWithPath: "/bin/sh"),
+            ["-c", shellQuoted(command(["--config-file=\(config.path)", "--nofork", "--nopidfile"], as: user, executable: "/usr/bin/dbus-daemon"))
+                + " >\(log.path) 2>&1"])
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) {
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        let address = "unix:path=\(socket)"
+        return (address, log, { [sandbox] in
+            // The bus first: the provider it started exits when its bus goes.
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pkill"), ["-u", user, "-f", "dbus-daemon --config-file=\(config.path)"])
+            bus.process.terminate()
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pkill"), ["-u", user, "-f", "biometrics-vault secret-service"])
+        })
+    }
+
+    /// Runs `arguments` as `user` on the session bus at `bus`.
+    func onBus(_ bus: String, _ arguments: [String], as user: String, executable: String, stdin: String? = nil) async throws -> CLIResult {
+        try await run(["DBUS_SESSION_BUS_ADDRESS=\(bus)", executable] + arguments, as: user, stdin: stdin, executable: "/usr/bin/env")
+    }
+
+    /// On a pty, as `user`, on the session bus at `bus`.
+    func sessionOnBus(_ bus: String, _ arguments: [String], as user: String, executable: String) async throws -> PTYSession {
+        try await session(["DBUS_SESSION_BUS_ADDRESS=\(bus)", executable] + arguments, as: user, executable: "/usr/bin/env")
+    }
+
+    /// A client program of the test user: python's `secretstorage` (Debian's), one action per run.
+    static let client = #"""
+        import sys, time, secretstorage
+        from secretstorage.util import DBusAddressWrapper, open_session, exec_prompt
+        from jeepney import MatchRule, MessageType
+        c = secretstorage.dbus_init()
+        action, service = sys.argv[1], sys.argv[2]
+        items = list(secretstorage.search_items(c, {"service": service}))
+        if not items:
+            print("no item"); sys.exit(3)
+        item = items[0]
+        print("locked", item.is_locked())
+        svc = DBusAddressWrapper("/org/freedesktop/secrets", "org.freedesktop.Secret.Service", c)
+        def get_secret_directly():
+            session = open_session(c)
+            try:
+                raw = DBusAddressWrapper(item.item_path, "org.freedesktop.Secret.Item", c).call("GetSecret", "o", session.object_path)
+                print("GetSecret gave", len(raw[0][2]), "bytes")
+            except Exception as error:
+                print("GetSecret refused", getattr(error, "name", type(error).__name__))
+            found, = svc.call("GetSecrets", "aoo", [item.item_path], session.object_path)
+            print("GetSecrets gave", len(found), "secrets")
+        if action == "hostile":
+            get_secret_directly()
+        elif action == "unlock":
+            unlocked, prompt = svc.call("Unlock", "ao", [item.item_path])
+            dismissed, result = exec_prompt(c, prompt) if prompt != "/" else (False, None)
+            print("dismissed", dismissed)
+            if not dismissed:
+                print("secret", item.get_secret().decode())
+                collection = item.item_path.rsplit("/", 1)[0]
+                svc.call("Lock", "ao", [collection, item.item_path])
+                print("after lock, locked", item.is_locked())
+                get_secret_directly()
+        elif action in ("dismiss", "leave"):
+            unlocked, prompt = svc.call("Unlock", "ao", [item.item_path])
+            rule = MatchRule(path=prompt, interface="org.freedesktop.Secret.Prompt", member="Completed", type=MessageType.signal)
+            with c.filter(rule) as signals:
+                DBusAddressWrapper(prompt, "org.freedesktop.Secret.Prompt", c).call("Prompt", "s", "")
+                print("prompting", flush=True)
+                time.sleep(1.5)
+                if action == "leave":
+                    import os; os._exit(0)
+                DBusAddressWrapper(prompt, "org.freedesktop.Secret.Prompt", c).call("Dismiss", "")
+                message = c.recv_until_filtered(signals, timeout=10)
+                print("completed dismissed", message.body[0])
+            print("locked", item.is_locked())
+        elif action == "deleted":
+            item.delete()
+            try:
+                item.get_secret(); print("read a deleted item")
+            except Exception as error:
+                print("deleted item:", type(error).__name__)
+        """#
+
+    func secretStorageClient(_ bus: String, _ action: String, _ service: String, as user: String) async throws -> CLIResult {
+        try await onBus(bus, ["-c", Self.client, action, service], as: user, executable: "/usr/bin/python3")
+    }
+
+    static func resource(_ path: String) -> URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(path)
+    }
+
+    @Test(.needs(CLINeeds.testUser))
+    func theSecretServiceProviderKeepsWhatSecretToolAndKeyringStoreInTheVaultService() async throws {
+        try await prepareHomes()
+        let bus = try await providerBus(for: user)
+        try await withCleanup { () async throws -> Void in
+            let secret = "kept-by-the-provider"
+            // secret-tool: store (the secret on stdin), lookup, search, clear; the first call activates it.
+            let stored = try await onBus(bus.address, ["store", "--label", "Provider check", "service", "bv-provider", "user", "ci"],
+                                         as: user, executable: "/usr/bin/secret-tool", stdin: secret)
+            #expect(stored.status == 0, "\(stored.stderr) \((try? String(contentsOf: bus.log, encoding: .utf8)) ?? "")")
+            let looked = try await onBus(bus.address, ["lookup", "service", "bv-provider"], as: user, executable: "/usr/bin/secret-tool")
+            #expect(looked.stdout == secret, "\(looked.stdout)|\(looked.stderr)")
+            let searched = try await onBus(bus.address, ["search", "--all", "service", "bv-provider"], as: user, executable: "/usr/bin/secret-tool")
+            #expect(searched.stdout.contains("label = Provider check") && searched.stdout.contains("attribute.user = ci"), "\(searched.stdout)\(searched.stderr)")
+
+            // python keyring (Debian's), through its SecretService backend.
+            let keyring = try await onBus(bus.address, ["-c", """
+                import keyring, keyring.backends.SecretService as s
+                assert isinstance(keyring.get_keyring(), s.Keyring), keyring.get_keyring()
+                keyring.set_password("bv-keyring", "ci", "from-python")
+                print(keyring.get_password("bv-keyring", "ci"))
+                keyring.delete_password("bv-keyring", "ci")
+                print(keyring.get_password("bv-keyring", "ci"))
+                """], as: user, executable: "/usr/bin/python3")
+            #expect(keyring.stdout == "from-python\nNone\n", "\(keyring.stdout)\(keyring.stderr)")
+
+            // The item is in the vault service, for this user: its key is listed there, and nothing of it is
+            // in the user's files.
+            let listed = try await run(["--store", "service", "--service", "secret-service:login", "list"], as: user)
+            #expect(listed.status == 0 && !listed.stdout.isEmpty, "\(listed.stdout)\(listed.stderr)")
+            let home = sandbox.root.appendingPathComponent("home-\(user)").path
+            let files = try await run(["-r", secret, home], as: user, executable: "/bin/grep")
+            #expect(files.status == 1, "the secret is in a file of the user: \(files.stdout)")
+            let other = try await run(["--store", "service", "--service", "secret-service:login", "list"], as: self.other)
+            #expect(other.stdout.isEmpty, "another user sees the provider's items: \(other.stdout)")
+
+            let cleared = try await onBus(bus.address, ["clear", "service", "bv-provider"], as: user, executable: "/usr/bin/secret-tool")
+            #expect(cleared.status == 0, "\(cleared.stderr)")
+            let gone = try await onBus(bus.address, ["lookup", "service", "bv-provider"], as: user, executable: "/usr/bin/secret-tool")
+            #expect(gone.status != 0 && gone.stdout.isEmpty, "\(gone.stdout)")
+        } cleanup: {
+            await bus.stop()
+        }
+    }
+
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aProtectedSecretServiceItemIsReleasedToEachProgramOnlyAfterItsOwnFinger() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        let bus = try await providerBus(for: user)
+        try await withCleanup { () async throws -> Void in
+            let secret = "behind-the-provider"
+            // Its own policy by an attribute: storing it asks for the finger already.
+            let store = try await sessionOnBus(
+                bus.address, ["-c", "printf %s \(secret) | secret-tool store --label Protected biometrics-vault:policy biometryAny service bv-protected"],
+                as: user, executable: "/bin/sh")
+            try await reader.waitForFingerNeeded()
+            try await reader.scan(Self.finger)
+            #expect(try await store.finish() == 0, "\(store.text) \((try? String(contentsOf: bus.log, encoding: .utf8)) ?? "")")
+
+            // A program with no finger on the reader: the item is locked, and asking directly gets nothing.
+            let hostile = try await secretStorageClient(bus.address, "hostile", "bv-protected", as: user)
+            #expect(hostile.stdout.contains("locked True"), "\(hostile.stdout)\(hostile.stderr)")
+            #expect(hostile.stdout.contains("GetSecret refused org.freedesktop.Secret.Error.IsLocked"), "\(hostile.stdout)\(hostile.stderr)")
+            #expect(hostile.stdout.contains("GetSecrets gave 0 secrets"), "\(hostile.stdout)")
+            #expect(!hostile.stdout.contains(secret))
+
+            // secret-tool lookup completes only after a matching finger.
+            let lookup = try await sessionOnBus(bus.address, ["lookup", "service", "bv-protected"], as: user, executable: "/usr/bin/secret-tool")
+            try await reader.waitForFingerNeeded()
+            try await reader.scan(Self.finger)
+            #expect(try await lookup.finish() == 0, "\(lookup.text)")
+            #expect(lookup.text.contains(secret), "\(lookup.text)")
+
+            // A wrong finger leaves it locked.
+            let wrong = try await sessionOnBus(bus.address, ["lookup", "service", "bv-protected"], as: user, executable: "/usr/bin/secret-tool")
+            try await reader.waitForFingerNeeded()
+            try await reader.scan("not-enrolled-anywhere")
+            _ = try await wrong.finish()
+            #expect(!wrong.text.contains(secret), "\(wrong.text)")
+
+            // Another program is asked again; its grant ends at Lock (of its collection and item).
+            let running = try await sessionOnBus(bus.address, ["-c", Self.client, "unlock", "bv-protected"], as: user, executable: "/usr/bin/python3")
+            try await reader.waitForFingerNeeded()
+            try await reader.scan(Self.finger)
+            _ = try await running.finish()
+            #expect(running.text.contains("dismissed False") && running.text.contains("secret \(secret)"), "\(running.text)")
+            #expect(running.text.contains("after lock, locked True"), "\(running.text)")
+            #expect(running.text.contains("GetSecret refused org.freedesktop.Secret.Error.IsLocked"), "\(running.text)")
+        } cleanup: {
+            await bus.stop()
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
+    }
+
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aSecretServicePromptDismissedOrLeftAndAnItemDeletedWhileReadEndCleanly() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        let bus = try await providerBus(for: user)
+        try await withCleanup { () async throws -> Void in
+            let store = try await sessionOnBus(
+                bus.address, ["-c", "printf %s edge-secret | secret-tool store --label Edge biometrics-vault:policy biometryAny service bv-edge"],
+                as: user, executable: "/bin/sh")
+            try await reader.waitForFingerNeeded()
+            try await reader.scan(Self.finger)
+            #expect(try await store.finish() == 0, "\(store.text)")
+
+            // Dismissed: Completed(dismissed), the reader released, the item still locked.
+            let dismissed = try await secretStorageClient(bus.address, "dismiss", "bv-edge", as: user)
+            #expect(dismissed.stdout.contains("completed dismissed True") && dismissed.stdout.hasSuffix("locked True\n"), "\(dismissed.stdout)\(dismissed.stderr)")
+            #expect(try await !reader.fingerNeeded(), "the reader is still claimed after a dismissed prompt")
+
+            // A client that leaves mid-prompt: the verify is stopped, and the next program's prompt works.
+            let left = try await secretStorageClient(bus.address, "leave", "bv-edge", as: user)
+            #expect(left.stdout.contains("prompting"), "\(left.stdout)\(left.stderr)")
+            var released = false
+            for _ in 0..<100 where !released {
+                released = try await !reader.fingerNeeded()
+                if !released { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(released, "the reader is still claimed after the client left")
+            let lookup = try await sessionOnBus(bus.address, ["lookup", "service", "bv-edge"], as: user, executable: "/usr/bin/secret-tool")
+            try await reader.waitForFingerNeeded()
+            try await reader.scan(Self.finger)
+            #expect(try await lookup.finish() == 0 && lookup.text.contains("edge-secret"), "\(lookup.text)")
+
+            // A plain item deleted while a client holds it: the read is an error, not a crash or old data.
+            let plain = try await onBus(bus.address, ["store", "--label", "Plain", "service", "bv-deleted"], as: user,
+                                        executable: "/usr/bin/secret-tool", stdin: "soon-gone")
+            #expect(plain.status == 0, "\(plain.stderr)")
+            let deleted = try await secretStorageClient(bus.address, "deleted", "bv-deleted", as: user)
+            #expect(deleted.stdout.contains("deleted item: ItemNotFoundException"), "\(deleted.stdout)\(deleted.stderr)")
+        } cleanup: {
+            await bus.stop()
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
+    }
+}
+#endif
