@@ -77,7 +77,13 @@ package final class DBusObjectServer: @unchecked Sendable {
             {
                 return value.raw
             }
-            g_set_error_literal(error, g_dbus_error_quark(), gint(G_DBUS_ERROR_UNKNOWN_PROPERTY.rawValue), "no such property")
+            // GDBus looked the object up before this call, but a call handled since may have removed it.
+            if box.tree.interfaces(at: String(cString: path!)) == nil {
+                g_set_error_literal(error, g_dbus_error_quark(), gint(G_DBUS_ERROR_UNKNOWN_OBJECT.rawValue),
+                                    "Object does not exist at path \(String(cString: path!))")
+            } else {
+                g_set_error_literal(error, g_dbus_error_quark(), gint(G_DBUS_ERROR_UNKNOWN_PROPERTY.rawValue), "no such property")
+            }
             return nil
         }
         interfaceVTable.pointee.set_property = { _, sender, path, interface, property, value, error, userData in

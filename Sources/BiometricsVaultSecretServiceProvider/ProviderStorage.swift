@@ -44,9 +44,13 @@ struct CatalogRecord: Codable, Sendable, Equatable {
 ///
 /// Layout, in item services and keys of the store:
 /// - `secret-service` / `catalog`: the ``CatalogRecord`` (plain);
-/// - `secret-service:COLLECTION` / `ITEM`: the item, with its protection: the payload is the length of
-///   the record (4 bytes, big-endian), the ``ItemRecord`` as JSON, then the secret. A protected item's
-///   payload holds no record (length 0);
+/// - `secret-service:COLLECTION` / `ITEM`: the item, with its protection. Its payload is a header (the
+///   record's length, how many parts follow, and the parts' generation), the ``ItemRecord`` as JSON, and
+///   the secret, or as much of it as fits in one item of the store; a protected item's payload holds no
+///   record;
+/// - `secret-service:COLLECTION:parts` / `ITEM.GENERATION.N`: the rest of a secret too long for one item
+///   of the store, with the item's protection. A new generation is written before the item that names it,
+///   so the item always names complete parts; the old generation is removed after;
 /// - `secret-service:COLLECTION:meta` / `ITEM`: a protected item's ``ItemRecord`` (plain), so that its
 ///   label and attributes are readable while it is locked.
 ///
@@ -54,11 +58,15 @@ struct CatalogRecord: Codable, Sendable, Equatable {
 /// store's own check.
 struct ProviderStorage: Sendable {
     let store: any SecretStore
+    /// The most bytes one item of the store holds.
+    var partSize = VaultLimits.maximumCredentialsSize
 
     static let catalogID = try! SecretItemID(service: "secret-service", key: "catalog")
+    static let headerSize = 16
 
     static func itemService(_ collection: String) -> String { "secret-service:\(collection)" }
     static func metaService(_ collection: String) -> String { "secret-service:\(collection):meta" }
+    static func partService(_ collection: String) -> String { "secret-service:\(collection):parts" }
 
     func loadCatalog() throws -> CatalogRecord? {
         guard let item = try store.read(Self.catalogID, authorization: nil), let payload = item.payload else { return nil }
@@ -71,7 +79,8 @@ struct ProviderStorage: Sendable {
                         if: .anything, authorization: nil)
     }
 
-    /// Every item of `collection`: its record and, for a plain item, its secret.
+    /// Every item of `collection`: its record and, for a plain item, its secret. An item whose record
+    /// or parts cannot be read is left out.
     func loadItems(of collection: String) throws -> [(id: String, record: ItemRecord, secret: SecretBytes?)] {
         let service = Self.itemService(collection)
         var items: [(id: String, record: ItemRecord, secret: SecretBytes?)] = []
@@ -79,8 +88,10 @@ struct ProviderStorage: Sendable {
             let id = try SecretItemID(service: service, key: key)
             guard let stored = try store.read(id, authorization: nil) else { continue }
             if stored.header.protection == .none, let payload = stored.payload {
-                let (record, secret) = try Self.decode(payload)
-                if let record { items.append((key, record, secret)) }
+                guard let (record, secret) = try? assemble(collection: collection, item: key, payload, authorization: nil),
+                    let record
+                else { continue }
+                items.append((key, record, secret))
             } else {
                 let metaID = try SecretItemID(service: Self.metaService(collection), key: key)
                 guard let meta = try store.read(metaID, authorization: nil)?.payload else { continue }
@@ -91,29 +102,50 @@ struct ProviderStorage: Sendable {
         return items
     }
 
-    /// The secret of a protected item, released by `authorization`; `nil` when the store holds none.
+    /// The secret of a protected item, released by `authorization`; `nil` when the store releases none.
     func readSecret(collection: String, item: String, authorization: Authorization?) throws -> SecretBytes? {
         let id = try SecretItemID(service: Self.itemService(collection), key: item)
         guard let stored = try store.read(id, authorization: authorization) else {
             throw VaultError(.itemNotFound, underlying: .message("the item was deleted"))
         }
         guard let payload = stored.payload else { return nil }
-        return try Self.decode(payload).secret
+        return try assemble(collection: collection, item: item, payload, authorization: authorization).secret
     }
 
     /// Writes an item. A protected item's record goes first, to its plain record, so that a crash between
     /// the two leaves at worst a record without a secret, which loading skips.
     func write(collection: String, item: String, record: ItemRecord, secret: SecretBytes, authorization: Authorization?) throws {
         let id = try SecretItemID(service: Self.itemService(collection), key: item)
-        if let policy = record.protection {
-            let metaID = try SecretItemID(service: Self.metaService(collection), key: item)
-            try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(try JSONEncoder().encode(record))),
-                            for: metaID, if: .anything, authorization: nil)
-            let header = ItemHeader(protection: .protected(policy), enrollment: policy == .biometryCurrentSet ? authorization?.enrollment : nil)
-            try store.write(StoredItem(header: header, payload: Self.encode(nil, secret)), for: id, if: .anything, authorization: authorization)
-        } else {
-            try store.write(StoredItem(header: ItemHeader(protection: .none), payload: Self.encode(record, secret)), for: id,
-                            if: .anything, authorization: authorization)
+        let protection: ItemProtection = record.protection.map { .protected($0) } ?? .none
+        if record.protection != nil {
+            try writeRecordOnly(collection: collection, item: item, record: record)
+        }
+        let header = ItemHeader(protection: protection, enrollment: record.protection == .biometryCurrentSet ? authorization?.enrollment : nil)
+        let json = record.protection == nil ? Array(try JSONEncoder().encode(record)) : []
+        let generation = UInt64.random(in: 1...UInt64.max)
+        var bytes = secret.copyBytes()
+        defer { bytes.zeroize() }
+        let firstSize = max(0, partSize - Self.headerSize - json.count)
+        guard firstSize > 0 || bytes.isEmpty else {
+            throw VaultError(.credentialsTooLarge, underlying: .message("an item's label and attributes take more than \(partSize) bytes"))
+        }
+        let first = min(firstSize, bytes.count)
+        var parts: [ArraySlice<UInt8>] = []
+        var offset = first
+        while offset < bytes.count {
+            parts.append(bytes[offset..<min(offset + partSize, bytes.count)])
+            offset += partSize
+        }
+        for (index, part) in parts.enumerated() {
+            let partID = try SecretItemID(service: Self.partService(collection), key: Self.partKey(item, generation, index + 1))
+            try store.write(StoredItem(header: header, payload: SecretBytes(part)), for: partID, if: .anything, authorization: authorization)
+        }
+        var payload = Self.header(recordLength: json.count, parts: parts.count, generation: generation) + json
+        payload.append(contentsOf: bytes[0..<first])
+        defer { payload.zeroize() }
+        try store.write(StoredItem(header: header, payload: SecretBytes(payload)), for: id, if: .anything, authorization: authorization)
+        try removeParts(collection: collection, item: item, keeping: parts.isEmpty ? nil : generation)
+        if record.protection == nil {
             try? store.delete(try SecretItemID(service: Self.metaService(collection), key: item))
         }
     }
@@ -128,27 +160,58 @@ struct ProviderStorage: Sendable {
     func delete(collection: String, item: String) throws {
         try store.delete(try SecretItemID(service: Self.itemService(collection), key: item))
         try? store.delete(try SecretItemID(service: Self.metaService(collection), key: item))
+        try? removeParts(collection: collection, item: item, keeping: nil)
     }
 
-    static func encode(_ record: ItemRecord?, _ secret: SecretBytes) throws -> SecretBytes {
-        let json = try record.map { Array(try JSONEncoder().encode($0)) } ?? []
-        let count = UInt32(json.count)
-        var bytes = [UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)] + json
-        bytes.reserveCapacity(bytes.count + secret.count)
-        secret.withUnsafeBytes { bytes.append(contentsOf: $0) }
+    // MARK: Encoding
+
+    static func partKey(_ item: String, _ generation: UInt64, _ index: Int) -> String {
+        "\(item).\(String(generation, radix: 16)).\(index)"
+    }
+
+    static func header(recordLength: Int, parts: Int, generation: UInt64) -> [UInt8] {
+        func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+        return bigEndian(UInt32(recordLength)) + bigEndian(UInt32(parts)) + bigEndian(generation)
+    }
+
+    /// The record and the whole secret of an item's payload, its parts read with `authorization`.
+    func assemble(collection: String, item: String, _ payload: SecretBytes, authorization: Authorization?) throws
+        -> (record: ItemRecord?, secret: SecretBytes)
+    {
+        var bytes = payload.copyBytes()
         defer { bytes.zeroize() }
-        return SecretBytes(bytes)
+        guard bytes.count >= Self.headerSize else {
+            throw VaultError(.invalidVault, underlying: .message("a Secret Service item too short to read"))
+        }
+        func number(_ range: Range<Int>) -> UInt64 { bytes[range].reduce(0) { $0 << 8 | UInt64($1) } }
+        let recordLength = Int(number(0..<4))
+        let parts = Int(number(4..<8))
+        let generation = number(8..<16)
+        guard bytes.count >= Self.headerSize + recordLength else {
+            throw VaultError(.invalidVault, underlying: .message("a Secret Service item whose record is cut off"))
+        }
+        let record = recordLength == 0
+            ? nil : try JSONDecoder().decode(ItemRecord.self, from: Data(bytes[Self.headerSize..<(Self.headerSize + recordLength)]))
+        var secret = Array(bytes[(Self.headerSize + recordLength)...])
+        defer { secret.zeroize() }
+        if parts > 0 {
+            for index in 1...parts {
+                let partID = try SecretItemID(service: Self.partService(collection), key: Self.partKey(item, generation, index))
+                guard let part = try store.read(partID, authorization: authorization)?.payload else {
+                    throw VaultError(.invalidVault, underlying: .message("a part of a Secret Service item is missing"))
+                }
+                part.withUnsafeBytes { secret.append(contentsOf: $0) }
+            }
+        }
+        return (record, SecretBytes(secret))
     }
 
-    static func decode(_ payload: SecretBytes) throws -> (record: ItemRecord?, secret: SecretBytes) {
-        try payload.withUnsafeBytes { raw throws -> (ItemRecord?, SecretBytes) in
-            guard raw.count >= 4 else { throw VaultError(.invalidVault, underlying: .message("a Secret Service item too short to read")) }
-            let count = Int(raw[0]) << 24 | Int(raw[1]) << 16 | Int(raw[2]) << 8 | Int(raw[3])
-            guard raw.count >= 4 + count else {
-                throw VaultError(.invalidVault, underlying: .message("a Secret Service item whose record is cut off"))
-            }
-            let record = count == 0 ? nil : try JSONDecoder().decode(ItemRecord.self, from: Data(raw[4..<(4 + count)]))
-            return (record, SecretBytes(raw[(4 + count)...]))
+    /// Removes the parts of `item` of every generation but `keeping`.
+    private func removeParts(collection: String, item: String, keeping generation: UInt64?) throws {
+        let service = Self.partService(collection)
+        let kept = generation.map { "\(item).\(String($0, radix: 16))." }
+        for key in try store.keys(service: service) where key.hasPrefix("\(item).") && !(kept.map { key.hasPrefix($0) } ?? false) {
+            try? store.delete(try SecretItemID(service: service, key: key))
         }
     }
 }

@@ -139,16 +139,17 @@ extension VaultServiceCLITests {
             let looked = try await onBus(bus.address, ["lookup", "service", "bv-provider"], as: user, executable: "/usr/bin/secret-tool")
             #expect(looked.stdout == secret, "\(looked.stdout)|\(looked.stderr)")
             let searched = try await onBus(bus.address, ["search", "--all", "service", "bv-provider"], as: user, executable: "/usr/bin/secret-tool")
-            #expect(searched.stdout.contains("label = Provider check") && searched.stdout.contains("attribute.user = ci"), "\(searched.stdout)\(searched.stderr)")
+            // secret-tool prints the attributes on stderr.
+            #expect(searched.stdout.contains("label = Provider check") && searched.stderr.contains("attribute.user = ci"), "\(searched.stdout)\(searched.stderr)")
 
-            // python keyring (Debian's), through its SecretService backend.
+            // python keyring (Debian's), through its SecretService backend (its default there chains backends).
             let keyring = try await onBus(bus.address, ["-c", """
-                import keyring, keyring.backends.SecretService as s
-                assert isinstance(keyring.get_keyring(), s.Keyring), keyring.get_keyring()
-                keyring.set_password("bv-keyring", "ci", "from-python")
-                print(keyring.get_password("bv-keyring", "ci"))
-                keyring.delete_password("bv-keyring", "ci")
-                print(keyring.get_password("bv-keyring", "ci"))
+                import keyring.backends.SecretService
+                backend = keyring.backends.SecretService.Keyring()
+                backend.set_password("bv-keyring", "ci", "from-python")
+                print(backend.get_password("bv-keyring", "ci"))
+                backend.delete_password("bv-keyring", "ci")
+                print(backend.get_password("bv-keyring", "ci"))
                 """], as: user, executable: "/usr/bin/python3")
             #expect(keyring.stdout == "from-python\nNone\n", "\(keyring.stdout)\(keyring.stderr)")
 
@@ -199,6 +200,9 @@ extension VaultServiceCLITests {
             try await reader.scan(Self.finger)
             #expect(try await lookup.finish() == 0, "\(lookup.text)")
             #expect(lookup.text.contains(secret), "\(lookup.text)")
+            // The prompt named the program the bus reported (the provider's log reaches the bus's).
+            let log = (try? String(contentsOf: bus.log, encoding: .utf8)) ?? ""
+            #expect(log.contains(#"secret-tool (pid "#) && log.contains(#"completed a prompt to unlock read "Protected""#), "\(log)")
 
             // A wrong finger leaves it locked.
             let wrong = try await sessionOnBus(bus.address, ["lookup", "service", "bv-protected"], as: user, executable: "/usr/bin/secret-tool")
