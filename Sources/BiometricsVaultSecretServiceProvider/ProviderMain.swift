@@ -33,5 +33,22 @@ extension SecretServiceProvider {
         try result.get()
         log("secret service: stopped (the name was taken over or the bus closed)")
     }
+
+    /// Imports every item of the provider that owns `org.freedesktop.secrets` on the session bus now into
+    /// the vault service, for this provider (ProviderImport). A summary line.
+    package static func importFromRunningProvider(log: @escaping @Sendable (String) -> Void) async throws -> String {
+        try await DedicatedThread.run(name: "secret-service-import") { () throws(VaultError) -> String in
+            do {
+                let outcome = try ProviderImport.run(from: .session, into: ProviderStorage(store: VaultServiceStore()), log: log)
+                return "imported \(outcome.imported) item(s) of \(outcome.collections) collection(s); \(outcome.skipped) already there"
+            } catch let error as VaultError {
+                throw error
+            } catch let error as DBusFailure {
+                throw VaultError(.storeUnavailable, underlying: .dbus(name: error.name, message: error.message))
+            } catch {
+                throw VaultError(.storeUnavailable, underlying: .message("\(error)"))
+            }
+        }
+    }
 }
 #endif

@@ -32,12 +32,9 @@ package final class SecretServiceProvider: DBusObjectTree {
         storage = ProviderStorage(store: store)
         self.authenticator = authenticator
         self.log = log
-        var catalog = try storage.loadCatalog() ?? CatalogRecord(collections: [], aliases: [:])
-        if catalog.collections.isEmpty {
-            let now = ProviderState.now()
-            catalog.collections = [CollectionRecord(id: "login", label: "Login", created: now, modified: now, policy: nil)]
-        }
-        for alias in ["default", "login"] where catalog.aliases[alias] == nil {
+        var catalog = try storage.loadCatalog() ?? Self.initialCatalog()
+        if catalog.collections.isEmpty { catalog = Self.initialCatalog() }
+        for alias in ["default", "login"] where catalog.aliases[alias].map({ id in catalog.collections.contains { $0.id == id } }) != true {
             catalog.aliases[alias] = catalog.collections.first { $0.id == "login" }?.id ?? catalog.collections[0].id
         }
         try storage.save(catalog)
@@ -51,6 +48,14 @@ package final class SecretServiceProvider: DBusObjectTree {
             loaded.items[collection.id] = items
         }
         state = LockedValue(loaded)
+    }
+
+    /// The catalog of a provider's first start: the `login` collection, which `default` and `login` name.
+    static func initialCatalog() -> CatalogRecord {
+        let now = ProviderState.now()
+        return CatalogRecord(
+            collections: [CollectionRecord(id: "login", label: "Login", created: now, modified: now, policy: nil)],
+            aliases: ["default": "login", "login": "login"])
     }
 
     /// Serves on `bus` until the name is lost or the bus goes away.

@@ -51,6 +51,18 @@ stop_provider() {
     rm -rf "$PROVIDER_SANDBOX"
 }
 trap 'stop_provider; vault_service_uninstall; rm -f "$LOG"' EXIT
+# Migration: an item stored in each provider the CI runs (gnome-keyring, KeePassXC, KWallet) is imported,
+# with its attributes, before the provider starts; a second import adds nothing.
+import_checks=()
+for source in "gnome-keyring=$DBUS_SESSION_BUS_ADDRESS" "KeePassXC=${BV_KEEPASSXC_BUS_ADDRESS:?}" "KWallet=${BV_KWALLET_BUS_ADDRESS:?}"; do
+    name=${source%%=*} bus=${source#*=}
+    printf %s "imported-from-$name" | DBUS_SESSION_BUS_ADDRESS=$bus secret-tool store --label "Import $name" service bv-import from "$name"
+    DBUS_SESSION_BUS_ADDRESS=$bus "$BIN_DIR/biometrics-vault" secret-service --import
+    again=$(DBUS_SESSION_BUS_ADDRESS=$bus "$BIN_DIR/biometrics-vault" secret-service --import)
+    [[ $again == "imported 0 item(s)"* ]] || { echo "a second import from $name added items: $again"; exit 1; }
+    DBUS_SESSION_BUS_ADDRESS=$bus secret-tool clear service bv-import from "$name"
+    import_checks+=("$name")
+done
 start_private_session_bus "$PROVIDER_SANDBOX"
 setsid "$BIN_DIR/biometrics-vault" secret-service > "$PROVIDER_SANDBOX/provider.log" 2>&1 &
 for _ in $(seq 100); do
@@ -58,6 +70,11 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 echo "Secret Service provider: $(ss_clients_provider)"
+for name in "${import_checks[@]}"; do
+    got=$(secret-tool lookup service bv-import from "$name")
+    [ "$got" = "imported-from-$name" ] || { echo "the item imported from $name reads '$got' through the provider"; exit 1; }
+done
+echo "imported from ${import_checks[*]}: read back through the provider"
 ss_clients_run_all || { cat "$PROVIDER_SANDBOX/provider.log"; exit 1; }
 swift test --skip-build --filter 'BiometricsVaultSecretServiceTests.(SecretServiceConformanceTests|SecretServiceInteropTests)' \
     > "$LOG" 2>&1 || { tail -n 60 "$LOG"; cat "$PROVIDER_SANDBOX/provider.log"; exit 1; }

@@ -6,7 +6,7 @@ import CGio
 /// probe) on its own thread, so it never blocks Swift's cooperative pool, and hands the result back to
 /// async code.
 package enum DedicatedThread {
-    static func run<T: Sendable>(
+    package static func run<T: Sendable>(
         name: String, _ body: @escaping @Sendable () throws(VaultError) -> T
     ) async throws(VaultError) -> T {
         let result: Result<T, VaultError> = await withCheckedContinuation { continuation in

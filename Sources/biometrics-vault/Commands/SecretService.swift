@@ -23,8 +23,24 @@ extension BiometricsVaultCommand {
         @Flag(help: "Take org.freedesktop.secrets from the provider that owns it now.")
         var replace = false
 
+        @Flag(name: .customLong("import"), help: "Copy every item of the provider that owns org.freedesktop.secrets now (gnome-keyring, KeePassXC, KWallet) into the vault service, then exit; run it before --replace.")
+        var importItems = false
+
+        func validate() throws {
+            if replace && importItems { throw ValidationError("--import reads the running provider: run it first, then --replace") }
+        }
+
         func run() async throws {
             #if os(Linux)
+            if importItems {
+                do {
+                    print(try await SecretServiceProvider.importFromRunningProvider { Console.notice($0) })
+                } catch {
+                    Console.notice("secret service: \(error)")
+                    throw ExitCode(ExitStatus.storeUnavailable.rawValue)
+                }
+                return
+            }
             do {
                 try await SecretServiceProvider.serve(replace: replace) { Console.notice($0) }
             } catch {
