@@ -185,7 +185,13 @@ package final class DBusObjectServer: @unchecked Sendable {
 
     /// Takes the name and serves calls on the calling thread until ``stop()``, until the name is lost to
     /// a replacement, or until the bus connection closes. `ready` runs once the name is owned.
-    package func run(ready: () -> Void = {}) throws(DBusFailure) {
+    ///
+    /// With `replace`, an owner that allows replacement hands the name over at once; one that does not
+    /// keeps it, and this server waits in the bus's queue for it: `whenQueued` gets the owner's pid (as the
+    /// bus reports it) to end that owner, and the name comes when it goes, within `queueTimeout`.
+    package func run(
+        queueTimeout: Duration = .seconds(10), whenQueued: (UInt32) -> Void = { _ in }, ready: () -> Void = {}
+    ) throws(DBusFailure) {
         g_main_context_push_thread_default(context)
         defer { g_main_context_pop_thread_default(context) }
 
@@ -199,31 +205,62 @@ package final class DBusObjectServer: @unchecked Sendable {
                 box.tree.peerLeft(gone)
             }, box.toOpaque(), nil)
         defer { g_dbus_connection_signal_unsubscribe(connection.raw, departures) }
-        let lost = LostName()
-        let lostBox = Unmanaged.passRetained(lost)
-        defer { lostBox.release() }
-        let nameLost = g_dbus_connection_signal_subscribe(
-            connection.raw, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameLost", "/org/freedesktop/DBus",
-            name, G_DBUS_SIGNAL_FLAGS_NONE,
-            { _, _, _, _, _, _, userData in
-                Unmanaged<LostName>.fromOpaque(userData!).takeUnretainedValue().lost.withLock { $0 = true }
-            }, lostBox.toOpaque(), nil)
-        defer { g_dbus_connection_signal_unsubscribe(connection.raw, nameLost) }
+        let ownership = Ownership()
+        let ownershipBox = Unmanaged.passRetained(ownership)
+        defer { ownershipBox.release() }
+        var subscriptions: [guint] = []
+        for member in ["NameLost", "NameAcquired"] {
+            subscriptions.append(g_dbus_connection_signal_subscribe(
+                connection.raw, "org.freedesktop.DBus", "org.freedesktop.DBus", member, "/org/freedesktop/DBus",
+                name, G_DBUS_SIGNAL_FLAGS_NONE,
+                { _, _, _, _, member, _, userData in
+                    let ownership = Unmanaged<Ownership>.fromOpaque(userData!).takeUnretainedValue()
+                    if String(cString: member!) == "NameAcquired" {
+                        ownership.acquired.withLock { $0 = true }
+                    } else {
+                        ownership.lost.withLock { $0 = true }
+                    }
+                },
+                ownershipBox.toOpaque(), nil))
+        }
+        defer { for id in subscriptions { g_dbus_connection_signal_unsubscribe(connection.raw, id) } }
 
         // ALLOW_REPLACEMENT: a later `--replace` (ours or another provider's) may take the name over;
-        // REPLACE_EXISTING only when asked; DO_NOT_QUEUE: fail at once rather than wait in line.
-        let flags: UInt32 = 0x1 | (replace ? 0x2 : 0) | 0x4
-        let reply = try connection.call(
-            DBusMethod(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                       interface: "org.freedesktop.DBus", member: "RequestName"),
-            .tuple([.string(name), .uint32(flags)]), replyType: "(u)")
-        guard reply[0].uint32 == 1 || reply[0].uint32 == 4 else {
+        // REPLACE_EXISTING and a place in the queue only when asked; else DO_NOT_QUEUE: fail at once.
+        let flags: UInt32 = 0x1 | (replace ? 0x2 : 0x4)
+        let bus = DBusMethod(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "")
+        func busCall(_ member: String, _ arguments: DBusArgument, _ type: String) throws(DBusFailure) -> DBusValue {
+            var method = bus
+            method.member = member
+            return try connection.call(method, arguments, replyType: type)
+        }
+        let owner = try? busCall("GetConnectionUnixProcessID", .tuple([.string(name)]), "(u)")[0].uint32
+        let reply = try busCall("RequestName", .tuple([.string(name), .uint32(flags)]), "(u)")[0].uint32
+        switch reply {
+        case 1, 4:
+            break
+        case 2 where replace:
+            whenQueued(owner ?? 0)
+            let deadline = ContinuousClock.now + queueTimeout
+            while !ownership.acquired.withLock({ $0 }) && ContinuousClock.now < deadline && g_dbus_connection_is_closed(connection.raw) == 0 {
+                let source = wakeSource(g_timeout_source_new(100)) {}
+                g_source_attach(source, context)
+                g_main_context_iteration(context, 1)
+                g_source_destroy(source)
+                g_source_unref(source)
+            }
+            guard ownership.acquired.withLock({ $0 }) else {
+                _ = try? busCall("ReleaseName", .tuple([.string(name)]), "(u)")
+                throw DBusFailure(name: "org.freedesktop.DBus.Error.AccessDenied", code: 0,
+                                  message: "\(name) is still owned by the process that had it (pid \(owner ?? 0)), which does not let it go",
+                                  isRemote: false)
+            }
+        default:
             throw DBusFailure(name: "org.freedesktop.DBus.Error.AccessDenied", code: 0,
-                              message: replace ? "\(name) is owned by a process that does not let it go"
-                                  : "\(name) is owned by another process", isRemote: false)
+                              message: "\(name) is owned by another process (pid \(owner ?? 0))", isRemote: false)
         }
         ready()
-        while !stopped.withLock({ $0 }) && !lost.lost.withLock({ $0 }) && g_dbus_connection_is_closed(connection.raw) == 0 {
+        while !stopped.withLock({ $0 }) && !ownership.lost.withLock({ $0 }) && g_dbus_connection_is_closed(connection.raw) == 0 {
             g_main_context_iteration(context, 1)
         }
     }
@@ -246,8 +283,9 @@ package final class DBusObjectServer: @unchecked Sendable {
         try connection.credentials(of: sender)
     }
 
-    private final class LostName {
+    private final class Ownership {
         let lost = LockedValue(false)
+        let acquired = LockedValue(false)
     }
 
     /// One registered subtree: its root, for the callbacks, which GDBus gives either the root or the

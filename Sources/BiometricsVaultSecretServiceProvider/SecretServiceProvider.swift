@@ -58,7 +58,9 @@ package final class SecretServiceProvider: DBusObjectTree {
             aliases: ["default": "login", "login": "login"])
     }
 
-    /// Serves on `bus` until the name is lost or the bus goes away.
+    /// Serves on `bus` until the name is lost or the bus goes away. With `replace`, a provider that does
+    /// not hand the name over (gnome-keyring) is stopped (SIGTERM), as `gnome-keyring-daemon --replace`
+    /// stops another of its kind.
     package func run(bus: DBusBus, replace: Bool, ready: () -> Void = {}) throws {
         let server = try DBusObjectServer(
             bus: bus, name: ProviderInterface.busName, interfaceXML: ProviderInterface.xml, replace: replace, tree: self)
@@ -72,7 +74,11 @@ package final class SecretServiceProvider: DBusObjectTree {
         for collection in state.withLock({ $0.catalog.collections.map(\.id) }) {
             try server.serve(subtreeAt: Self.collectionPath(collection))
         }
-        try server.run(ready: ready)
+        try server.run(whenQueued: { [log] owner in
+            let program = (try? String(contentsOfProcFile: "/proc/\(owner)/comm")).map { String($0.prefix { $0 != "\n" }) } ?? "?"
+            log("secret service: \(program) (pid \(owner)) does not hand over org.freedesktop.secrets: stopping it")
+            if owner > 1 { kill(pid_t(owner), SIGTERM) }
+        }, ready: ready)
     }
 
     // MARK: Paths

@@ -79,3 +79,24 @@ ss_clients_run_all || { cat "$PROVIDER_SANDBOX/provider.log"; exit 1; }
 swift test --skip-build --filter 'BiometricsVaultSecretServiceTests.(SecretServiceConformanceTests|SecretServiceInteropTests)' \
     > "$LOG" 2>&1 || { tail -n 60 "$LOG"; cat "$PROVIDER_SANDBOX/provider.log"; exit 1; }
 tail -n 3 "$LOG"
+
+# --replace, on a bus of its own: from gnome-keyring, which does not hand the name over (it is stopped),
+# and from a running provider of ours, which does (and exits).
+REPLACE_SANDBOX=$PROVIDER_SANDBOX/replace
+mkdir -p "$REPLACE_SANDBOX/run" "$REPLACE_SANDBOX/data"
+start_private_session_bus "$REPLACE_SANDBOX"
+XDG_DATA_HOME=$REPLACE_SANDBOX/data XDG_RUNTIME_DIR=$REPLACE_SANDBOX/run \
+    bash -c 'printf %s replace-check | gnome-keyring-daemon --unlock --components=secrets' >/dev/null 2>&1
+gdbus wait --session --timeout 10 org.freedesktop.secrets
+[[ $(ss_clients_provider) == gnome-keyring* ]] || { echo "gnome-keyring does not own the name: $(ss_clients_provider)"; exit 1; }
+owner_pid() { ss_clients_provider | sed -n 's/.*(pid \([0-9]*\))$/\1/p'; }
+setsid "$BIN_DIR/biometrics-vault" secret-service --replace > "$REPLACE_SANDBOX/first.log" 2>&1 &
+for _ in $(seq 100); do [[ $(ss_clients_provider) == biometrics-vaul* ]] && break; sleep 0.1; done
+[[ $(ss_clients_provider) == biometrics-vaul* ]] || { echo "--replace did not take the name from gnome-keyring"; cat "$REPLACE_SANDBOX/first.log"; exit 1; }
+first=$(owner_pid)
+setsid "$BIN_DIR/biometrics-vault" secret-service --replace > "$REPLACE_SANDBOX/second.log" 2>&1 &
+for _ in $(seq 100); do [ "$(owner_pid)" != "$first" ] && ! kill -0 "$first" 2>/dev/null && break; sleep 0.1; done
+[ "$(owner_pid)" != "$first" ] && ! kill -0 "$first" 2>/dev/null \
+    || { echo "a second --replace did not take over, or the first provider did not exit"; cat "$REPLACE_SANDBOX"/*.log; exit 1; }
+echo "--replace: taken from gnome-keyring (stopped) and from a running provider (exited)"
+kill "$(cat "$REPLACE_SANDBOX/dbus.pid")"
