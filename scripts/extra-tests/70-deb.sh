@@ -99,9 +99,16 @@ for file in /usr/share/man/man1/$PACKAGE.1.gz /usr/share/bash-completion/complet
     /usr/share/zsh/vendor-completions/_$PACKAGE /usr/share/fish/vendor_completions.d/$PACKAGE.fish \
     /etc/pam.d/$PACKAGE /usr/share/polkit-1/actions/io.github.biometricsvault.policy \
     /usr/share/doc/$PACKAGE/copyright /usr/share/doc/$PACKAGE/changelog.Debian.gz \
-    /usr/lib/systemd/user/$PACKAGE-agent.service; do
+    /usr/lib/systemd/user/$PACKAGE-agent.service /usr/lib/systemd/user/$PACKAGE-secret-service.service \
+    /usr/share/$PACKAGE/dbus-1/org.freedesktop.secrets.service; do
     [ -e "$file" ] || { echo "$file not installed"; exit 1; }
 done
+# The Secret Service provider's activation file is not where the session bus looks unless a user links it
+# (it would compete with gnome-keyring's), and it runs the installed binary.
+[ ! -e /usr/share/dbus-1/services/org.freedesktop.secrets.service ] || ! grep -q "$PACKAGE" /usr/share/dbus-1/services/org.freedesktop.secrets.service \
+    || { echo "the package put its Secret Service activation file where every session bus reads it"; exit 1; }
+grep -qx "Exec=$BIN secret-service" /usr/share/$PACKAGE/dbus-1/org.freedesktop.secrets.service \
+    || { echo "the provider's activation file does not run '$BIN secret-service'"; exit 1; }
 # The user unit runs the installed agent, without a restart loop (the agent exits when idle).
 UNIT=/usr/lib/systemd/user/$PACKAGE-agent.service
 grep -qx "ExecStart=$BIN agent" "$UNIT" && grep -qx 'Restart=no' "$UNIT" \
@@ -109,7 +116,9 @@ grep -qx "ExecStart=$BIN agent" "$UNIT" && grep -qx 'Restart=no' "$UNIT" \
 if command -v systemd-analyze >/dev/null; then
     # A user manager needs a runtime directory; none runs here. --man=no: man-db may be missing.
     install -d -m 700 "$WORK/run"
-    XDG_RUNTIME_DIR=$WORK/run systemd-analyze verify --man=no --user "$UNIT" || { echo "systemd-analyze rejects $UNIT"; exit 1; }
+    for unit in "$UNIT" /usr/lib/systemd/user/$PACKAGE-secret-service.service; do
+        XDG_RUNTIME_DIR=$WORK/run systemd-analyze verify --man=no --user "$unit" || { echo "systemd-analyze rejects $unit"; exit 1; }
+    done
 fi
 
 # The vault service as the package installs it: D-Bus activation starts the installed binary as its own
