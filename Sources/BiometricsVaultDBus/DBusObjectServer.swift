@@ -177,12 +177,6 @@ package final class DBusObjectServer: @unchecked Sendable {
         g_dbus_connection_emit_signal(connection.raw, nil, path, interface, member, arguments?.raw, nil)
     }
 
-    /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` for `properties` of `interface` at `path`.
-    package func emitPropertiesChanged(path: String, interface: String, _ properties: [(String, DBusArgument)]) {
-        emit(path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
-             .tuple([.string(interface), .vardict(properties), .strings([])]))
-    }
-
     /// Takes the name and serves calls on the calling thread until ``stop()``, until the name is lost to
     /// a replacement, or until the bus connection closes. `ready` runs once the name is owned.
     ///

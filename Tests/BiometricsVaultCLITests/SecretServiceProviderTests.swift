@@ -69,12 +69,23 @@ extension VaultServiceCLITests {
         from jeepney import MatchRule, MessageType
         c = secretstorage.dbus_init()
         action, service = sys.argv[1], sys.argv[2]
+        svc = DBusAddressWrapper("/org/freedesktop/secrets", "org.freedesktop.Secret.Service", c)
+        if action == "guarded-collection":
+            properties = {"org.freedesktop.Secret.Collection.Label": ("s", "Guarded"),
+                          "io.github.biometricsvault.Collection.Policy": ("s", "biometryAny")}
+            path, prompt = svc.call("CreateCollection", "a{sv}s", properties, "")
+            collection = secretstorage.Collection(c, path)
+            print("collection locked", collection.is_locked(), flush=True)
+            unlocked, prompt = svc.call("Unlock", "ao", [path])
+            print("dismissed", exec_prompt(c, prompt)[0] if prompt != "/" else None)
+            collection.create_item("In guarded", {"service": service}, b"guarded-secret")
+            print("stored in", path)
+            sys.exit(0)
         items = list(secretstorage.search_items(c, {"service": service}))
         if not items:
             print("no item"); sys.exit(3)
         item = items[0]
         print("locked", item.is_locked())
-        svc = DBusAddressWrapper("/org/freedesktop/secrets", "org.freedesktop.Secret.Service", c)
         def get_secret_directly():
             session = open_session(c)
             try:
@@ -92,8 +103,8 @@ extension VaultServiceCLITests {
             print("dismissed", dismissed)
             if not dismissed:
                 print("secret", item.get_secret().decode())
-                collection = item.item_path.rsplit("/", 1)[0]
-                svc.call("Lock", "ao", [collection, item.item_path])
+                collections = DBusAddressWrapper("/org/freedesktop/secrets", "org.freedesktop.Secret.Service", c).get_property("Collections")
+                svc.call("Lock", "ao", list(collections))
                 print("after lock, locked", item.is_locked())
                 get_secret_directly()
         elif action in ("dismiss", "leave"):
@@ -211,7 +222,7 @@ extension VaultServiceCLITests {
             _ = try await wrong.finish()
             #expect(!wrong.text.contains(secret), "\(wrong.text)")
 
-            // Another program is asked again; its grant ends at Lock (of its collection and item).
+            // Another program is asked again; its grant ends when it locks the whole service (every collection).
             let running = try await sessionOnBus(bus.address, ["-c", Self.client, "unlock", "bv-protected"], as: user, executable: "/usr/bin/python3")
             try await reader.waitForFingerNeeded()
             try await reader.scan(Self.finger)
@@ -219,6 +230,18 @@ extension VaultServiceCLITests {
             #expect(running.text.contains("dismissed False") && running.text.contains("secret \(secret)"), "\(running.text)")
             #expect(running.text.contains("after lock, locked True"), "\(running.text)")
             #expect(running.text.contains("GetSecret refused org.freedesktop.Secret.Error.IsLocked"), "\(running.text)")
+
+            // A collection with a policy: locked until the client's finger, and what is stored in it is
+            // protected without an attribute of its own.
+            let guarded = try await sessionOnBus(bus.address, ["-c", Self.client, "guarded-collection", "bv-guarded"], as: user, executable: "/usr/bin/python3")
+            try await reader.waitForFingerNeeded()
+            try await reader.scan(Self.finger)
+            _ = try await guarded.finish()
+            #expect(guarded.text.contains("collection locked True") && guarded.text.contains("dismissed False")
+                && guarded.text.contains("stored in /org/freedesktop/secrets/collection/guarded"), "\(guarded.text)")
+            let outsider = try await secretStorageClient(bus.address, "hostile", "bv-guarded", as: user)
+            #expect(outsider.stdout.contains("locked True") && outsider.stdout.contains("GetSecrets gave 0 secrets"), "\(outsider.stdout)\(outsider.stderr)")
+            #expect(!outsider.stdout.contains("guarded-secret"))
         } cleanup: {
             await bus.stop()
             _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])

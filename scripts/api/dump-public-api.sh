@@ -16,7 +16,7 @@ modules=(
     BiometricsVaultCore BiometricsVault BiometricsVaultTesting
     BiometricsVaultFileStore BiometricsVaultTPM BiometricsVaultSecretService BiometricsVaultLinuxAuth
     BiometricsVaultService BiometricsVaultDBus BiometricsVaultAgent BiometricsVaultApple
-    BiometricsVaultJSON BiometricsVaultCredentialHelpers BiometricsVaultServiceDaemon
+    BiometricsVaultJSON BiometricsVaultCredentialHelpers BiometricsVaultServiceDaemon BiometricsVaultSecretServiceProvider
 )
 [ -d "$bin/Modules" ] || { echo "no build in $bin: run swift build first" >&2; exit 2; }
 # The C modules the Swift modules import: the package's system-library shims and the module maps

@@ -17,7 +17,7 @@ extension BiometricsVaultCommand {
                 biometrics-vault:policy attribute) is locked for every program until that program's \
                 unlock prompt is answered by a finger or the password, in the vault service. Started by \
                 session-bus activation when nothing else provides the name; --replace takes the name \
-                from the running provider (gnome-keyring, KeePassXC, KWallet) when it allows that.
+                from the running provider, stopping one that keeps it (gnome-keyring).
                 """)
 
         @Flag(help: "Take org.freedesktop.secrets from the provider that owns it now.")
