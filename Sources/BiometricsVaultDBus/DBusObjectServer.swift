@@ -254,6 +254,12 @@ package final class DBusObjectServer: @unchecked Sendable {
                               message: "\(name) is owned by another process (pid \(owner ?? 0))", isRemote: false)
         }
         ready()
+        // GDBus reports a closed connection on the context it was made in, not this one: a timer wakes the
+        // loop each second to look, so the server ends when its bus goes (a session's logout).
+        let tick = g_timeout_source_new(1000)!
+        g_source_set_callback(tick, { _ in 1 }, nil, nil)  // G_SOURCE_CONTINUE
+        g_source_attach(tick, context)
+        defer { g_source_destroy(tick); g_source_unref(tick) }
         while !stopped.withLock({ $0 }) && !ownership.lost.withLock({ $0 }) && g_dbus_connection_is_closed(connection.raw) == 0 {
             g_main_context_iteration(context, 1)
         }

@@ -95,7 +95,9 @@ struct ProviderStorage: Sendable {
             } else {
                 let metaID = try SecretItemID(service: Self.metaService(collection), key: key)
                 guard let meta = try store.read(metaID, authorization: nil)?.payload else { continue }
-                let record = try meta.withUnsafeBytes { try JSONDecoder().decode(ItemRecord.self, from: Data($0)) }
+                var record = try meta.withUnsafeBytes { try JSONDecoder().decode(ItemRecord.self, from: Data($0)) }
+                // The plain record says what the item is called; the vault service says how it is protected.
+                record.policy = stored.header.protection.policy?.rawValue
                 items.append((key, record, nil))
             }
         }

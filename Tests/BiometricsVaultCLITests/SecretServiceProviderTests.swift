@@ -96,6 +96,7 @@ extension VaultServiceCLITests {
             found, = svc.call("GetSecrets", "aoo", [item.item_path], session.object_path)
             print("GetSecrets gave", len(found), "secrets")
         if action == "hostile":
+            print("path", item.item_path)
             get_secret_directly()
         elif action == "unlock":
             unlocked, prompt = svc.call("Unlock", "ao", [item.item_path])
@@ -204,6 +205,23 @@ extension VaultServiceCLITests {
             #expect(hostile.stdout.contains("GetSecret refused org.freedesktop.Secret.Error.IsLocked"), "\(hostile.stdout)\(hostile.stderr)")
             #expect(hostile.stdout.contains("GetSecrets gave 0 secrets"), "\(hostile.stdout)")
             #expect(!hostile.stdout.contains(secret))
+
+            // The same program rewrites the item's plain record in the vault service (its label and
+            // attributes, and a claim that it has no policy), and has the provider start again: the vault
+            // service's own header still says how the item is protected.
+            let key = try #require(hostile.stdout.split(separator: "\n").first { $0.hasPrefix("path ") }?.split(separator: "/").last.map(String.init))
+            let forged = Array(#"{"label":"Protected","attributes":{"service":"bv-protected"},"contentType":"text/plain","created":0,"modified":0}"#.utf8)
+            let write = try await run(
+                ["call", "--system", "--dest", "io.github.biometricsvault.Vault1", "--object-path", "/io/github/biometricsvault/Vault1",
+                 "--method", "io.github.biometricsvault.Vault1.Write", "secret-service:login:meta", key, "bv1;none",
+                 "[" + forged.map { String(format: "0x%02x", $0) }.joined(separator: ", ") + "]", "anything", "", "[]"],
+                as: user, executable: "/usr/bin/gdbus")
+            #expect(write.status == 0, "\(write.stderr)")
+            _ = try await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pkill"), ["-u", user, "-f", "biometrics-vault secret-service"])
+            try await Task.sleep(for: .milliseconds(500))
+            let restarted = try await secretStorageClient(bus.address, "hostile", "bv-protected", as: user)
+            #expect(restarted.stdout.contains("locked True") && restarted.stdout.contains("GetSecrets gave 0 secrets"), "\(restarted.stdout)\(restarted.stderr)")
+            #expect(!restarted.stdout.contains(secret))
 
             // secret-tool lookup completes only after a matching finger.
             let lookup = try await sessionOnBus(bus.address, ["lookup", "service", "bv-protected"], as: user, executable: "/usr/bin/secret-tool")

@@ -99,4 +99,8 @@ for _ in $(seq 100); do [ "$(owner_pid)" != "$first" ] && ! kill -0 "$first" 2>/
 [ "$(owner_pid)" != "$first" ] && ! kill -0 "$first" 2>/dev/null \
     || { echo "a second --replace did not take over, or the first provider did not exit"; cat "$REPLACE_SANDBOX"/*.log; exit 1; }
 echo "--replace: taken from gnome-keyring (stopped) and from a running provider (exited)"
+# A provider whose bus goes (the session ended) exits.
+second=$(owner_pid)
 kill "$(cat "$REPLACE_SANDBOX/dbus.pid")"
+for _ in $(seq 50); do kill -0 "$second" 2>/dev/null || break; sleep 0.1; done
+! kill -0 "$second" 2>/dev/null || { echo "the provider outlived its session bus"; exit 1; }
