@@ -34,8 +34,9 @@ package protocol DBusObjectTree: AnyObject, Sendable {
 ///   it loses the name.
 ///
 /// `@unchecked Sendable` is safe: the connection is a ``DBusConnection``; the registrations are read and
-/// written only under `registrations`' lock; `stop`, `emit` and `serve(subtreeAt:)` call GLib functions
-/// that are safe from any thread (waking a main context, emitting a signal, registering a subtree).
+/// written only under `registrations`' lock; `emit` and `serve(subtreeAt:)` call GLib functions that are
+/// safe from any thread (emitting a signal, registering a subtree); the pointers are freed only in
+/// `deinit`.
 package final class DBusObjectServer: @unchecked Sendable {
     package let connection: DBusConnection
     package let name: String
@@ -43,7 +44,6 @@ package final class DBusObjectServer: @unchecked Sendable {
     private let tree: any DBusObjectTree
     private let replace: Bool
     private let context: OpaquePointer
-    private let stopped = LockedValue(false)
     private let registrations = LockedValue<[String: (id: UInt32, subtree: Unmanaged<Subtree>)]>([:])
     private let box: Unmanaged<Box>
     private let subtreeVTable: UnsafeMutablePointer<GDBusSubtreeVTable>
@@ -177,8 +177,8 @@ package final class DBusObjectServer: @unchecked Sendable {
         g_dbus_connection_emit_signal(connection.raw, nil, path, interface, member, arguments?.raw, nil)
     }
 
-    /// Takes the name and serves calls on the calling thread until ``stop()``, until the name is lost to
-    /// a replacement, or until the bus connection closes. `ready` runs once the name is owned.
+    /// Takes the name and serves calls on the calling thread until the name is lost to a replacement, or
+    /// until the bus connection closes. `ready` runs once the name is owned.
     ///
     /// With `replace`, an owner that allows replacement hands the name over at once; one that does not
     /// keeps it, and this server waits in the bus's queue for it: `whenQueued` gets the owner's pid (as the
@@ -260,22 +260,9 @@ package final class DBusObjectServer: @unchecked Sendable {
         g_source_set_callback(tick, { _ in 1 }, nil, nil)  // G_SOURCE_CONTINUE
         g_source_attach(tick, context)
         defer { g_source_destroy(tick); g_source_unref(tick) }
-        while !stopped.withLock({ $0 }) && !ownership.lost.withLock({ $0 }) && g_dbus_connection_is_closed(connection.raw) == 0 {
+        while !ownership.lost.withLock({ $0 }) && g_dbus_connection_is_closed(connection.raw) == 0 {
             g_main_context_iteration(context, 1)
         }
-    }
-
-    /// Ends ``run()`` (from any thread).
-    package func stop() {
-        stopped.withLock { $0 = true }
-        g_main_context_wakeup(context)
-    }
-
-    /// Runs `body` on the server's thread after `delay`.
-    package func schedule(after delay: Duration, _ body: @escaping () -> Void) {
-        let source = wakeSource(g_timeout_source_new(UInt32(DBusConnection.milliseconds(delay))), body)
-        g_source_attach(source, context)
-        g_source_unref(source)
     }
 
     /// The caller's identity as the bus daemon knows it.

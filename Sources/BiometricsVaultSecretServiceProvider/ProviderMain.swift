@@ -17,20 +17,13 @@ extension SecretServiceProvider {
             store: VaultServiceStore(),
             authenticator: { policy, reason in try await authenticator.authenticate(for: policy, prompt: PromptText(reason: reason)) },
             log: log)
-        let result: Result<Void, any Error> = await withCheckedContinuation { continuation in
-            let status = DedicatedThread.start(name: "secret-service") {
-                do {
-                    try provider.run(bus: .session, replace: replace) { log("secret service: serving org.freedesktop.secrets") }
-                    continuation.resume(returning: .success(()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-            if status != 0 {
-                continuation.resume(returning: .failure(VaultError(.storeUnavailable, underlying: .errno(status))))
+        try await DedicatedThread.run(name: "secret-service") { () throws(VaultError) in
+            do {
+                try provider.run(bus: .session, replace: replace) { log("secret service: serving org.freedesktop.secrets") }
+            } catch {
+                throw vaultError(error)
             }
         }
-        try result.get()
         log("secret service: stopped (the name was taken over or the bus closed)")
     }
 
@@ -41,13 +34,17 @@ extension SecretServiceProvider {
             do {
                 let outcome = try ProviderImport.run(from: .session, into: ProviderStorage(store: VaultServiceStore()), log: log)
                 return "imported \(outcome.imported) item(s) of \(outcome.collections) collection(s); \(outcome.skipped) already there"
-            } catch let error as VaultError {
-                throw error
-            } catch let error as DBusFailure {
-                throw VaultError(.storeUnavailable, underlying: .dbus(name: error.name, message: error.message))
             } catch {
-                throw VaultError(.storeUnavailable, underlying: .message("\(error)"))
+                throw vaultError(error)
             }
+        }
+    }
+
+    private static func vaultError(_ error: any Error) -> VaultError {
+        switch error {
+        case let error as VaultError: error
+        case let error as DBusFailure: VaultError(.storeUnavailable, underlying: .dbus(name: error.name, message: error.message))
+        default: VaultError(.storeUnavailable, underlying: .message("\(error)"))
         }
     }
 }
