@@ -31,7 +31,8 @@ for name in aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger aSameUs
     aWindowOfTheServiceServesItsTerminalSessionOnly aSuspendClosesTheServicesWindows aWindowForACommandServesItsDescendantsOnly \
     aWindowOfOneServiceReleasesNoOtherServicesItems theSecretServiceProviderKeepsWhatSecretToolAndKeyringStoreInTheVaultService \
     aProtectedSecretServiceItemIsReleasedToEachProgramOnlyAfterItsOwnFinger \
-    aSecretServicePromptDismissedOrLeftAndAnItemDeletedWhileReadEndCleanly; do
+    aSecretServicePromptDismissedOrLeftAndAnItemDeletedWhileReadEndCleanly aSessionRecreatedOnTheWindowsTerminalWithItsLeadersPidIsAsked \
+    anEnrollmentChangeClosesTheServicesWindow; do
     grep -q "$name() passed" "$LOG" || { echo "the vault service test $name did not run"; exit 1; }
 done
 
