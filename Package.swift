@@ -225,6 +225,7 @@ var targets: [Target] = [
             .target(name: "BiometricsVaultSecretService", condition: linux),
             .target(name: "BiometricsVaultService", condition: linux),
             .target(name: "BiometricsVaultLinuxAuth", condition: linux),
+            .target(name: "BiometricsVaultAgent", condition: linux),
             .target(name: "CProcessControl", condition: linux),
         ],
         swiftSettings: strictSettings

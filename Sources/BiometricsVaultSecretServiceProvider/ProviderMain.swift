@@ -9,14 +9,21 @@ import Glibc
 extension SecretServiceProvider {
     /// Runs the provider for this user on the session bus, its items in the vault service, until it loses
     /// the name or the bus goes. `log` gets one line per start, stop, prompt and failure: never a secret.
-    package static func serve(replace: Bool, log: @escaping @Sendable (String) -> Void) async throws {
+    /// `windowSeconds`: how long a prompt also serves the other clients of its terminal session (0:
+    /// never); the windows close when the screen locks or the machine is about to sleep, too.
+    package static func serve(replace: Bool, windowSeconds: Int = 0, log: @escaping @Sendable (String) -> Void) async throws {
         // A same-user process must not read the secrets the provider holds (ptrace, /proc/PID/mem).
         _ = bv_set_not_dumpable()
         let authenticator = VaultServiceAuthenticator(service: "secret-service")
         let provider = try SecretServiceProvider(
             store: VaultServiceStore(),
             authenticator: { policy, reason in try await authenticator.authenticate(for: policy, prompt: PromptText(reason: reason)) },
-            log: log)
+            windowSeconds: windowSeconds, log: log)
+        // A signal can only close windows, so one from any sender is taken.
+        let screenLock = windowSeconds > 0
+            ? try? ScreenLockWatcher { [weak provider] signal in provider?.closeAllWindows(reason: "\(signal.rawValue) locked") }
+            : nil
+        defer { screenLock?.stop() }
         try await DedicatedThread.run(name: "secret-service") { () throws(VaultError) in
             do {
                 try provider.run(bus: .session, replace: replace) { log("secret service: serving org.freedesktop.secrets") }

@@ -1,4 +1,5 @@
 #if os(Linux)
+import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultDBus
 import BiometricsVaultSecretService
@@ -29,15 +30,36 @@ struct ProviderState: Sendable {
     var nextPrompt = 1
     /// Each client's grants from the vault service, by its unique bus name and the policy they satisfy.
     var grants: [String: [ProtectionPolicy: Authorization]] = [:]
+    /// The unlock windows: a grant kept for a terminal session after a client on it authenticated.
+    var windows: [ProviderWindow] = []
+    /// The terminal session of each client whose scope was read (absent: none, or not read yet).
+    var scopes: [String: PeerScope] = [:]
+    /// The clients whose scope was read.
+    var scoped: Set<String> = []
 
     init(catalog: CatalogRecord) { self.catalog = catalog }
 
     static func now() -> UInt64 { UInt64(max(0, time(nil))) }
 
-    /// A live grant of `client` that releases items of `policy`.
+    /// A live grant of `client` that releases items of `policy`: its own, else an open window's of its
+    /// terminal session (whose leader still runs).
     func grant(for policy: ProtectionPolicy, client: String) -> Authorization? {
-        guard let grant = grants[client]?[policy], grant.isValid else { return nil }
-        return grant
+        if let grant = grants[client]?[policy], grant.isValid { return grant }
+        guard let scope = scopes[client] else { return nil }
+        let now = ContinuousClock.now
+        return windows.first { $0.scope == scope && $0.policy == policy && $0.expires > now && $0.grant.isValid && scope.isCurrent }?.grant
+    }
+
+    /// Whether a window holds `grant`.
+    func windowHolds(_ grant: Authorization) -> Bool { windows.contains { $0.grant === grant } }
+
+    /// Removes the windows `closing` selects and returns the grants no client or window holds any more.
+    mutating func closeWindows(where closing: (ProviderWindow) -> Bool) -> [Authorization] {
+        let closed = windows.filter(closing)
+        windows.removeAll(where: closing)
+        return closed.map(\.grant).filter { grant in
+            !windowHolds(grant) && !grants.values.contains { $0.values.contains { $0 === grant } }
+        }
     }
 
     func isLocked(_ record: ItemRecord, for client: String) -> Bool {
@@ -56,6 +78,14 @@ extension ItemRecord {
     func matches(_ wanted: [String: String]) -> Bool {
         wanted.allSatisfy { attributes[$0.key] == $0.value }
     }
+}
+
+/// A grant kept for the clients of one terminal session, for one policy, until `expires`.
+struct ProviderWindow: Sendable {
+    let scope: PeerScope
+    let policy: ProtectionPolicy
+    let grant: Authorization
+    let expires: ContinuousClock.Instant
 }
 
 /// An item a client asked to create, kept while its prompt runs.

@@ -1,6 +1,8 @@
 #if os(Linux)
+import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultDBus
+import CProcessControl
 import BiometricsVaultSecretService
 import BiometricsVaultService
 import Glibc
@@ -20,16 +22,24 @@ package final class SecretServiceProvider: DBusObjectTree {
     private let log: @Sendable (String) -> Void
     private let state: LockedValue<ProviderState>
     private let server = LockedValue<DBusObjectServer?>(nil)
+    /// How long a window lasts (0: no windows). At most the vault service's grant's life.
+    private let windowSeconds: Int
+
+    /// The longest window: a grant of the vault service lasts 15 minutes.
+    static let maximumWindowSeconds = 15 * 60
 
     /// Loads the catalog and every item's record from `store` (creating the `login` collection and the
     /// `default` and `login` aliases the first time). `authenticator` runs one prompt for a policy with a
-    /// reason; production uses the vault service's.
+    /// reason; production uses the vault service's. `windowSeconds` (at most 15 minutes): how long a
+    /// client's successful prompt also serves the other clients of its terminal session (0: never).
     package init(
         store: any SecretStore,
         authenticator: @escaping @Sendable (ProtectionPolicy, String) async throws -> Authorization,
+        windowSeconds: Int = 0,
         log: @escaping @Sendable (String) -> Void
     ) throws {
         storage = ProviderStorage(store: store)
+        self.windowSeconds = min(max(0, windowSeconds), Self.maximumWindowSeconds)
         self.authenticator = authenticator
         self.log = log
         var catalog = try storage.loadCatalog() ?? Self.initialCatalog()
@@ -154,6 +164,7 @@ package final class SecretServiceProvider: DBusObjectTree {
     }
 
     package func handle(_ call: DBusMethodCall) {
+        if windowSeconds > 0 { noteScope(of: call.sender) }
         do {
             switch call.interface {
             case ProviderInterface.service: try serviceCall(call)
@@ -265,10 +276,45 @@ package final class SecretServiceProvider: DBusObjectTree {
             state.sessions = state.sessions.filter { $0.value.owner != uniqueName }
             let prompts = state.prompts.filter { $0.value.owner == uniqueName }
             for path in prompts.keys { state.prompts[path] = nil }
-            return (state.grants.removeValue(forKey: uniqueName) ?? [:], prompts.values.map { $0 })
+            state.scopes[uniqueName] = nil
+            state.scoped.remove(uniqueName)
+            // A grant a window keeps serves the window's other clients until the window ends.
+            let grants = (state.grants.removeValue(forKey: uniqueName) ?? [:]).values.filter { !state.windowHolds($0) }
+            let now = ContinuousClock.now
+            return (grants + state.closeWindows { $0.expires <= now || !$0.scope.isCurrent }, prompts.values.map { $0 })
         }
         for prompt in prompts { prompt.cancel() }
-        for grant in grants.values { grant.invalidate() }
+        for grant in grants { grant.invalidate() }
+    }
+
+    /// Closes every window (the screen locked, the machine is about to sleep).
+    package func closeAllWindows(reason: String) {
+        let (count, grants) = state.withLock { state in (state.windows.count, state.closeWindows { _ in true }) }
+        for grant in grants { grant.invalidate() }
+        if count > 0 { log("secret service: closed \(count) unlock window(s): \(reason)") }
+    }
+
+    /// Reads the terminal session of `sender` once per connection, from `/proc` of the pid the bus
+    /// reports, while a pidfd pins that process and the bus still reports the pid for the connection.
+    private func noteScope(of sender: String) {
+        guard state.withLock({ !$0.scoped.contains(sender) }), let server = server.withLock({ $0 }) else { return }
+        var scope: PeerScope?
+        if let credentials = try? server.credentials(of: sender), credentials.uid == getuid() {
+            let pid = Int32(bitPattern: credentials.pid)
+            let pidfd = bv_pidfd_open(pid)
+            if pidfd >= 0 {
+                defer { close(pidfd) }
+                if let stat = ProcessStat.read(pid: pid), ProcessStat.isAlive(pidfd: pidfd),
+                    (try? server.credentials(of: sender))?.pid == credentials.pid
+                {
+                    scope = PeerScope.of(stat: stat)
+                }
+            }
+        }
+        state.withLock { state in
+            state.scoped.insert(sender)
+            state.scopes[sender] = scope
+        }
     }
 
     // MARK: Signals
@@ -387,6 +433,7 @@ package final class SecretServiceProvider: DBusObjectTree {
                         if let grant = state.grants[client]?.removeValue(forKey: policy) { revoked.append(grant) }
                     }
                 }
+                revoked += state.closeWindows { policies.contains($0.policy) }
                 return (locked, revoked)
             }
             for grant in revoked { grant.invalidate() }
@@ -625,12 +672,18 @@ package final class SecretServiceProvider: DBusObjectTree {
             for policy in prompt.policies where state.withLock({ $0.grant(for: policy, client: prompt.owner) }) == nil {
                 let grant = try await authenticator(policy, "\(program) asks to \(what)")
                 try Task.checkCancellation()
-                let kept = state.withLock { state in
+                let windowSeconds = windowSeconds
+                let (kept, replaced, window) = state.withLock { state -> (Bool, [Authorization], PeerScope?) in
                     // A client that left while the prompt ran gets nothing.
-                    guard state.prompts[path] != nil else { return false }
+                    guard state.prompts[path] != nil else { return (false, [], nil) }
                     state.grants[prompt.owner, default: [:]][policy] = grant
-                    return true
+                    guard windowSeconds > 0, let scope = state.scopes[prompt.owner] else { return (true, [], nil) }
+                    let replaced = state.closeWindows { $0.scope == scope && $0.policy == policy }
+                    state.windows.append(ProviderWindow(scope: scope, policy: policy, grant: grant, expires: .now + .seconds(windowSeconds)))
+                    return (true, replaced, scope)
                 }
+                for old in replaced { old.invalidate() }
+                if let window { log("secret service: unlock window opened for \(window), \(policy.rawValue), \(windowSeconds) s") }
                 guard kept else {
                     grant.invalidate()
                     return

@@ -266,6 +266,69 @@ extension VaultServiceCLITests {
         }
     }
 
+    /// With `unlock-window = 5m` in the user's config file, which the activated provider reads: one
+    /// finger serves the next programs of the same terminal session, not another terminal's, not a
+    /// program without a terminal, and not after a `Lock`.
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aWindowOfTheProviderServesItsTerminalSessionOnly() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        let home = sandbox.root.appendingPathComponent("home-\(user)")
+        let config = home.appendingPathComponent(".config/biometrics-vault")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "unlock-window = 5m\n".write(to: config.appendingPathComponent("config"), atomically: true, encoding: .utf8)
+        let bus = try await providerBus(for: user)
+        try await withCleanup { () async throws -> Void in
+            let secret = "inside-the-providers-window"
+            let store = try await sessionOnBus(
+                bus.address, ["-c", "printf %s \(secret) | secret-tool store --label Windowed biometrics-vault:policy biometryAny service bv-window"],
+                as: user, executable: "/bin/sh")
+            try await answerFinger()
+            #expect(try await store.finish() == 0, "\(store.text)")
+
+            let script = """
+                secret-tool lookup service bv-window; echo; echo step-1; read _
+                secret-tool lookup service bv-window; echo; secret-tool lookup service bv-window; echo; echo step-2; read _
+                python3 -c "$LOCK"; secret-tool lookup service bv-window; echo; echo step-3
+                """
+            let lock = """
+                import secretstorage
+                from secretstorage.util import DBusAddressWrapper
+                c = secretstorage.dbus_init()
+                svc = DBusAddressWrapper("/org/freedesktop/secrets", "org.freedesktop.Secret.Service", c)
+                svc.call("Lock", "ao", list(svc.get_property("Collections")))
+                """
+            let terminal = try await sessionOnBus(bus.address, ["LOCK=\(lock)", "/bin/sh", "-c", script], as: user, executable: "/usr/bin/env")
+            try await answerFinger()
+            #expect(try await terminal.waitFor("step-1"), "\(terminal.text)")
+            // Another terminal, and a program without one, are asked.
+            let other = try await sessionOnBus(bus.address, ["lookup", "service", "bv-window"], as: user, executable: "/usr/bin/secret-tool")
+            try await answerFinger()
+            #expect(try await other.finish() == 0 && other.text.contains(secret), "\(other.text)")
+            let detached = try await session(
+                ["DBUS_SESSION_BUS_ADDRESS=\(bus.address)", "/usr/bin/secret-tool", "lookup", "service", "bv-window"], as: user,
+                detached: true, executable: "/usr/bin/env")
+            try await answerFinger()
+            #expect(try await detached.finish() == 0 && detached.text.contains(secret), "\(detached.text)")
+            // The same terminal session: two more programs, no finger.
+            terminal.type("\n")
+            #expect(try await terminal.waitFor("step-2"), "\(terminal.text)")
+            #expect(try await !reader.fingerNeeded(), "a program of the window's session was asked for a finger")
+            #expect(terminal.text.components(separatedBy: secret).count - 1 == 3, "\(terminal.text)")
+            // Lock closes the window: the next program of the session is asked.
+            terminal.type("\n")
+            try await answerFinger()
+            #expect(try await terminal.waitFor("step-3"), "\(terminal.text)")
+            #expect(try await terminal.finish() == 0, "\(terminal.text)")
+            #expect(terminal.text.components(separatedBy: secret).count - 1 == 4, "\(terminal.text)")
+            let log = (try? String(contentsOf: bus.log, encoding: .utf8)) ?? ""
+            #expect(log.contains("unlock window opened for tty"), "\(log)")
+        } cleanup: {
+            await bus.stop()
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
+    }
+
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
     func aSecretServicePromptDismissedOrLeftAndAnItemDeletedWhileReadEndCleanly() async throws {
         try await prepareHomes()

@@ -806,8 +806,15 @@ _biometrics-vault_secret-service() {
     repeating_flags=()
     non_repeating_flags=(--replace --import --version -h --help)
     repeating_options=()
-    non_repeating_options=()
+    non_repeating_options=(--unlock-window)
     __biometrics-vault_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--unlock-window')
+        return
+        ;;
+    esac
 }
 
 _biometrics-vault_audit() {

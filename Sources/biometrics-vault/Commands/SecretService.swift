@@ -1,5 +1,6 @@
 import ArgumentParser
 import BiometricsVault
+import BiometricsVaultAgent
 #if os(Linux)
 import BiometricsVaultSecretServiceProvider
 #endif
@@ -23,6 +24,12 @@ extension BiometricsVaultCommand {
         @Flag(help: "Take org.freedesktop.secrets from the provider that owns it now.")
         var replace = false
 
+        @Option(
+            help: ArgumentHelp(
+                "After a program's prompt, let the other programs of its terminal session read items of that policy without one for DURATION (90, 15m; at most 15m; 0 or off: never). Default: $\(UnlockWindowSetting.environmentVariable), else unlock-window in the config file, else off.",
+                valueName: "duration"))
+        var unlockWindow: UnlockWindowOption?
+
         @Flag(name: .customLong("import"), help: "Copy every item of the provider that owns org.freedesktop.secrets now (gnome-keyring, KeePassXC, KWallet) into the vault service, then exit; run it before --replace.")
         var importItems = false
 
@@ -42,7 +49,9 @@ extension BiometricsVaultCommand {
                 return
             }
             do {
-                try await SecretServiceProvider.serve(replace: replace) { Console.notice($0) }
+                try await SecretServiceProvider.serve(replace: replace, windowSeconds: UnlockWindowHook.windowSeconds(option: unlockWindow) ?? 0) {
+                    Console.notice($0)
+                }
             } catch {
                 Console.notice("secret service: \(error)")
                 throw ExitCode(ExitStatus.storeUnavailable.rawValue)

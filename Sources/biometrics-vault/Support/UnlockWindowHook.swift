@@ -32,7 +32,12 @@ enum UnlockWindowHook {
 
     /// The option, else the environment variable, else the config file, else off.
     static func windowSeconds(_ options: GlobalOptions) -> Int? {
-        if let option = options.unlockWindow { return option.seconds }
+        windowSeconds(option: options.unlockWindow)
+    }
+
+    /// `option` when given, else the environment variable, else the config file, else off.
+    static func windowSeconds(option: UnlockWindowOption?) -> Int? {
+        if let option { return option.seconds }
         return configuredSetting.seconds
     }
 
