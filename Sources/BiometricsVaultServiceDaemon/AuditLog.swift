@@ -72,7 +72,7 @@ final class AuditLog: Sendable {
     func entries(uid: UInt32, since: Int64, limit: Int = 10_000) -> [String] {
         let lines = lock.withLock { _ in
             ["\(directory)/\(uid).log.1", "\(directory)/\(uid).log"].flatMap { path -> [Substring] in
-                guard let data = FileManager.default.contents(atPath: path) else { return [] }
+                guard let data = Self.contents(of: path) else { return [] }
                 return String(decoding: data, as: UTF8.self).split(separator: "\n")
             }
         }
@@ -96,7 +96,7 @@ final class AuditLog: Sendable {
             if parent.isSessionLeader { break }
             next = parent.parent
         }
-        let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline")
+        let command = contents(of: "/proc/\(pid)/cmdline")
             .flatMap { $0.split(separator: 0, maxSplits: 1).first }
             .map { String(decoding: $0, as: UTF8.self) }
         return (own?.name ?? "?", command, parents)
@@ -115,12 +115,29 @@ final class AuditLog: Sendable {
     /// by bytes, as ``ProcessStat`` reads it: the name is the process's own choice, and one ending in a
     /// prepended mark would make its closing `)` one Character with it.
     private static func processStat(of pid: UInt32) -> (name: String, parent: UInt32, isSessionLeader: Bool)? {
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
-        let bytes = [UInt8](data)
+        guard let bytes = contents(of: "/proc/\(pid)/stat") else { return nil }
         guard let open = bytes.firstIndex(of: UInt8(ascii: "(")), let close = bytes.lastIndex(of: UInt8(ascii: ")")), open < close,
             let stat = ProcessStat.parse(String(decoding: bytes, as: UTF8.self))
         else { return nil }
         return (String(decoding: bytes[(open + 1)..<close], as: UTF8.self), UInt32(clamping: stat.parent), stat.session == Int(pid))
+    }
+
+    /// The whole of a file, read with plain `read`s until its end (a `/proc` file says its size is 0);
+    /// `nil` when it cannot be opened or read. Not `FileManager.contents(atPath:)`: on a `/proc` file
+    /// it leaves a 4 KiB buffer behind (LeakSanitizer saw it at the service's exit).
+    static func contents(of path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
     }
 }
 #endif

@@ -74,6 +74,8 @@ package enum VaultServiceDaemon {
                 handler: { call in state.dispatch(call) },
                 peerLeft: { connection in state.left(connection) })
             state.server = server
+            // The server's handlers hold the state, which holds the server: let go when serving ends.
+            defer { state.server = nil }
             func checkIdle() {
                 if state.isIdle(for: idleExit) {
                     server.stop()

@@ -154,3 +154,38 @@ extension VaultServiceCLITests {
     }
 }
 #endif
+
+#if os(Linux)
+extension VaultServiceCLITests {
+    /// The service run by hand as its user with a 2-second idle exit, under the build's sanitizers: after
+    /// one call it exits by itself, with status 0 and no LeakSanitizer report (a report there is what
+    /// the memory a long-running service loses at each call would show).
+    @Test(.needs(CLINeeds.testUser))
+    func theServiceExitsWhenIdleAndLeavesNothingBehind() async throws {
+        try await prepareHomes()
+        if let pid = try await servicePID() {
+            kill(pid, SIGKILL)
+            for _ in 0..<100 where try await servicePID() != nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let reports = sandbox.root.appendingPathComponent("service-reports")
+        try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: true)
+        _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/chmod"), ["1777", reports.path])
+        let environment = ProcessInfo.processInfo.environment
+        let tcti = environment["BV_VAULT_SERVICE_TPM"] == "1" ? ["BIOMETRICS_VAULT_TPM_TCTI=swtpm:path=/var/lib/biometrics-vault-ci-tpm/tpm.sock"] : []
+        let service = try await ChildProcess.start(
+            "/usr/sbin/runuser",
+            ["-u", "biometrics-vault", "--", "/usr/bin/env", "-i", "PATH=/usr/bin:/bin",
+             "ASAN_OPTIONS=log_path=\(reports.path)/asan:log_exe_name=1:detect_leaks=1",
+             "LSAN_OPTIONS=\(environment["LSAN_OPTIONS"] ?? "")", "SWIFT_BACKTRACE=enable=no"] + tcti
+                + [CLISandbox.binary.path, "service", "--idle-exit", "2"])
+        for _ in 0..<200 where try await servicePID() == nil { try await Task.sleep(for: .milliseconds(25)) }
+        let listed = try await run(["--store", "service", "list"], as: user)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let exit = try await service.exit(within: 30)
+        #expect(exit?.code == 0 && exit?.signalled == false, "the service did not exit by itself when idle: \(String(describing: exit))")
+        let found = (try? FileManager.default.contentsOfDirectory(atPath: reports.path)) ?? []
+        let text = found.compactMap { try? String(contentsOf: reports.appendingPathComponent($0), encoding: .utf8) }.joined()
+        #expect(!text.contains("LeakSanitizer") && !text.contains("AddressSanitizer"), "\(text.prefix(3000))")
+    }
+}
+#endif
