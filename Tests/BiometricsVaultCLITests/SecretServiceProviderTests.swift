@@ -114,7 +114,7 @@ extension VaultServiceCLITests {
             with c.filter(rule) as signals:
                 DBusAddressWrapper(prompt, "org.freedesktop.Secret.Prompt", c).call("Prompt", "s", "")
                 print("prompting", flush=True)
-                time.sleep(1.5)
+                input()  # the test answers once fprintd asks for a finger
                 if action == "leave":
                     import os; os._exit(0)
                 DBusAddressWrapper(prompt, "org.freedesktop.Secret.Prompt", c).call("Dismiss", "")
@@ -342,24 +342,35 @@ extension VaultServiceCLITests {
             try await reader.scan(Self.finger)
             #expect(try await store.finish() == 0, "\(store.text)")
 
-            // Dismissed: Completed(dismissed), the reader released, the item still locked.
-            let dismissed = try await secretStorageClient(bus.address, "dismiss", "bv-edge", as: user)
-            #expect(dismissed.stdout.contains("completed dismissed True") && dismissed.stdout.hasSuffix("locked True\n"), "\(dismissed.stdout)\(dismissed.stderr)")
-            #expect(try await !reader.fingerNeeded(), "the reader is still claimed after a dismissed prompt")
-
-            // A client that leaves mid-prompt: the verify is stopped, and the next program's prompt works.
-            let left = try await secretStorageClient(bus.address, "leave", "bv-edge", as: user)
-            #expect(left.stdout.contains("prompting"), "\(left.stdout)\(left.stderr)")
-            var released = false
-            for _ in 0..<100 where !released {
-                released = try await !reader.fingerNeeded()
-                if !released { try await Task.sleep(for: .milliseconds(100)) }
+            // Dismissed while fprintd waits for the finger: Completed(dismissed), the reader released, the
+            // item still locked.
+            func released() async throws -> Bool {
+                for _ in 0..<100 {
+                    if try await !reader.fingerNeeded() { return true }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                return false
             }
-            #expect(released, "the reader is still claimed after the client left")
-            let lookup = try await sessionOnBus(bus.address, ["lookup", "service", "bv-edge"], as: user, executable: "/usr/bin/secret-tool")
+            func busLog() -> String { (try? String(contentsOf: bus.log, encoding: .utf8)) ?? "" }
+            let dismissed = try await sessionOnBus(bus.address, ["-c", Self.client, "dismiss", "bv-edge"], as: user, executable: "/usr/bin/python3")
+            #expect(try await dismissed.waitFor("prompting"), "\(dismissed.text)")
             try await reader.waitForFingerNeeded()
-            try await reader.scan(Self.finger)
-            #expect(try await lookup.finish() == 0 && lookup.text.contains("edge-secret"), "\(lookup.text)")
+            dismissed.type("\n")
+            _ = try await dismissed.finish()
+            #expect(dismissed.text.contains("completed dismissed True") && dismissed.text.contains("locked True"), "\(dismissed.text)")
+            #expect(try await released(), "the reader is still claimed after a dismissed prompt: \(busLog())")
+
+            // A client that leaves while fprintd waits for the finger: the verify is stopped, and the next
+            // program's prompt works.
+            let left = try await sessionOnBus(bus.address, ["-c", Self.client, "leave", "bv-edge"], as: user, executable: "/usr/bin/python3")
+            #expect(try await left.waitFor("prompting"), "\(left.text)")
+            try await reader.waitForFingerNeeded()
+            left.type("\n")
+            _ = try await left.finish()
+            #expect(try await released(), "the reader is still claimed after the client left: \(busLog())")
+            let lookup = try await sessionOnBus(bus.address, ["lookup", "service", "bv-edge"], as: user, executable: "/usr/bin/secret-tool")
+            try await answerFinger()
+            #expect(try await lookup.finish() == 0 && lookup.text.contains("edge-secret"), "\(lookup.text) \(busLog())")
 
             // A plain item deleted while a client holds it: the read is an error, not a crash or old data.
             let plain = try await onBus(bus.address, ["store", "--label", "Plain", "service", "bv-deleted"], as: user,
