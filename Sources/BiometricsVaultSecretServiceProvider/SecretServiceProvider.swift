@@ -2,9 +2,9 @@
 import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultDBus
-import CProcessControl
 import BiometricsVaultSecretService
 import BiometricsVaultService
+import CProcessControl
 import Glibc
 
 /// `biometrics-vault secret-service`: a provider of the Secret Service API (spec 0.2) on the user's
@@ -14,8 +14,10 @@ import Glibc
 /// in every other provider. An item under a policy (its collection's, or its own `biometrics-vault:policy`
 /// attribute) is `Locked` for each client until that client completes an `Unlock` prompt, which the
 /// vault service answers only after its own fingerprint match or password check; the grant belongs to
-/// that client's connection alone and ends when it leaves the bus, on `Lock`, or when the vault service
-/// ends it. The provider never holds a protected secret longer than one reply.
+/// that client's connection and ends when it leaves the bus, on `Lock`, or when the vault service ends
+/// it. With an unlock window set, the grant also serves the clients of that client's terminal session
+/// until the window ends (``ProviderWindow``). The provider never holds a protected secret longer than
+/// one reply.
 package final class SecretServiceProvider: DBusObjectTree {
     private let storage: ProviderStorage
     private let authenticator: @Sendable (ProtectionPolicy, String) async throws -> Authorization
