@@ -19,7 +19,12 @@ extension VaultServiceCLITests {
         let activation = try String(contentsOf: Self.resource("Resources/linux/secret-service/org.freedesktop.secrets.service"), encoding: .utf8)
             .replacingOccurrences(of: "/usr/bin/biometrics-vault", with: CLISandbox.binary.path)
         try activation.write(to: services.appendingPathComponent("org.freedesktop.secrets.service"), atomically: true, encoding: .utf8)
-        let socket = home.appendingPathComponent("run/bus").path
+        // A socket path fits in 108 bytes: under /tmp, not under the sandbox (CI's is deep in the run's
+        // temporary directory, and dbus-daemon then refuses: "Socket name too long").
+        var template = Array("/tmp/bv-bus.XXXXXX".utf8CString)
+        let directory = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
+        _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, directory])
+        let socket = directory + "/bus"
         let config = home.appendingPathComponent("session.conf")
         try """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -43,12 +48,14 @@ extension VaultServiceCLITests {
         for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) {
             try await Task.sleep(for: .milliseconds(25))
         }
+        try #require(FileManager.default.fileExists(atPath: socket), "the session bus did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
         let address = "unix:path=\(socket)"
         return (address, log, { [sandbox] in
             // The bus first: the provider it started exits when its bus goes.
             _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pkill"), ["-u", user, "-f", "dbus-daemon --config-file=\(config.path)"])
             bus.process.terminate()
             _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pkill"), ["-u", user, "-f", "biometrics-vault secret-service"])
+            try? FileManager.default.removeItem(atPath: directory)
         })
     }
 
