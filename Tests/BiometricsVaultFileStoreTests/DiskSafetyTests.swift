@@ -68,11 +68,12 @@ struct DiskSafetyTests {
         #expect(Self.markerForms.filter { $0.name.hasPrefix("base64") }.contains { contains(base64, $0.bytes) })
     }
 
-    @Test("directories are 0700 and files 0600, whatever the umask")
+    /// Under the process's umask, which this test leaves alone: it is process-wide, and a `umask(0)` here
+    /// made the directories other tests create at the same moment writable by everyone (the file store then
+    /// refused them). Other umasks are checked in a child process (`FileStoreEdgeCLITests.anyUmask`).
+    @Test("directories are 0700 and files 0600")
     func permissionsOnDisk() throws {
         let directory = try TemporaryDirectory()
-        let previous = umask(0)
-        defer { umask(previous) }
         let store = try EncryptedFileStore(directory: directory.url.appendingPathComponent("a/b/store"))
         try store.write(item("v"), for: SecretItemID(service: "svc", key: "k"), authorization: nil)
         try store.write(item("v"), for: SecretItemID(service: "svc2", key: "k"), authorization: nil)
