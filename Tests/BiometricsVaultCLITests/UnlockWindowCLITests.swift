@@ -223,11 +223,12 @@ import Testing
         let terminal = try await UserTerminal(user: user, password: password, sandbox: sandbox, runtime: runtime)
         try await withCleanup { () async throws -> Void in
             try await storeProtected(terminal, user: user)
-            let opened = try await terminal.run(["show", "item", "--unlock-window", "2s"])
-            let inside = try await terminal.run(["show", "item", "--unlock-window", "2s"])
+            // 8 s: a command on a loaded machine (the whole suite at once, under ASan) took more than 2.
+            let opened = try await terminal.run(["show", "item", "--unlock-window", "8s"])
+            let inside = try await terminal.run(["show", "item", "--unlock-window", "8s"])
             #expect(opened.prompted && !inside.prompted, "\(opened.text) \(inside.text)")
-            try await Task.sleep(for: .seconds(3))
-            let expired = try await terminal.run(["show", "item", "--unlock-window", "2s"])
+            try await Task.sleep(for: .seconds(9))
+            let expired = try await terminal.run(["show", "item", "--unlock-window", "8s"])
             #expect(expired.prompted && expired.status == 0, "\(expired.text)")
         } cleanup: {
             await terminal.close()
