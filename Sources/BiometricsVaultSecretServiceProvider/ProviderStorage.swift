@@ -61,7 +61,9 @@ struct ProviderStorage: Sendable {
     /// The most bytes one item of the store holds.
     var partSize = VaultLimits.maximumCredentialsSize
 
-    static let catalogID = try! SecretItemID(service: "secret-service", key: "catalog")
+    /// The catalog's item (its names pass `SecretItemID`'s checks; built where it is used, so that no
+    /// path of the provider can trap).
+    static func catalogID() throws -> SecretItemID { try SecretItemID(service: "secret-service", key: "catalog") }
     static let headerSize = 16
 
     static func itemService(_ collection: String) -> String { "secret-service:\(collection)" }
@@ -69,13 +71,13 @@ struct ProviderStorage: Sendable {
     static func partService(_ collection: String) -> String { "secret-service:\(collection):parts" }
 
     func loadCatalog() throws -> CatalogRecord? {
-        guard let item = try store.read(Self.catalogID, authorization: nil), let payload = item.payload else { return nil }
+        guard let item = try store.read(try Self.catalogID(), authorization: nil), let payload = item.payload else { return nil }
         return try payload.withUnsafeBytes { try JSONDecoder().decode(CatalogRecord.self, from: Data($0)) }
     }
 
     func save(_ catalog: CatalogRecord) throws {
         let data = try JSONEncoder().encode(catalog)
-        try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(data)), for: Self.catalogID,
+        try store.write(StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes(data)), for: try Self.catalogID(),
                         if: .anything, authorization: nil)
     }
 
