@@ -90,6 +90,9 @@ set -a
 # shellcheck disable=SC1090
 source "$BV_ENV_FILE"
 set +a
+# shellcheck source=lib/vault-service.sh
+source scripts/lib/vault-service.sh
+vault_service_remove_leftover
 
 if ! wait "$build_pid"; then
     grep -E "error:" .build-ci/build.log | head -40 || true

@@ -67,9 +67,21 @@ vault_service_tcti() {
     [ -S "$VAULT_SERVICE_TPM/tpm.sock" ] && echo "swtpm:path=$VAULT_SERVICE_TPM/tpm.sock" || true
 }
 
+# A CI install an earlier run left (on a machine that was not fresh): removed, because with it the default
+# store is the service and every step but 40-cli-vault-service.sh tests the other stores by default. Only
+# an install whose activation runs the CI launcher: a packaged service is the machine owner's.
+vault_service_remove_leftover() {
+    grep -qs "^Exec=$VAULT_SERVICE_LAUNCHER\$" /usr/share/dbus-1/system-services/io.github.biometricsvault.Vault1.service \
+        || [ -e "$VAULT_SERVICE_LAUNCHER" ] || return 0
+    echo "removing the vault service an earlier run installed ($VAULT_SERVICE_LAUNCHER)"
+    vault_service_uninstall
+}
+
 vault_service_uninstall() {
     vault_service_stop
     rm -f "${VAULT_SERVICE_FILES[@]}"
     rm -rf /var/lib/biometrics-vault "$VAULT_SERVICE_TPM"
-    vault_service_reload_bus
+    # Without a running system bus there is nothing to reload: the next one reads the files as they are.
+    vault_service_reload_bus 2>/dev/null || [ ! -S /run/dbus/system_bus_socket ] || ! pgrep -x dbus-daemon >/dev/null \
+        || vault_service_reload_bus
 }
