@@ -342,35 +342,30 @@ enum FileSystem {
     ///
     /// The wait is bounded (``lockWaitLimit``): a holder that is stopped (SIGSTOP, a debugger) or hung
     /// keeps its lock, and waiting for it without a limit would hang every other writer without a word.
-    /// Past the limit this fails with `storeUnavailable` naming the holder's pid when the system says.
+    /// The bound counts from the last time any writer took the lock (``FileLock``), so a writer behind a
+    /// queue of busy ones waits its turn. Past the limit this fails with `storeUnavailable` naming the
+    /// holder's pid when the system says.
     static func withExclusiveLock<Result>(
         _ lockName: String, in directory: Directory = .current, _ body: () throws(VaultError) -> Result
     ) throws(VaultError) -> Result {
         let lockPath = directory.display(lockName)
         let descriptor = try openLockFile(lockName, in: directory)
         defer { close(descriptor) }
-        let clock = ContinuousClock()
-        let deadline = clock.now + lockWaitLimit
-        var pause: UInt32 = 1_000  // microseconds, doubling up to 50 ms
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let number = errno
-            if number == EINTR { continue }
-            guard number == EWOULDBLOCK else { throw failure("lock", lockPath, number) }
-            guard clock.now < deadline else {
-                var info = stat()
-                let holder = fstat(descriptor, &info) == 0 ? LockHolder.processID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) : nil
-                let who = holder.map { "process \($0)" } ?? "another process"
-                throw VaultError(.storeUnavailable, underlying: .message(
-                    "the file store is locked by \(who), which has held \(lockPath) for over \(lockWaitLimit) (stopped or hung?); nothing was written"))
-            }
-            usleep(pause)
-            pause = min(pause * 2, 50_000)
+        switch FileLock.lockExclusively(descriptor, idleLimit: lockWaitLimit) {
+        case .acquired: break
+        case .failed(let number): throw failure("lock", lockPath, number)
+        case .timedOut:
+            var info = stat()
+            let holder = fstat(descriptor, &info) == 0 ? LockHolder.processID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) : nil
+            let who = holder.map { "process \($0)" } ?? "another process"
+            throw VaultError(.storeUnavailable, underlying: .message(
+                "the file store is locked by \(who), which has held \(lockPath) for over \(lockWaitLimit) (stopped or hung?); nothing was written"))
         }
         defer { flock(descriptor, LOCK_UN) }
         return try body()
     }
 
-    /// How long a writer waits for another's lock. A write holds it for a few `fsync`s.
+    /// How long a writer waits for a holder that keeps the lock. A write holds it for a few `fsync`s.
     static let lockWaitLimit: Duration = .seconds(10)
 
     // MARK: helpers

@@ -24,27 +24,21 @@ enum ItemLockFile {
     /// How many lock files a user's writes share, at most.
     static let stripes = 64
 
-    /// Runs `body` holding the item's lock, waiting at most `timeout` for it: like every Secret Service
-    /// call, a write never hangs (a holder that was stopped, not killed, keeps its lock).
+    /// Runs `body` holding the item's lock, waiting for it until one holder has kept it for `timeout`
+    /// (``FileLock``): like every Secret Service call, a write never hangs on a holder that was stopped,
+    /// not killed, and it waits its turn behind other writers that come and go.
     static func withLock<Result>(
         _ id: SecretItemID, timeout: Duration, _ body: () throws(VaultError) -> Result
     ) throws(VaultError) -> Result {
         let descriptor = try open(id)
         defer { close(descriptor) }
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let number = errno
-            if number == EWOULDBLOCK {
-                guard clock.now < deadline else {
-                    throw VaultError(
-                        .storeUnavailable,
-                        underlying: .message("another BiometricsVault process has been writing this item for longer than \(timeout); try again"))
-                }
-                usleep(5_000)
-                continue
-            }
-            if number != EINTR { throw failure("cannot lock the item's lock file", number) }
+        switch FileLock.lockExclusively(descriptor, idleLimit: timeout) {
+        case .acquired: break
+        case .failed(let number): throw failure("cannot lock the item's lock file", number)
+        case .timedOut:
+            throw VaultError(
+                .storeUnavailable,
+                underlying: .message("another BiometricsVault process has been writing this item for longer than \(timeout); try again"))
         }
         defer { flock(descriptor, LOCK_UN) }
         return try body()

@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Waiting for an exclusive `flock` that other processes take and release, with a bound that tells a
+/// stopped or hung holder from a busy one.
+///
+/// The wait polls (`LOCK_NB`), because a blocking `flock` can only be interrupted by a signal, which a
+/// library must not install. A bound on the whole wait would fail a writer whose turn has not come while
+/// other writers take the lock one after the other for longer than the bound: `flock` is not fair, and a
+/// poller sees the lock free only in the short gaps between their writes. So every holder marks its
+/// acquisition on the lock file (its modification time), and the bound counts from the last acquisition
+/// a waiter saw: it expires only when the same holder has kept the lock for all of it.
+package enum FileLock {
+    package enum Outcome: Equatable, Sendable {
+        case acquired
+        /// No other acquisition for `idleLimit`: the holder is stopped or hung.
+        case timedOut
+        /// `flock` failed for another reason than a held lock (its `errno`).
+        case failed(Int32)
+    }
+
+    /// Takes the exclusive lock on `descriptor` (an open lock file); the caller releases it (`LOCK_UN`
+    /// or `close`). Fails with `.timedOut` when no process has taken the lock for `idleLimit`.
+    package static func lockExclusively(_ descriptor: Int32, idleLimit: Duration) -> Outcome {
+        let clock = ContinuousClock()
+        var deadline = clock.now + idleLimit
+        var lastAcquisition = acquisitionMark(descriptor)
+        var pause: UInt32 = 500  // microseconds, doubling up to 10 ms
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let number = errno
+            if number == EINTR { continue }
+            guard number == EWOULDBLOCK else { return .failed(number) }
+            let mark = acquisitionMark(descriptor)
+            if mark != lastAcquisition {
+                lastAcquisition = mark
+                deadline = clock.now + idleLimit
+                pause = 500
+            }
+            guard clock.now < deadline else { return .timedOut }
+            usleep(pause)
+            pause = min(pause * 2, 10_000)
+        }
+        // Marks this acquisition for the waiters. The owner may set the times of a file it can only read;
+        // where it cannot (another owner, a read-only mount), waiters fall back to a bound on the whole wait.
+        _ = futimens(descriptor, nil)
+        return .acquired
+    }
+
+    /// The lock file's modification time, as the holders mark it.
+    private static func acquisitionMark(_ descriptor: Int32) -> [Int] {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return [] }
+        #if canImport(Darwin)
+        return [info.st_mtimespec.tv_sec, info.st_mtimespec.tv_nsec]
+        #else
+        return [info.st_mtim.tv_sec, info.st_mtim.tv_nsec]
+        #endif
+    }
+}
