@@ -205,6 +205,25 @@ final class VaultServiceCLITests {
             #expect(!status.stdout.contains(secret))
             #expect(status.stdout.contains(#""biometricsLockedOut":true"#), "\(status.stdout)\(status.stderr)")
 
+            // The audit log has each attempt above, with the program that made it, and never the secret.
+            let audit = try await run(["audit", "--json", "--since", "10m"], as: user)
+            #expect(audit.status == 0, "\(audit.stderr)")
+            #expect(!audit.stdout.contains(secret))
+            let entries = (try? JSONSerialization.jsonObject(with: Data(audit.stdout.utf8))) as? [[String: Any]] ?? []
+            func count(_ event: String, _ result: String, item: String = "biometrics-vault/target", program: String? = nil) -> Int {
+                entries.filter { entry in
+                    entry["event"] as? String == event && entry["item"] as? String == item
+                        && (entry["result"] as? String ?? "").hasPrefix(result)
+                        && (program == nil || entry["program"] as? String == program)
+                }.count
+            }
+            #expect(count("read", "locked: header only", program: "gdbus") == 1, "\(audit.stdout)")
+            #expect(count("read", "refused: vaultLocked", program: "gdbus") == 1, "\(audit.stdout)")
+            #expect(count("write", "refused: vaultLocked", program: "gdbus") == 1, "\(audit.stdout)")
+            // The five wrong fingers, each refused by the service.
+            #expect(count("authenticate", "refused: ", item: "biometrics-vault") == 5, "\(audit.stdout)")
+            #expect(count("read", "released") == 0, "\(audit.stdout)")
+
             // The password, asked by polkit through the CLI's text agent on the terminal, ends the lockout;
             // then the finger reads again.
             let clearing = try await session(["clear-lockout"], as: user)
