@@ -360,6 +360,9 @@ enum FileSystem {
             let who = holder.map { "process \($0)" } ?? "another process"
             throw VaultError(.storeUnavailable, underlying: .message(
                 "the file store is locked by \(who), which has held \(lockPath) for over \(lockWaitLimit) (stopped or hung?); nothing was written"))
+        case .busy:
+            throw VaultError(.storeUnavailable, underlying: .message(
+                "other writers kept \(lockPath) busy for over \(lockWaitLimit * FileLock.busyLimitFactor); nothing was written"))
         }
         defer { flock(descriptor, LOCK_UN) }
         return try body()

@@ -39,6 +39,10 @@ enum ItemLockFile {
             throw VaultError(
                 .storeUnavailable,
                 underlying: .message("another BiometricsVault process has been writing this item for longer than \(timeout); try again"))
+        case .busy:
+            throw VaultError(
+                .storeUnavailable,
+                underlying: .message("other BiometricsVault processes kept writing this item for over \(timeout * FileLock.busyLimitFactor); try again"))
         }
         defer { flock(descriptor, LOCK_UN) }
         return try body()

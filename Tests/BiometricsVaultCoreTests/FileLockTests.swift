@@ -79,4 +79,30 @@ struct FileLockTests {
         flock(holder, LOCK_UN)
         #expect(FileLock.lockExclusively(waiter, idleLimit: .milliseconds(300)) == .acquired)
     }
+
+    /// A holder that keeps the lock and keeps marking it (a same-user program can): the waiter still
+    /// gives up, after `busyLimitFactor` times its bound.
+    @Test func aWaiterBehindAHolderThatKeepsMarkingGivesUpInTheEnd() async throws {
+        let holder = try openLock()
+        defer { close(holder) }
+        #expect(FileLock.lockExclusively(holder, idleLimit: .seconds(1)) == .acquired)
+        let marking = Counts()
+        let marker = Thread {
+            // Marks for 2 s, longer than the waiter waits, then says it is done (the descriptor stays
+            // open until then).
+            for _ in 0..<100 {
+                _ = futimens(holder, nil)
+                usleep(20_000)
+            }
+            marking.running.store(0, ordering: .releasing)
+        }
+        marker.start()
+        let waiter = try openLock()
+        defer { close(waiter) }
+        let idleLimit = Duration.milliseconds(100)
+        let started = ContinuousClock.now
+        #expect(FileLock.lockExclusively(waiter, idleLimit: idleLimit) == .busy)
+        #expect(ContinuousClock.now - started >= idleLimit * FileLock.busyLimitFactor)
+        while marking.running.load(ordering: .acquiring) > 0 { try await Task.sleep(for: .milliseconds(20)) }
+    }
 }

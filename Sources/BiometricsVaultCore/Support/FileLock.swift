@@ -14,20 +14,29 @@ import Darwin
 /// other writers take the lock one after the other for longer than the bound: `flock` is not fair, and a
 /// poller sees the lock free only in the short gaps between their writes. So every holder marks its
 /// acquisition on the lock file (its modification time), and the bound counts from the last acquisition
-/// a waiter saw: it expires only when the same holder has kept the lock for all of it.
+/// a waiter saw: it expires only when the same holder has kept the lock for all of it. The whole wait
+/// still ends, at ``busyLimitFactor`` times that bound: a writer never waits forever behind others (or
+/// behind a same-user program that keeps marking the file).
 package enum FileLock {
     package enum Outcome: Equatable, Sendable {
         case acquired
         /// No other acquisition for `idleLimit`: the holder is stopped or hung.
         case timedOut
+        /// Other writers kept the lock busy for `busyLimitFactor` times `idleLimit`.
+        case busy
         /// `flock` failed for another reason than a held lock (its `errno`).
         case failed(Int32)
     }
 
+    /// How many times `idleLimit` a waiter waits at most behind writers that keep taking the lock.
+    package static let busyLimitFactor = 10
+
     /// Takes the exclusive lock on `descriptor` (an open lock file); the caller releases it (`LOCK_UN`
-    /// or `close`). Fails with `.timedOut` when no process has taken the lock for `idleLimit`.
+    /// or `close`). Fails with `.timedOut` when no process has taken the lock for `idleLimit`, and with
+    /// `.busy` after `busyLimitFactor` times `idleLimit` in all.
     package static func lockExclusively(_ descriptor: Int32, idleLimit: Duration) -> Outcome {
         let clock = ContinuousClock()
+        let end = clock.now + idleLimit * busyLimitFactor
         var deadline = clock.now + idleLimit
         var lastAcquisition = acquisitionMark(descriptor)
         var pause: UInt32 = 500  // microseconds, doubling up to 10 ms
@@ -42,6 +51,7 @@ package enum FileLock {
                 pause = 500
             }
             guard clock.now < deadline else { return .timedOut }
+            guard clock.now < end else { return .busy }
             usleep(pause)
             pause = min(pause * 2, 10_000)
         }
