@@ -159,6 +159,10 @@ final class VaultServiceCLITests {
         try await withCleanup { () async throws -> Void in
             let secret = "never-without-a-finger"
             try await storeProtected("target", secret: secret)
+            // The audit's times are in seconds: what came before (this test's store, other tests' entries
+            // of this user) is 2 s before `started`.
+            try await Task.sleep(for: .milliseconds(2_100))
+            let started = Int(time(nil))
 
             func gdbus(_ method: String, _ arguments: [String]) async throws -> CLIResult {
                 try await run(["call", "--system", "--dest", "io.github.biometricsvault.Vault1", "--object-path",
@@ -206,7 +210,8 @@ final class VaultServiceCLITests {
             #expect(status.stdout.contains(#""biometricsLockedOut":true"#), "\(status.stdout)\(status.stderr)")
 
             // The audit log has each attempt above, with the program that made it, and never the secret.
-            let audit = try await run(["audit", "--json", "--since", "10m"], as: user)
+            // `--since` counts back from the audit command's own clock, which may read a second later.
+            let audit = try await run(["audit", "--json", "--since", "\(Int(time(nil)) - started + 1)s"], as: user)
             #expect(audit.status == 0, "\(audit.stderr)")
             #expect(!audit.stdout.contains(secret))
             let entries = (try? JSONSerialization.jsonObject(with: Data(audit.stdout.utf8))) as? [[String: Any]] ?? []
