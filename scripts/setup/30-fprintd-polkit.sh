@@ -68,7 +68,14 @@ if ! busy org.freedesktop.DBus; then
     echo "started system dbus-daemon (pid $(cat "$WORK/dbus.pid"))"
 fi
 
-# 6. polkitd (drops to user polkitd by itself)
+# 6. polkitd (drops to user polkitd by itself). One an earlier run of this script started is started
+#    again: it re-reads its rules on every change, and after the changes of a whole run (the vault
+#    service's and the .deb's rules installed and removed) one was seen denying the test users what the CI
+#    rule grants them until it was restarted.
+if alive polkitd; then
+    kill "$(cat "$WORK/polkitd.pid")"
+    for _ in $(seq 50); do busy org.freedesktop.PolicyKit1 || break; sleep 0.1; done
+fi
 if ! busy org.freedesktop.PolicyKit1; then
     /usr/lib/polkit-1/polkitd --no-debug >"$WORK/polkitd.log" 2>&1 &
     echo $! >"$WORK/polkitd.pid"
