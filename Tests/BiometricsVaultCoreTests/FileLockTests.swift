@@ -27,11 +27,13 @@ struct FileLockTests {
         return descriptor
     }
 
-    /// Writers that take the lock again the moment they let it go, for five times the waiter's bound:
-    /// the waiter is not timed out, and gets the lock.
-    @Test func aWaiterBehindBusyHoldersWaitsItsTurn() async throws {
+    /// Writers that take the lock again the moment they let it go, for five times the waiters' bound:
+    /// sixteen waiters all get their turn, none gives up as if a stopped holder kept the lock. (A waiter
+    /// may time out when one holder did keep it for the bound: a holder thread not scheduled for that
+    /// long on a loaded machine, which is what the bound is for.)
+    @Test func waitersBehindBusyHoldersWaitTheirTurn() async throws {
         let busyFor = Duration.milliseconds(1_500), idleLimit = Duration.milliseconds(300)
-        let counts = Counts()
+        let counts = Counts(holders: 2)
         let holders = try (0..<2).map { _ in
             let descriptor = try openLock()
             return Thread {
@@ -43,27 +45,91 @@ struct FileLockTests {
                         break
                     }
                     counts.acquisitions.add(1, ordering: .relaxed)
-                    usleep(20_000)
-                    flock(descriptor, LOCK_UN)
+                    counts.hold(descriptor) { usleep(20_000) }
                 }
                 counts.running.subtract(1, ordering: .relaxed)
             }
         }
         for holder in holders { holder.start() }
         try await Task.sleep(for: .milliseconds(100))
-        let waiter = try openLock()
-        defer { close(waiter) }
-        #expect(FileLock.lockExclusively(waiter, idleLimit: idleLimit) == .acquired)
-        flock(waiter, LOCK_UN)
-        while counts.running.load(ordering: .relaxed) > 0 { try await Task.sleep(for: .milliseconds(20)) }
+        let waiters = try (0..<16).map { _ in
+            let descriptor = try openLock()
+            return Thread {
+                defer { close(descriptor) }
+                let outcome = FileLock.lockExclusively(descriptor, idleLimit: idleLimit)
+                if outcome == .acquired { counts.hold(descriptor) {} }
+                counts.record(outcome)
+            }
+        }
+        for waiter in waiters { waiter.start() }
+        while counts.running.load(ordering: .relaxed) > 0 || counts.waiterOutcomes.withLock({ $0.count }) < waiters.count {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let outcomes = counts.waiterOutcomes.withLock { $0 }
+        let longestHold = counts.longestHold.withLock { $0 }
+        #expect(outcomes.allSatisfy { $0 == .acquired || $0 == .timedOut }, "\(outcomes)")
+        #expect(
+            !outcomes.contains(.timedOut) || longestHold >= idleLimit * 0.9,
+            "waiters gave up although no holder kept the lock for the bound (longest hold \(longestHold)): \(outcomes)")
         #expect(counts.holderFailures.load(ordering: .relaxed) == 0)
         #expect(counts.acquisitions.load(ordering: .relaxed) > 10, "the holders took the lock again and again")
     }
 
     final class Counts: Sendable {
-        let running = Atomic<Int>(2)
+        let running: Atomic<Int>
         let acquisitions = Atomic<Int>(0)
         let holderFailures = Atomic<Int>(0)
+        let waiterOutcomes = Mutex<[FileLock.Outcome]>([])
+        let longestHold = Mutex<Duration>(.zero)
+
+        init(holders: Int) { running = Atomic(holders) }
+
+        /// Runs `body` holding the lock just taken, then releases it, keeping the longest hold.
+        func hold(_ descriptor: Int32, _ body: () -> Void) {
+            let taken = ContinuousClock.now
+            body()
+            let held = taken.duration(to: .now)
+            flock(descriptor, LOCK_UN)
+            longestHold.withLock { $0 = max($0, held) }
+        }
+
+        func record(_ outcome: FileLock.Outcome) { waiterOutcomes.withLock { $0.append(outcome) } }
+    }
+
+    /// A waiter that did not run for a while (a suspended machine: its clock jumps) does not charge that
+    /// time to the holder: it still watches the holder for the bound before it gives up.
+    @Test func aWaiterThatDidNotRunDoesNotChargeTheHolder() throws {
+        let holder = try openLock()
+        defer { close(holder) }
+        #expect(FileLock.lockExclusively(holder, idleLimit: .seconds(1)) == .acquired)
+        let waiter = try openLock()
+        defer { close(waiter) }
+        let clock = JumpingClock(jump: .seconds(3_600), atReading: 3)
+        let started = ContinuousClock.now
+        #expect(FileLock.lockExclusively(waiter, idleLimit: .milliseconds(300), clock: clock) == .timedOut)
+        #expect(started.duration(to: .now) >= .milliseconds(300) - FileLock.longestCountedPoll)
+        #expect(clock.readings.load(ordering: .relaxed) > 3, "the clock jumped while the waiter watched")
+    }
+
+    /// The continuous clock, one hour ahead from its `atReading`th reading on.
+    final class JumpingClock: Clock, Sendable {
+        let jump: Duration
+        let atReading: Int
+        let readings = Atomic<Int>(0)
+
+        init(jump: Duration, atReading: Int) {
+            self.jump = jump
+            self.atReading = atReading
+        }
+
+        var now: ContinuousClock.Instant {
+            let reading = readings.add(1, ordering: .relaxed).newValue
+            return ContinuousClock.now + (reading >= atReading ? jump : .zero)
+        }
+        var minimumResolution: Duration { ContinuousClock().minimumResolution }
+        func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
+            try await Task.sleep(for: now.duration(to: deadline))
+        }
     }
 
     /// A holder that keeps the lock (a stopped writer): the waiter gives up after the bound, not before.
@@ -86,7 +152,7 @@ struct FileLockTests {
         let holder = try openLock()
         defer { close(holder) }
         #expect(FileLock.lockExclusively(holder, idleLimit: .seconds(1)) == .acquired)
-        let marking = Counts()
+        let marking = Counts(holders: 1)
         let marker = Thread {
             // Marks for 2 s, longer than the waiter waits, then says it is done (the descriptor stays
             // open until then).

@@ -1,10 +1,9 @@
 #if os(Linux)
 import BiometricsVaultCore
-@testable import BiometricsVaultSecretService
+import BiometricsVaultSecretService
 import BiometricsVaultTestSupport
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 
 /// The item lock files (64 stripes) that make the Secret Service store's conditional write atomic among
@@ -73,63 +72,6 @@ struct ItemLockTests {
         #expect(flock(descriptor, LOCK_UN) == 0)
         try store.write(StoredItem(header: plain, payload: SecretBytes(utf8: "v3")), for: id, if: .plain, authorization: nil)
         #expect(try store.read(id, authorization: nil)?.payload == SecretBytes(utf8: "v3"))
-    }
-}
-#endif
-
-#if os(Linux)
-/// The item lock without a Secret Service: writers behind another writer that takes the lock again the
-/// moment it lets it go wait their turn, for several times their timeout, rather than failing as if a
-/// stopped holder kept the lock (concurrent writers of one item failed so on a loaded machine).
-@Suite(.onTestThreads)
-struct ItemLockTurnTests {
-    final class Busy: Sendable {
-        let running = Atomic<Bool>(true)
-        let turns = Atomic<Int>(0)
-        let failures = Atomic<Int>(0)
-        let waitersDone = Atomic<Int>(0)
-        let waitersFailed = Atomic<Int>(0)
-    }
-
-    @Test func writersWaitTheirTurnBehindAWriterThatKeepsWriting() async throws {
-        let id = try SecretItemID(service: "bv-lock-turn-\(getpid())", key: "busy")
-        let busy = Busy()
-        let writer = Thread {
-            let end = ContinuousClock.now + .milliseconds(1_500)
-            while ContinuousClock.now < end {
-                do throws(VaultError) {
-                    try ItemLockFile.withLock(id, timeout: .seconds(30)) { () throws(VaultError) in
-                        busy.turns.add(1, ordering: .relaxed)
-                        usleep(20_000)
-                    }
-                } catch {
-                    busy.failures.add(1, ordering: .relaxed)
-                }
-            }
-            busy.running.store(false, ordering: .releasing)
-        }
-        writer.start()
-        try await Task.sleep(for: .milliseconds(100))
-        // Sixteen writers with a short timeout, each waiting for its turn at the same time.
-        let waiters = (0..<16).map { _ in
-            Thread {
-                do throws(VaultError) {
-                    try ItemLockFile.withLock(id, timeout: .milliseconds(300)) { () throws(VaultError) in
-                        _ = busy.waitersDone.add(1, ordering: .relaxed)
-                    }
-                } catch {
-                    busy.waitersFailed.add(1, ordering: .relaxed)
-                }
-            }
-        }
-        for waiter in waiters { waiter.start() }
-        while busy.waitersDone.load(ordering: .relaxed) + busy.waitersFailed.load(ordering: .relaxed) < waiters.count {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(busy.waitersFailed.load(ordering: .relaxed) == 0, "writers gave up as if a stopped holder kept the lock")
-        while busy.running.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(busy.failures.load(ordering: .relaxed) == 0)
-        #expect(busy.turns.load(ordering: .relaxed) > 10, "the other writer took the lock again and again")
     }
 }
 #endif
