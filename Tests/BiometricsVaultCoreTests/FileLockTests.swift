@@ -152,23 +152,29 @@ struct FileLockTests {
         let holder = try openLock()
         defer { close(holder) }
         #expect(FileLock.lockExclusively(holder, idleLimit: .seconds(1)) == .acquired)
-        let marking = Counts(holders: 1)
+        let marking = Marking()
         let marker = Thread {
-            // Marks for 2 s, longer than the waiter waits, then says it is done (the descriptor stays
-            // open until then).
-            for _ in 0..<100 {
+            // Marks every 20 ms until the waiter is done (the descriptor stays open until then).
+            while marking.keepMarking.load(ordering: .acquiring) {
                 _ = futimens(holder, nil)
                 usleep(20_000)
             }
-            marking.running.store(0, ordering: .releasing)
+            marking.done.store(true, ordering: .releasing)
         }
         marker.start()
         let waiter = try openLock()
         defer { close(waiter) }
-        let idleLimit = Duration.milliseconds(100)
+        let idleLimit = Duration.milliseconds(200)
         let started = ContinuousClock.now
-        #expect(FileLock.lockExclusively(waiter, idleLimit: idleLimit) == .busy)
+        let outcome = FileLock.lockExclusively(waiter, idleLimit: idleLimit)
+        marking.keepMarking.store(false, ordering: .releasing)
+        #expect(outcome == .busy)
         #expect(ContinuousClock.now - started >= idleLimit * FileLock.busyLimitFactor)
-        while marking.running.load(ordering: .acquiring) > 0 { try await Task.sleep(for: .milliseconds(20)) }
+        while !marking.done.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(20)) }
+    }
+
+    final class Marking: Sendable {
+        let keepMarking = Atomic<Bool>(true)
+        let done = Atomic<Bool>(false)
     }
 }
