@@ -165,6 +165,10 @@ row("Secret Service: vault read vs raw libsecret read", f"{vault.group(1)} µs" 
 if store:
     row("Secret Service: store read vs raw libsecret read", f"{store.group(1)} µs", f"{raw.group(1)} µs" if raw else "",
         f"{store.group(2)}x", "info")
+memory = re.search(r"vault read, in-memory store\s*:\s*([\d.]+)[^:]*JSONDecoder alone:\s*([\d.]+)", ss)
+if memory:
+    row("vault read on an in-memory store (the vault layer alone) vs its JSON decoding", f"{memory.group(1)} µs",
+        f"{memory.group(2)} µs", "", "info")
 
 # CLI.
 cli = read("cli")

@@ -98,9 +98,11 @@ final class VaultServiceCLITests {
             executable: URL(fileURLWithPath: "/usr/bin/dbus-monitor"),
             ["--system", "type='method_call',interface='io.github.biometricsvault.Vault1'"])
         defer { monitor.process.terminate() }
-        try await Task.sleep(for: .milliseconds(500))  // until it is a monitor of the bus
+        // Until it is a monitor of the bus, and until it has printed the last call (a loaded machine
+        // delays both).
+        try await Task.sleep(for: .seconds(2))
         try await body()
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .seconds(1))
         monitor.process.terminate()
         return try await monitor.result().stdout.split(separator: "\n").compactMap { line in
             guard line.hasPrefix("method call"), let member = line.split(separator: " ").first(where: { $0.hasPrefix("member=") }) else {
@@ -408,14 +410,18 @@ final class VaultServiceCLITests {
                 executable: URL(fileURLWithPath: "/usr/bin/gdbus"),
                 ["emit", "--system", "--object-path", "/org/freedesktop/login1", "--signal", "org.freedesktop.login1.Manager.PrepareForSleep", "true"])
             #expect(emitted.status == 0, "\(emitted.stderr)")
-            try await Task.sleep(for: .microseconds(500_000))
+            // The next read starts once the service has handled the signal (its audit says so).
+            var audit = try await run(["audit", "--since", "2m"], as: user)
+            for _ in 0..<80 where !audit.stdout.contains("org.freedesktop.login1.Manager signalled: 1 window(s)") {
+                try await Task.sleep(for: .milliseconds(250))
+                audit = try await run(["audit", "--since", "2m"], as: user)
+            }
+            #expect(audit.stdout.contains("org.freedesktop.login1.Manager signalled: 1 window(s)"), "\(audit.stdout)\(audit.stderr)")
             terminal.type("\n")
             try await answerFinger()
             #expect(try await terminal.waitFor("step-2"), "\(terminal.text)")
             #expect(try await terminal.finish() == 0, "\(terminal.text)")
             #expect(terminal.text.components(separatedBy: "closed-by-sleep").count - 1 == 2, "\(terminal.text)")
-            let audit = try await run(["audit", "--since", "2m"], as: user)
-            #expect(audit.stdout.contains("org.freedesktop.login1.Manager signalled: 1 window(s)"), "\(audit.stdout)\(audit.stderr)")
             _ = try await run(["reset", "sleepy"], as: user)
         } cleanup: {
             _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])

@@ -154,17 +154,17 @@ struct FileLockTests {
         #expect(FileLock.lockExclusively(holder, idleLimit: .seconds(1)) == .acquired)
         let marking = Marking()
         let marker = Thread {
-            // Marks every 20 ms until the waiter is done (the descriptor stays open until then).
+            // Marks every 10 ms until the waiter is done (the descriptor stays open until then).
             while marking.keepMarking.load(ordering: .acquiring) {
                 _ = futimens(holder, nil)
-                usleep(20_000)
+                usleep(10_000)
             }
             marking.done.store(true, ordering: .releasing)
         }
         marker.start()
         let waiter = try openLock()
         defer { close(waiter) }
-        let idleLimit = Duration.milliseconds(200)
+        let idleLimit = Duration.milliseconds(400)
         let started = ContinuousClock.now
         let outcome = FileLock.lockExclusively(waiter, idleLimit: idleLimit)
         marking.keepMarking.store(false, ordering: .releasing)

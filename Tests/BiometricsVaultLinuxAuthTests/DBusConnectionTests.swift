@@ -67,7 +67,8 @@ struct DBusConnectionTests {
         let address = DBusBus.address("unix:path=/nonexistent/bv-no-bus-\(getpid())")
         let started = ContinuousClock.now
         let failure = #expect(throws: FprintdFailure.self) { _ = try FprintdDevice.openDefault(bus: address) }
-        #expect(ContinuousClock.now - started < .milliseconds(500))
+        // At once: not after a call's timeout (seconds), with room for a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(3))
         #expect(failure?.reason == .noFprintd)
         #expect(failure?.vaultError.code == .biometryNotAvailable)
         let direct = #expect(throws: DBusFailure.self) { _ = try DBusConnection(address) }
