@@ -260,6 +260,8 @@ public struct SecretStoreConformance: Sendable {
     /// what a read saw that it never may: no item, or one that is not one of the values written. A store
     /// that replaces by deleting and then creating has such a moment, and a reader running beside it
     /// finds it. A thread, not a task: the reader must run while the writes do, whatever the pool's width.
+    /// The writes start once the reader has read, and go on until it has read a few times more: a
+    /// reader that a loaded machine schedules late still runs beside them.
     private func overwriteGap(_ id: SecretItemID) -> String? {
         let store = self.store
         let plain = ItemHeader(protection: .none)
@@ -272,9 +274,17 @@ public struct SecretStoreConformance: Sendable {
             return "an overwrite failed: \(error)"
         }
         let readerDone = DispatchSemaphore(value: 0)
+        let readerStarted = DispatchSemaphore(value: 0)
+        let reads = LockedValue(0)
         Thread {
             defer { readerDone.signal() }
             repeat {
+                defer {
+                    if reads.withLock({ count in
+                        count += 1
+                        return count == 1
+                    }) { readerStarted.signal() }
+                }
                 do {
                     guard let item = try store.read(id, authorization: nil) else {
                         seen.withLock { $0 = "a read during an overwrite found no item" }
@@ -291,9 +301,14 @@ public struct SecretStoreConformance: Sendable {
             } while writing.withLock { $0 }
         }.start()
         var writeFailure: String?
-        for value in values.dropFirst() {
+        _ = readerStarted.wait(timeout: .now() + .seconds(10))
+        let readsBefore = reads.withLock { $0 }
+        // At least the 39 other values, and until the reader has read 20 times beside the writes (at most
+        // 400 writes).
+        for index in 1..<400 {
+            if index >= values.count, reads.withLock({ $0 }) - readsBefore >= 20 || seen.withLock({ $0 }) != nil { break }
             do {
-                try store.write(StoredItem(header: plain, payload: value), for: id, authorization: nil)
+                try store.write(StoredItem(header: plain, payload: values[index % values.count]), for: id, authorization: nil)
             } catch {
                 writeFailure = "an overwrite failed: \(error)"
                 break

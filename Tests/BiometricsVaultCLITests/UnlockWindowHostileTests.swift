@@ -384,8 +384,13 @@ try:
         result["sameTerminal"] = seen["terminal"] == first_terminal
         result["leaked"] = seen["leaked"]
         result["windows"] = len(seen["status"]["status"]["windows"]) if seen["status"] else -1
-        # The agent looks at its sessions once a second: the first one's key goes with its leader.
-        time.sleep(1.5)
+        # The agent looks at its sessions once a second: the first one's key goes with its leader. Waited
+        # for in its log (a loaded machine runs that look late).
+        for _ in range(200):
+            with open(stderr_path) as file:
+                if "dropped 1 key(s)" in file.read():
+                    break
+            time.sleep(0.1)
     elif scenario == "manyWindows":
         agent = start_agent()
         master, slave = os.openpty()

@@ -106,8 +106,12 @@ import Testing
     @Test func aHangIsReportedWithItsThreads() async throws {
         let sleeper = try await ChildProcess.start("/bin/sleep", ["60"])
         defer { sleeper.signal(SIGKILL) }
-        try await Task.sleep(for: .milliseconds(100))
-        let report = await Self.threadStates(sleeper.processIdentifier)
+        // Until the child runs `sleep` and sleeps in it (a loaded machine starts it late).
+        var report = await Self.threadStates(sleeper.processIdentifier)
+        for _ in 0..<100 where !report.contains("(sleep): S") {
+            try await Task.sleep(for: .milliseconds(100))
+            report = await Self.threadStates(sleeper.processIdentifier)
+        }
         #expect(report.contains("thread \(sleeper.processIdentifier) (sleep): S, user "), "\(report)")
         #expect(!report.contains("wchan ?"), "\(report)")
         if await Self.gdbStacks(sleeper.processIdentifier) != nil { #expect(report.contains("nanosleep"), "\(report)") }
