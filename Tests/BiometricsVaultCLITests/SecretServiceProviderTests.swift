@@ -102,7 +102,13 @@ extension VaultServiceCLITests {
                 print("GetSecret refused", getattr(error, "name", type(error).__name__))
             found, = svc.call("GetSecrets", "aoo", [item.item_path], session.object_path)
             print("GetSecrets gave", len(found), "secrets")
-        if action == "hostile":
+        if action == "plain-session":
+            # The `plain` algorithm (secretstorage and libsecret open an encrypted session when offered one).
+            output, session = svc.call("OpenSession", "sv", "plain", ("s", ""))
+            found, = svc.call("GetSecrets", "aoo", [item.item_path], session)
+            for session_path, parameters, value, content_type in found.values():
+                print("plain", session_path == session, len(parameters), bytes(value).decode(), content_type)
+        elif action == "hostile":
             print("path", item.item_path)
             get_secret_directly()
         elif action == "unlock":
@@ -157,6 +163,8 @@ extension VaultServiceCLITests {
             #expect(stored.status == 0, "\(stored.stderr) \((try? String(contentsOf: bus.log, encoding: .utf8)) ?? "")")
             let looked = try await onBus(bus.address, ["lookup", "service", "bv-provider"], as: user, executable: "/usr/bin/secret-tool")
             #expect(looked.stdout == secret, "\(looked.stdout)|\(looked.stderr)")
+            let plainSession = try await secretStorageClient(bus.address, "plain-session", "bv-provider", as: user)
+            #expect(plainSession.stdout.contains("plain True 0 \(secret) text/plain"), "\(plainSession.stdout)\(plainSession.stderr)")
             let searched = try await onBus(bus.address, ["search", "--all", "service", "bv-provider"], as: user, executable: "/usr/bin/secret-tool")
             // secret-tool prints the attributes on stderr.
             #expect(searched.stdout.contains("label = Provider check") && searched.stderr.contains("attribute.user = ci"), "\(searched.stdout)\(searched.stderr)")
