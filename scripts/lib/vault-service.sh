@@ -8,6 +8,9 @@
 # The ASan build writes its reports where the run collects them (ASAN_OPTIONS of the caller): the
 # activation helper clears the environment, so a small launcher sets it again.
 
+# shellcheck source=ci-polkitd.sh
+source "$(dirname "${BASH_SOURCE[0]}")/ci-polkitd.sh"
+
 VAULT_SERVICE_LAUNCHER=/usr/local/libexec/biometrics-vault-ci-service
 VAULT_SERVICE_TPM=/var/lib/biometrics-vault-ci-tpm
 VAULT_SERVICE_FILES=(
@@ -56,6 +59,33 @@ vault_service_install() {
         > /usr/share/dbus-1/system-services/io.github.biometricsvault.Vault1.service
     chmod 644 /usr/share/dbus-1/system-services/io.github.biometricsvault.Vault1.service
     vault_service_reload_bus
+    vault_service_wait_for_polkit_rule
+}
+
+# Waits (3 s) until polkitd grants the service's user fprintd's verify, as the service's rule says. A
+# polkitd re-reads its rules when a file changes, yet one that CI had started minutes before kept
+# denying after the rule was installed, until it was started again: the polkitd CI started is started
+# again, once. Nothing to wait for without polkitd.
+vault_service_wait_for_polkit_rule() {
+    command -v pkcheck >/dev/null && ci_polkitd_busy || return 0
+    local probe attempt
+    setpriv --reuid=biometrics-vault --regid=biometrics-vault --clear-groups sleep 120 &
+    probe=$!
+    for attempt in first again; do
+        for _ in $(seq 30); do
+            if pkcheck --action-id net.reactivated.fprint.device.verify --process "$probe" >/dev/null 2>&1; then
+                kill "$probe" 2>/dev/null
+                return 0
+            fi
+            sleep 0.1
+        done
+        if [ "$attempt" = again ] || ! ci_polkitd_ours; then break; fi
+        echo "polkitd does not apply the vault service's rule: starting the polkitd CI started again"
+        ci_polkitd_restart
+    done
+    kill "$probe" 2>/dev/null
+    echo "polkitd does not grant the vault service's user fprintd's verify (/usr/share/polkit-1/rules.d/50-biometrics-vault.rules)"
+    return 1
 }
 
 vault_service_stop() {

@@ -72,16 +72,9 @@ fi
 #    again: it re-reads its rules on every change, and after the changes of a whole run (the vault
 #    service's and the .deb's rules installed and removed) one was seen denying the test users what the CI
 #    rule grants them until it was restarted.
-if alive polkitd; then
-    kill "$(cat "$WORK/polkitd.pid")"
-    for _ in $(seq 50); do busy org.freedesktop.PolicyKit1 || break; sleep 0.1; done
-fi
-if ! busy org.freedesktop.PolicyKit1; then
-    /usr/lib/polkit-1/polkitd --no-debug >"$WORK/polkitd.log" 2>&1 &
-    echo $! >"$WORK/polkitd.pid"
-    wait_for org.freedesktop.PolicyKit1
-    echo "started polkitd (pid $(cat "$WORK/polkitd.pid"))"
-fi
+# shellcheck source=../lib/ci-polkitd.sh
+BV_FPRINT_WORK=$WORK source scripts/lib/ci-polkitd.sh
+ci_polkitd_restart
 
 # 7. fprintd on the virtual sensor. umask 000: the sensor's control socket must be connectable by the
 #    non-root tests; fprintd keeps its prints in 0700 directories, so they stay private.
