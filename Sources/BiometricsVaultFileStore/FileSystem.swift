@@ -342,8 +342,8 @@ enum FileSystem {
     ///
     /// The wait is bounded (``lockWaitLimit``): a holder that is stopped (SIGSTOP, a debugger) or hung
     /// keeps its lock, and waiting for it without a limit would hang every other writer without a word.
-    /// The bound counts from the last time any writer took the lock (``FileLock``), so a writer behind a
-    /// queue of busy ones waits its turn. Past the limit this fails with `storeUnavailable` naming the
+    /// The bound counts from the last time any writer took the lock, in time this writer was running to
+    /// watch (``FileLock``), so a writer behind a queue of busy ones waits its turn. Past the limit this fails with `storeUnavailable` naming the
     /// holder's pid when the system says.
     static func withExclusiveLock<Result>(
         _ lockName: String, in directory: Directory = .current, _ body: () throws(VaultError) -> Result

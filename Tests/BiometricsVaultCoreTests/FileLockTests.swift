@@ -27,6 +27,16 @@ struct FileLockTests {
         return descriptor
     }
 
+    /// A descriptor holding the lock, as a writer that keeps it does.
+    func heldLock() throws -> Int32 {
+        let descriptor = try openLock()
+        guard FileLock.lockExclusively(descriptor, idleLimit: .seconds(1)) == .acquired else {
+            close(descriptor)
+            throw TestFailure("the free lock was not taken")
+        }
+        return descriptor
+    }
+
     /// Writers that take the lock again the moment they let it go, for five times the waiters' bound:
     /// sixteen waiters all get their turn, none gives up as if a stopped holder kept the lock. (A waiter
     /// may time out when one holder did keep it for the bound: a holder thread not scheduled for that
@@ -99,9 +109,8 @@ struct FileLockTests {
     /// A waiter that did not run for a while (a suspended machine: its clock jumps) does not charge that
     /// time to the holder: it still watches the holder for the bound before it gives up.
     @Test func aWaiterThatDidNotRunDoesNotChargeTheHolder() throws {
-        let holder = try openLock()
+        let holder = try heldLock()
         defer { close(holder) }
-        #expect(FileLock.lockExclusively(holder, idleLimit: .seconds(1)) == .acquired)
         let waiter = try openLock()
         defer { close(waiter) }
         let clock = JumpingClock(jump: .seconds(3_600), atReading: 3)
@@ -134,9 +143,8 @@ struct FileLockTests {
 
     /// A holder that keeps the lock (a stopped writer): the waiter gives up after the bound, not before.
     @Test func aWaiterBehindAHolderThatKeepsTheLockGivesUpAfterTheBound() throws {
-        let holder = try openLock()
+        let holder = try heldLock()
         defer { close(holder) }
-        #expect(FileLock.lockExclusively(holder, idleLimit: .seconds(1)) == .acquired)
         let waiter = try openLock()
         defer { close(waiter) }
         let started = ContinuousClock.now
@@ -149,9 +157,8 @@ struct FileLockTests {
     /// A holder that keeps the lock and keeps marking it (a same-user program can): the waiter still
     /// gives up, after `busyLimitFactor` times its bound.
     @Test func aWaiterBehindAHolderThatKeepsMarkingGivesUpInTheEnd() async throws {
-        let holder = try openLock()
+        let holder = try heldLock()
         defer { close(holder) }
-        #expect(FileLock.lockExclusively(holder, idleLimit: .seconds(1)) == .acquired)
         let marking = Marking()
         let marker = Thread {
             // Marks every 10 ms until the waiter is done (the descriptor stays open until then).
