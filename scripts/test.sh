@@ -10,7 +10,13 @@ mkdir -p "$(dirname "$BV_ENV_FILE")"
 mkdir -p .build-ci
 
 run_start=$SECONDS
-took() { echo "== $1 took $((SECONDS - $2))s (at $((SECONDS - run_start))s)"; }
+# The CPU time all of the machine's CPUs spent busy (not idle, not waiting for I/O), in seconds: what a
+# step's wall time can be cut to depends on it, since the steps already overlap.
+busy_cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '/^cpu /{print int(($2 + $3 + $4 + $7 + $8 + $9) / hz); exit}' /proc/stat; }
+cpu_start=$(busy_cpu_seconds)
+took() {
+    echo "== $1 took $((SECONDS - $2))s (at $((SECONDS - run_start))s; $(($(busy_cpu_seconds) - cpu_start)) CPU-s busy since the start, on $(nproc) CPUs)"
+}
 
 # The run's temporary files go to a directory of their own, removed at the end with everything in it:
 # SwiftPM leaves its TemporaryDirectory.* and lock files in $TMPDIR at every build (about 100 a run), and
@@ -150,7 +156,7 @@ collect_overlapped
 step=$SECONDS
 test_status=0
 swift test "${BV_TEST_BUILD_FLAGS[@]}" 2>&1 | tee .build-ci/swift-test.log || test_status=$?
-echo "== swift test took $((SECONDS - step))s; the whole run $((SECONDS - run_start))s" > .build-ci/timing.txt
+echo "== swift test took $((SECONDS - step))s; the whole run $((SECONDS - run_start))s, $(($(busy_cpu_seconds) - cpu_start)) CPU-s busy on $(nproc) CPUs" > .build-ci/timing.txt
 # A sanitizer report of any process of the run fails it (stop_run prints them), so that the summary
 # above stays the last line when there is none.
 [ -z "$(asan_reports)" ] || exit 1

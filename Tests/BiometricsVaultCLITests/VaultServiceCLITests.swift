@@ -167,11 +167,10 @@ final class VaultServiceCLITests {
             let started = Int(time(nil))
 
             func gdbus(_ method: String, _ arguments: [String]) async throws -> CLIResult {
-                try await run(["call", "--system", "--dest", "io.github.biometricsvault.Vault1", "--object-path",
-                         "/io/github/biometricsvault/Vault1", "--method", "io.github.biometricsvault.Vault1.\(method)"] + arguments,
-                        as: user, executable: "/usr/bin/gdbus")
+                try await self.gdbus(method, arguments, as: user)
             }
-            // Every method called directly: the read gives the header and no payload; a forged grant is refused.
+            // The methods that read or write called directly: the read gives the header and no payload; a
+            // forged grant is refused. The ones that authenticate are called below, in the lockout.
             let read = try await gdbus("Read", ["biometrics-vault", "target", "[]"])
             #expect(read.status == 0, "\(read.stderr)")
             #expect(read.stdout.contains("true") && read.stdout.contains("false"), "\(read.stdout)")
@@ -231,6 +230,31 @@ final class VaultServiceCLITests {
             #expect(count("authenticate", "refused: ", item: "biometrics-vault") == 5, "\(audit.stdout)")
             #expect(count("read", "released") == 0, "\(audit.stdout)")
 
+            // The interface's other methods, called directly in the lockout: none prompts, releases the item,
+            // or ends the lockout. Asked for a finger, the service refuses without claiming the reader;
+            // asked for the password, polkit finds no agent of this caller to ask with.
+            let direct = [
+                ("Status", []), ("Audit", ["0"]), ("Revoke", ["[" + Array(repeating: "0x41", count: 32).joined(separator: ", ") + "]"]),
+                ("CancelAuthentication", []), ("Lock", []),
+                ("Authenticate", ["biometryCurrentSet", "direct", "biometrics-vault", "600", "terminal"]),
+                ("AuthenticateOwner", ["direct"]),
+            ]
+            for (method, arguments) in direct {
+                let answer = try await gdbus(method, arguments)
+                #expect(!answer.stdout.contains(secret) && !answer.stderr.contains(secret), "\(method)")
+                switch method {
+                case "Authenticate":
+                    #expect(answer.status != 0 && answer.stderr.contains("biometryLockout"), "\(answer.stdout)\(answer.stderr)")
+                case "AuthenticateOwner":
+                    #expect(answer.status != 0 && answer.stderr.contains("interactionNotAllowed"), "\(answer.stdout)\(answer.stderr)")
+                default:
+                    #expect(answer.status == 0, "\(method): \(answer.stderr)")
+                }
+            }
+            let lockedStill = try await run(["show", "target"], as: user)
+            #expect(lockedStill.status == 5, "\(lockedStill.stdout)\(lockedStill.stderr)")
+            #expect(!lockedStill.stdout.contains(secret))
+
             // The password, asked by polkit through the CLI's text agent on the terminal, ends the lockout;
             // then the finger reads again.
             let clearing = try await session(["clear-lockout"], as: user)
@@ -245,7 +269,10 @@ final class VaultServiceCLITests {
             let shown = try await scanned(["show", "target", "--field", "token"], as: user, finger: Self.finger)
             #expect(shown.status == 0, "\(shown.text)")
             #expect(shown.text.contains(secret))
-            _ = try await run(["reset", "target"], as: user)
+            // Deleting needs no grant, as on Apple platforms (`reset` never prompts): it destroys, and reveals nothing.
+            let deleted = try await gdbus("Delete", ["biometrics-vault", "target"])
+            #expect(deleted.status == 0 && !deleted.stdout.contains(secret), "\(deleted.stderr)")
+            #expect(try await run(["show", "target"], as: user).status == 2)
         } cleanup: {
             _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
         }
@@ -468,22 +495,104 @@ final class VaultServiceCLITests {
         }
     }
 
-    @Test(.needs(CLINeeds.testUser))
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
     func anotherUserCannotReadListOrCountTheItems() async throws {
         try await prepareHomes()
-        await #expect(try run(["store", "mine"], as: user, stdin: #"{"token":"only-for-the-owner"}"#).status == 0)
-        let listed = try await run(["list", "--json"], as: other)
-        #expect(listed.status == 0, "\(listed.stderr)")
-        #expect(!listed.stdout.contains("mine"), "\(listed.stdout)")
-        let read = try await run(["show", "mine"], as: other)
-        #expect(read.status == 2, "\(read.stdout)\(read.stderr)")
-        #expect(!read.stdout.contains("only-for-the-owner"))
-        let counted = try await run(["call", "--system", "--dest", "io.github.biometricsvault.Vault1", "--object-path",
-                               "/io/github/biometricsvault/Vault1", "--method", "io.github.biometricsvault.Vault1.List", "biometrics-vault"],
-                              as: other, executable: "/usr/bin/gdbus")
-        #expect(counted.stdout.contains("(@as [], uint32 0)"), "\(counted.stdout)\(counted.stderr)")
-        await #expect(try run(["show", "mine", "--field", "token"], as: user).stdout.contains("only-for-the-owner"))
-        _ = try await run(["reset", "mine"], as: user)
+        try await enrollOnly(user, finger: Self.finger)
+        try await enrollOnly(other, finger: Self.otherFinger)
+        try await withCleanup { () async throws -> Void in
+            let secret = "only-for-the-owner"
+            await #expect(try run(["store", "mine"], as: user, stdin: #"{"token":"\#(secret)"}"#).status == 0)
+            try await storeProtected("protected", secret: secret)
+
+            // The other user, with a finger of their own enrolled: nothing to list, count or read.
+            let listed = try await run(["list", "--json"], as: other)
+            #expect(listed.status == 0, "\(listed.stderr)")
+            #expect(!listed.stdout.contains("mine") && !listed.stdout.contains("protected"), "\(listed.stdout)")
+            for key in ["mine", "protected"] {
+                let read = try await run(["show", key], as: other)
+                #expect(read.status == 2, "\(read.stdout)\(read.stderr)")
+                #expect(!read.stdout.contains(secret))
+            }
+            let counted = try await gdbus("List", ["biometrics-vault"], as: other)
+            #expect(counted.stdout.contains("(@as [], uint32 0)"), "\(counted.stdout)\(counted.stderr)")
+
+            // A grant the other user's own finger earned, on the connection it was issued to, finds nothing.
+            try await holdingGrant(as: other, finger: Self.otherFinger) { _, own in
+                #expect(own == "absent", "\(own)")
+            }
+            // The owner's grant, while the connection it was issued to still holds it, taken to another
+            // connection of the owner (a second program) or of the other user, releases nothing.
+            var elsewhere: [CLIResult] = []
+            try await holdingGrant(as: user, finger: Self.finger) { grant, own in
+                #expect(own == "released", "\(own)")
+                for reader in [user, other] {
+                    elsewhere.append(try await gdbus("Read", ["biometrics-vault", "protected", grant], as: reader))
+                }
+            }
+            #expect(elsewhere.count == 2)
+            for answer in elsewhere {
+                #expect(answer.status != 0 && answer.stderr.contains("vaultLocked"), "\(answer.stdout)\(answer.stderr)")
+            }
+            for answer in [counted] + elsewhere {
+                #expect(!answer.stdout.contains(secret) && !answer.stderr.contains(secret))
+            }
+
+            await #expect(try run(["show", "mine", "--field", "token"], as: user).stdout.contains(secret))
+            _ = try await run(["reset", "mine"], as: user)
+            _ = try await run(["reset", "protected"], as: user)
+        } cleanup: {
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user, other])
+        }
+    }
+
+    /// Calls a method of the service's interface directly, as `user`, with `gdbus`.
+    func gdbus(_ method: String, _ arguments: [String], as user: String) async throws -> CLIResult {
+        try await run(["call", "--system", "--dest", "io.github.biometricsvault.Vault1", "--object-path",
+                       "/io/github/biometricsvault/Vault1", "--method", "io.github.biometricsvault.Vault1.\(method)"] + arguments,
+                      as: user, executable: "/usr/bin/gdbus")
+    }
+
+    /// Runs `body` while a program of `user` (python `jeepney`, on a terminal, one system-bus connection)
+    /// holds a grant the service issued to it after `Authenticate` was answered with `finger`. `body` gets
+    /// the grant as `gdbus` writes an array of bytes, and what the program's own `Read` of the protected
+    /// item `protected` gave it (`released`, `locked`, `absent` or the D-Bus error name).
+    func holdingGrant(as user: String, finger: String, _ body: (String, String) async throws -> Void) async throws {
+        let python = try #require(ProcessInfo.processInfo.environment["BV_PYTHON_KEYRING"], "BV_PYTHON_KEYRING is not set")
+        let program = """
+            import sys
+            from jeepney import DBusAddress, HeaderFields, new_method_call
+            from jeepney.io.blocking import open_dbus_connection
+            vault = DBusAddress("/io/github/biometricsvault/Vault1", bus_name="io.github.biometricsvault.Vault1",
+                                interface="io.github.biometricsvault.Vault1")
+            bus = open_dbus_connection(bus="SYSTEM")
+            def call(method, signature, arguments):
+                try:
+                    answer = bus.send_and_get_reply(new_method_call(vault, method, signature, arguments))
+                    return answer.header.fields.get(HeaderFields.error_name), answer.body
+                except Exception as failure:
+                    return getattr(failure, "name", repr(failure)), None
+            error, body = call("Authenticate", "sssus", ("biometryCurrentSet", "grant", "biometrics-vault", 0, "terminal"))
+            if error:
+                print("refused", error, flush=True)
+                sys.exit(1)
+            token = body[0]
+            error, body = call("Read", "ssay", ("biometrics-vault", "protected", token))
+            own = error or ("absent" if not body[0] else "released" if body[2] else "locked")
+            print("own", own, "grant [" + ", ".join("0x%02x" % b for b in token) + "] held", flush=True)
+            sys.stdin.readline()
+            """
+        let holder = try await session(["-c", program], as: user, executable: python)
+        try await reader.waitForFingerNeeded()
+        try await reader.scan(finger)
+        #expect(try await holder.waitFor("] held"), "\(holder.text)")
+        let line = holder.text.split(whereSeparator: \.isNewline).first { $0.hasPrefix("own ") }.map(String.init) ?? ""
+        let own = line.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+        let bytes = line.matches(of: /0x[0-9a-f]{2}/).map { String($0.output) }
+        #expect(bytes.count == 32, "\(holder.text)")
+        try await body("[" + bytes.joined(separator: ", ") + "]", own)
+        holder.type("\r")
+        #expect(try await holder.finish() == 0, "\(holder.text)")
     }
 
     @Test(.needs(CLINeeds.testUser))
