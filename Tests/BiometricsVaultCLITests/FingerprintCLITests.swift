@@ -117,8 +117,21 @@ final class FingerprintCLITests {
         // What status says is what show does: exit 5 at once, without a prompt.
         let shown = try await sandbox.run(["show", "fp"] + fprintd)
         #expect(shown.status == 5, "\(shown.stderr)")
+        // Where biometrics gate nothing (no authenticator: a plain item cannot be upgraded, an empty key
+        // cannot be protected) the lockout is not asked about, and status claims nothing either way.
+        let none = ["--store", "file", "--authenticator", "none"]
+        let storedPlain = try await sandbox.run(["store", "plain"] + none, stdin: #"{"token":"plain"}"#)
+        #expect(storedPlain.status == 0, "\(storedPlain.stderr)")
+        for (key, state) in [("plain", "keychain"), ("absent", "empty")] {
+            let ungated = try await sandbox.run(["status", key, "--json"] + none)
+            #expect(ungated.status == 0, "\(ungated.stderr)")
+            #expect(ungated.stdout.jsonObject?["state"] as? String == state, "\(ungated.stdout)")
+            #expect(ungated.stdout.jsonObject?["biometricsLockedOut"] == nil, "\(ungated.stdout)")
+            #expect(!ungated.stdout.contains("lockout"), "\(ungated.stdout)")
+        }
 
         _ = try await sandbox.run(["reset", "fp", "--store", "file", "--authenticator", "none"])
+        _ = try await sandbox.run(["reset", "plain", "--store", "file", "--authenticator", "none"])
     }
 
     /// `exec` of a protected item: one finger, then the command runs with the field in its environment

@@ -70,13 +70,14 @@ struct VaultReport {
     }
 
     /// Whether biometrics are locked out (5 failed attempts), asked of the platform authenticator without a
-    /// prompt, for the states where biometrics matter; a plain or empty item without biometrics is not asked.
-    static func biometricsLockedOut(vault: Vault<JSONValue>, session: Session) -> Bool {
+    /// prompt, for the states where biometrics matter; `nil` for a plain or empty item without biometrics,
+    /// which is not asked: "not locked out" would be a guess.
+    static func biometricsLockedOut(vault: Vault<JSONValue>, session: Session) -> Bool? {
         switch vault {
         case .locked, .biometrics, .keychainUpgradable, .emptyWithBiometrics:
             return (session.configuration.authenticator as? SessionAwareAuthenticator)?.isLockedOut ?? false
         case .keychain, .empty:
-            return false
+            return nil
         }
     }
 
