@@ -188,7 +188,7 @@ extension VaultServiceCLITests {
             let files = try await run(["-r", secret, home], as: user, executable: "/bin/grep")
             #expect(files.status == 1, "the secret is in a file of the user: \(files.stdout)")
             let other = try await run(["--store", "service", "--service", "secret-service:login", "list"], as: self.other)
-            #expect(other.stdout.isEmpty, "another user sees the provider's items: \(other.stdout)")
+            #expect(other.status == 0 && other.stdout.isEmpty, "another user sees the provider's items: \(other.stdout)\(other.stderr)")
 
             let cleared = try await onBus(bus.address, ["clear", "service", "bv-provider"], as: user, executable: "/usr/bin/secret-tool")
             #expect(cleared.status == 0, "\(cleared.stderr)")
@@ -232,8 +232,16 @@ extension VaultServiceCLITests {
                  "[" + forged.map { String(format: "0x%02x", $0) }.joined(separator: ", ") + "]", "anything", "", "[]"],
                 as: user, executable: "/usr/bin/gdbus")
             #expect(write.status == 0, "\(write.stderr)")
-            _ = try await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pkill"), ["-u", user, "-f", "biometrics-vault secret-service"])
-            try await Task.sleep(for: .milliseconds(500))
+            let stopped = try await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pkill"), ["-u", user, "-f", "biometrics-vault secret-service"])
+            #expect(stopped.status == 0, "no provider was running: \(stopped.stderr)")
+            // The next client starts a new one by D-Bus activation once this one is gone.
+            var providerRuns = true
+            for _ in 0..<200 where providerRuns {
+                let found = try await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pgrep"), ["-u", user, "-f", "biometrics-vault secret-service"])
+                providerRuns = found.status == 0
+                if providerRuns { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(!providerRuns, "the provider did not exit")
             let restarted = try await secretStorageClient(bus.address, "hostile", "bv-protected", as: user)
             #expect(restarted.stdout.contains("locked True") && restarted.stdout.contains("GetSecrets gave 0 secrets"), "\(restarted.stdout)\(restarted.stderr)")
             #expect(!restarted.stdout.contains(secret))
@@ -252,7 +260,7 @@ extension VaultServiceCLITests {
             let wrong = try await sessionOnBus(bus.address, ["lookup", "service", "bv-protected"], as: user, executable: "/usr/bin/secret-tool")
             try await reader.waitForFingerNeeded()
             try await reader.scan("not-enrolled-anywhere")
-            _ = try await wrong.finish()
+            #expect(try await wrong.finish() != 0, "\(wrong.text)")
             #expect(!wrong.text.contains(secret), "\(wrong.text)")
 
             // Another program is asked again; its grant ends when it locks the whole service (every collection).

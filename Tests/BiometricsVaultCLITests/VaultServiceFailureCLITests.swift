@@ -26,8 +26,11 @@ import Testing
         #expect(stored.status == 6, "\(stored.stdout)\(stored.stderr)")
         #expect(stored.stderr.contains("does not switch stores"), "\(stored.stderr)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.storeDirectory.path), "the item went to the file store")
-        let shown = try await failing.run(["show", "kept-out"])
-        #expect(shown.status == 6, "\(shown.stdout)\(shown.stderr)")
+        for command in [["show", "kept-out"], ["status", "kept-out"], ["list"], ["reset", "kept-out"], ["exec", "kept-out", "--env", "T=token", "--", "/bin/true"]] {
+            let failed = try await failing.run(command)
+            #expect(failed.status == 6 && failed.stderr.contains("does not switch stores"), "\(command): \(failed.stdout)\(failed.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.storeDirectory.path), "a command used the file store")
         let doctor = try await failing.run(["doctor"])
         #expect(doctor.stdout.contains("service        unusable"), "\(doctor.stdout)")
     }

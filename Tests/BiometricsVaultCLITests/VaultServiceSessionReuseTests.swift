@@ -136,11 +136,16 @@ extension VaultServiceCLITests {
         try await prepareHomes()
         try await enrollOnly(user, finger: Self.finger)
         try await withCleanup { () async throws -> Void in
+            func windowGrants() async throws -> Int {
+                try await run(["audit"], as: user).stdout.components(separatedBy: ": inside a window").count - 1
+            }
+            let grantsBefore = try await windowGrants()
             let client = try await session(["-c", Self.windowClient], as: user, executable: "/usr/bin/python3")
             try await answerFinger()
             #expect(try await client.waitFor("second method_return 32"), "\(client.text)")
             #expect(client.text.contains("first method_return 32"), "\(client.text)")
-            // The second grant came from the window: no finger was asked for.
+            // The second grant came from the window: the service says so, and no finger was asked for.
+            #expect(try await windowGrants() == grantsBefore + 1)
             #expect(try await !reader.fingerNeeded())
             try await reader.enrollFinger(user: user, finger: "service-user-added-finger", as: "left-thumb")
             client.type("\n")

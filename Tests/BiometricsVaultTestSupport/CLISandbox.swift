@@ -25,6 +25,9 @@ package struct CLIProcess: Sendable {
     /// Waits, suspended, for the end.
     package func waitUntilExit() async throws { try await process.exit() }
 
+    /// What it has printed on stdout so far.
+    package var printed: String { CLISandbox.text(of: stdout) }
+
     /// Waits for the end and returns what the run printed (the exit code, or the number of the signal that ended it).
     package func result() async throws -> CLIResult {
         let exit = try await process.exit()
