@@ -247,6 +247,7 @@ extension UnlockWindowCLITests {
                 StoredItem(header: ItemHeader(protection: .none), payload: SecretBytes([1])), for: SecretItemID(service: "s", key: "k"), if: .anything,
                 authorization: nil)
         }
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("master.key").path), "the refused write made a key file")
         try EncryptedFileStore.createKey(directory: directory, source: .keyFile)
         #expect(throws: VaultError(.storeLocked)) { try EncryptedFileStore(directory: directory, keySource: .unlocked(unlocked)) }
     }
