@@ -100,11 +100,14 @@ final class VaultServiceCLITests {
     }
 
     /// The members of the method calls on the system bus that match `rules` while `body` runs, in order,
-    /// as `dbus-monitor` (as root) saw them. A `Ping` of the service before and after `body` marks the
-    /// window: the calls are counted once the monitor has shown the first, until it has shown the second.
+    /// as `dbus-monitor` (as root) saw them. Calls of the service's `org.freedesktop.DBus.Peer` mark the
+    /// window: `Ping` until the monitor shows one (it is attached from then on), then `body`, then
+    /// `GetMachineId` until the monitor shows one (it prints in order, so every call of `body` is shown).
     func busCalls(_ rules: [String], _ body: () async throws -> Void) async throws -> [String] {
-        let marker = "type='method_call',interface='org.freedesktop.DBus.Peer',member='Ping',path='\(Self.objectPath)'"
-        let monitor = try await sandbox.start(executable: URL(fileURLWithPath: "/usr/bin/dbus-monitor"), ["--system", marker] + rules)
+        let markers = ["Ping", "GetMachineId"].map {
+            "type='method_call',interface='org.freedesktop.DBus.Peer',member='\($0)',path='\(Self.objectPath)'"
+        }
+        let monitor = try await sandbox.start(executable: URL(fileURLWithPath: "/usr/bin/dbus-monitor"), ["--system"] + markers + rules)
         defer { monitor.process.terminate() }
         func members() -> [String] {
             monitor.printed.split(separator: "\n").compactMap { line in
@@ -114,27 +117,28 @@ final class VaultServiceCLITests {
                 return String(member.dropFirst("member=".count))
             }
         }
-        func ping(until pings: Int) async throws {
+        func call(_ marker: String) async throws {
             let deadline = ContinuousClock.now + .seconds(30)
-            while members().filter({ $0 == "Ping" }).count < pings {
-                guard ContinuousClock.now < deadline else { throw MonitorNeverSawThePing() }
+            while !members().contains(marker) {
+                guard ContinuousClock.now < deadline else { throw MonitorNeverSawTheMarker() }
                 _ = try await sandbox.run(
                     executable: URL(fileURLWithPath: "/usr/bin/gdbus"),
                     ["call", "--system", "--dest", Self.busName, "--object-path", Self.objectPath,
-                     "--method", "org.freedesktop.DBus.Peer.Ping"])
+                     "--method", "org.freedesktop.DBus.Peer.\(marker)"])
                 try await Task.sleep(for: .milliseconds(100))
             }
         }
-        try await ping(until: 1)
-        let before = members().count
+        try await call("Ping")
         try await body()
-        try await ping(until: members().filter { $0 == "Ping" }.count + 1)
+        try await call("GetMachineId")
         let seen = members()
-        let last = seen.lastIndex(of: "Ping") ?? seen.endIndex
-        return Array(seen[before..<max(before, last)]).filter { $0 != "Ping" }
+        guard let first = seen.firstIndex(of: "Ping"), let last = seen.firstIndex(of: "GetMachineId"), first < last else {
+            throw MonitorNeverSawTheMarker()
+        }
+        return seen[(first + 1)..<last].filter { $0 != "Ping" }
     }
 
-    struct MonitorNeverSawThePing: Error {}
+    struct MonitorNeverSawTheMarker: Error {}
 
     func servicePID() async throws -> Int32? {
         let found = try await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pgrep"), ["-u", "biometrics-vault", "-x", "biometrics-vaul"])
@@ -273,6 +277,8 @@ final class VaultServiceCLITests {
             let readerCalls = try await busCalls(["type='method_call',interface='net.reactivated.Fprint.Device'"]) {
                 for (method, arguments) in direct { answers.append((method, try await gdbus(method, arguments))) }
             }
+            // The monitor saw the service use fprintd (Status lists the fingers) and never claim the reader.
+            #expect(readerCalls.contains("ListEnrolledFingers"), "the monitor saw no fprintd call: \(readerCalls)")
             #expect(!readerCalls.contains("Claim") && !readerCalls.contains("VerifyStart"), "the reader was claimed: \(readerCalls)")
             #expect(answers.count == direct.count)
             for (method, answer) in answers {
