@@ -484,6 +484,8 @@ import Testing
             #expect(opened.prompted && !inside.prompted && inside.status == 0, "\(opened.text) \(inside.text)")
             let byVariable = try await terminal.run(["show", "item"], prefix: ["env", "BIOMETRICS_VAULT_UNLOCK_WINDOW=off"])
             #expect(byVariable.prompted, "the variable's off comes before the file: \(byVariable.text)")
+            let optionOff = try await terminal.run(["show", "item", "--unlock-window", "off"])
+            #expect(optionOff.prompted && optionOff.status == 0, "the option's off comes before the file: \(optionOff.text)")
             let byOption = try await terminal.run(["show", "item", "--unlock-window", "60"], prefix: ["env", "BIOMETRICS_VAULT_UNLOCK_WINDOW=off"])
             #expect(!byOption.prompted && byOption.status == 0, "the option comes before the variable: \(byOption.text)")
         } cleanup: {

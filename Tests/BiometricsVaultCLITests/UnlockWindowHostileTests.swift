@@ -47,6 +47,8 @@ extension UnlockWindowCLITests {
         #expect(result["kept"] as? String == "keptStoreKey", "\(result)")
         try #require(result["reused"] as? Bool == true, "the race was not set up: \(result)")
         #expect(result["leaked"] as? Bool == false, "the stopped agent handed the terminal's key to another process: \(result)")
+        // It was answered, and the answer holds no key (a dropped connection would hold none either).
+        #expect(result["attackerAnswer"] is [String: Any], "the agent did not answer the attacker: \(result)")
         #expect(result["victimGotKey"] as? Bool == true, "\(result)")
         let log = result["log"] as? String ?? ""
         let victim = result["victim"] as? Int ?? -1
