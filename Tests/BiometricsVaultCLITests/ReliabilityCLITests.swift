@@ -248,6 +248,37 @@ import Testing
         await #expect(try run("show", ["typed", "--field", "token"]).stdout == "typed-secret-42\n")
     }
 
+    /// Whoever answers the prompt as soon as it shows (a paste, a script driving a terminal) types
+    /// into a terminal whose echo is already off. A prompt written before the switch left a window
+    /// in which the typed JSON was echoed and then flushed by the switch (`TCSAFLUSH`), so the CLI
+    /// waited for input that was gone. The order is read from the CLI's own system calls.
+    @Test(
+        "the credentials prompt is written only after the terminal's echo is off",
+        .needs(.executables(["/usr/bin/strace"], remedy: "scripts/install-deps.sh")))
+    func credentialsPromptFollowsEchoOff() async throws {
+        defer { sandbox.remove() }
+        let trace = sandbox.root.appendingPathComponent("trace").path
+        var environment = sandbox.environment
+        // LeakSanitizer (the ASan CI run) cannot stop a traced process's threads.
+        environment["ASAN_OPTIONS"] = (environment["ASAN_OPTIONS"].map { $0 + ":" } ?? "") + "detect_leaks=0"
+        let command = shellQuoted(
+            ["/usr/bin/strace", "-f", "-qq", "-e", "trace=ioctl,write", "-o", trace, CLISandbox.binary.path, "store", "typed"] + Self.file)
+        let session = try await PTYSession(command: command, environment: environment)
+        #expect(try await session.waitFor("then press Ctrl-D"), "no prompt: \(session.text)")
+        session.type(#"{"token":"typed-secret-43"}"# + "\n")
+        session.type("\u{04}")
+        try await #expect(finish(session) == Exit.ok, "terminal shows: \(session.text)")
+        let lines = String(decoding: FileManager.default.contents(atPath: trace) ?? Data(), as: UTF8.self)
+            .split(separator: "\n").map(String.init)
+        // The switch is the only TCSETSF (TCSAFLUSH) on stdin; the restore is a TCSETS.
+        let echoOff = lines.firstIndex { $0.contains("ioctl(0, ") && $0.contains("TCSETSF, ") }
+        let prompt = lines.firstIndex { $0.contains("write(2, \"Type or paste the credentials") }
+        let echoOffAt = try #require(echoOff, "no switch of stdin's mode: \(lines)")
+        let promptAt = try #require(prompt, "no prompt written: \(lines)")
+        #expect(echoOffAt < promptAt, "the prompt was written before echo was switched off: \(lines[min(echoOffAt, promptAt)...max(echoOffAt, promptAt)])")
+        await #expect(try run("show", ["typed", "--field", "token"]).stdout == "typed-secret-43\n")
+    }
+
     @Test func ctrlCWhileTypingCredentialsRestoresEcho() async throws {
         defer { sandbox.remove() }
         let store = shellQuoted([CLISandbox.binary.path, "store", "typed"] + Self.file)

@@ -31,9 +31,14 @@ extension CredentialsInputOptions {
         defer { if fd != STDIN_FILENO { close(fd) } }
         var data: [UInt8]
         if fd == STDIN_FILENO, isatty(fd) == 1 {
-            Console.err("Type or paste the credentials JSON (not shown), then press Ctrl-D:")
             // The secret is typed: no echo (TerminalEcho restores the terminal on every path, Ctrl-C too).
-            guard let typed = TerminalEcho.withEchoOff(fd, { readAll(fd) }) else {
+            // The prompt only once echo is off: the switch flushes pending input, so whatever was typed
+            // in answer to an earlier prompt would be echoed and then lost.
+            let typed = TerminalEcho.withEchoOff(fd) {
+                Console.err("Type or paste the credentials JSON (not shown), then press Ctrl-D:")
+                return readAll(fd)
+            }
+            guard let typed else {
                 throw .badInput("cannot switch the terminal's echo off; pipe the credentials in instead")
             }
             data = try typed.get()
