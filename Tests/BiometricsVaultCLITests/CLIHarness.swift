@@ -113,6 +113,39 @@ final class PTYSession {
         return text.components(separatedBy: marker).count > count
     }
 
+    /// Waits until the session's terminal has echo off: some programs (polkit's `pkttyagent`) print
+    /// their password prompt before they switch echo off, with a flush of pending input; typed at the
+    /// prompt, the answer would be echoed and then dropped.
+    func waitForEchoOff(seconds: Int = 30) async throws -> Bool {
+        for _ in 0..<(seconds * 100) {
+            if let terminal = terminalPath() {
+                let fd = open(terminal, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+                if fd >= 0 {
+                    var mode = termios()
+                    let read = tcgetattr(fd, &mode)
+                    close(fd)
+                    if read == 0, mode.c_lflag & tcflag_t(ECHO) == 0 { return true }
+                }
+            }
+            if !process.isRunning { return false }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    /// The session's terminal (`/dev/pts/N`): standard input of a process below `script`.
+    private func terminalPath() -> String? {
+        var pending = [process.processIdentifier]
+        while let pid = pending.popLast() {
+            if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/0"), path.hasPrefix("/dev/pts/") {
+                return path
+            }
+            let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+            pending += children.split(separator: " ").compactMap { pid_t($0) }
+        }
+        return nil
+    }
+
     func type(_ text: String) {
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }

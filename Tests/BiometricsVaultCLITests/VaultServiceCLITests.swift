@@ -145,6 +145,14 @@ final class VaultServiceCLITests {
         return found.stdout.split(separator: "\n").first.flatMap { Int32($0) }
     }
 
+    /// Kills the service and waits until it is gone: until it has exited it still owns its bus name, and
+    /// a call that reaches it then gets no reply.
+    func killService() async throws {
+        guard let pid = try await servicePID() else { return }
+        kill(pid, SIGKILL)
+        for _ in 0..<400 where try await servicePID() == pid { try await Task.sleep(for: .milliseconds(25)) }
+    }
+
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
     func aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger() async throws {
         try await prepareHomes()
@@ -297,11 +305,14 @@ final class VaultServiceCLITests {
             #expect(!lockedStill.stdout.contains(secret))
 
             // The password, asked by polkit through the CLI's text agent on the terminal, ends the lockout;
-            // then the finger reads again.
+            // then the finger reads again. pkttyagent switches echo off (flushing input) after its prompt
+            // shows: the password is typed once it has.
             let clearing = try await session(["clear-lockout"], as: user)
             let asked = try await clearing.waitFor("Password:")
             #expect(asked, "no password prompt: \(clearing.text)")
-            if asked { clearing.type(password + "\r") }
+            let quiet = try await clearing.waitForEchoOff()
+            #expect(quiet, "the terminal's echo stayed on: \(clearing.text)")
+            if asked && quiet { clearing.type(password + "\r") }
             #expect(try await clearing.finish() == 0, "\(clearing.text)")
             // polkit's agent names the program that asks, as the service saw it, and what it says it is for.
             #expect(clearing.text.contains("biometrics-vaul ("), "\(clearing.text)")
@@ -371,7 +382,7 @@ final class VaultServiceCLITests {
             #expect(try await terminal.waitFor("step-2"), "\(terminal.text)")
             await #expect(try !reader.fingerNeeded())
             // The service killed: its windows are gone; `lock` and the window's time end the next ones.
-            if let pid = try await servicePID() { kill(pid, SIGKILL) }
+            try await killService()
             terminal.type("\n")
             for _ in 0..<3 { try await answerFinger() }
             #expect(try await terminal.waitFor("step-3"), "\(terminal.text)")
@@ -753,7 +764,7 @@ final class VaultServiceCLITests {
              CLISandbox.binary.path, "store", "made-before", "--store", "file", "--authenticator", "none"],
             stdin: #"{"t":"kept-across-the-move"}"#)
         #expect(made.status == 0, "\(made.stdout)\(made.stderr)")
-        if let pid = try await servicePID() { kill(pid, SIGKILL) }
+        try await killService()
         let target = "\(Self.stateDirectory)/users/\(otherUID)"
         _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/rm"), ["-rf", target])
         _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/mv"), ["\(staging)/biometrics-vault", target])

@@ -220,15 +220,43 @@ final class TextAgent: Sendable {
     }
 
     /// Ends pkttyagent (it outlives the terminal's hang-up) and the terminal, by their process ids;
-    /// swift-subprocess reaps the terminal.
+    /// swift-subprocess reaps the terminal. Returns once the system bus no longer lists the agent's
+    /// connection: polkitd forgets an agent when its connection goes, and until then sends the next
+    /// request of this process to the dead agent and answers "not authorized" at once.
     func stop() {
         let text = output
         if let marker = text.range(of: "agent-pid ") {
             let digits = text[marker.upperBound...].prefix { $0.isNumber }
-            if let pid = Int32(digits), pid > 1 { kill(pid, SIGKILL) }  // it ignores SIGTERM while reading the terminal
+            if let pid = Int32(digits), pid > 1 {
+                kill(pid, SIGKILL)  // it ignores SIGTERM while reading the terminal
+                Self.waitUntilOffTheBus(pid)
+            }
         }
         process.terminate()
         try? FileManager.default.removeItem(at: readyFile)
+    }
+
+    /// Polls `busctl list` (at most 10 s) until no connection of `pid` is on the system bus. The bus
+    /// sends polkitd the connection's end before any call this process makes after that.
+    private static func waitUntilOffTheBus(_ pid: Int32) {
+        for _ in 0..<200 {
+            let busctl = Process()
+            busctl.executableURL = URL(fileURLWithPath: "/usr/bin/busctl")
+            busctl.arguments = ["--system", "--no-pager", "--no-legend", "list"]
+            let listing = Pipe()
+            busctl.standardOutput = listing
+            busctl.standardError = FileHandle.nullDevice
+            guard (try? busctl.run()) != nil else { return }
+            let data = listing.fileHandleForReading.readDataToEndOfFile()
+            busctl.waitUntilExit()
+            // NAME PID PROCESS USER ...
+            let listed = String(decoding: data, as: UTF8.self).split(separator: "\n").contains {
+                $0.split(separator: " ").dropFirst().first == Substring("\(pid)")
+            }
+            if !listed { return }
+            usleep(50_000)
+        }
+        Issue.record("pkttyagent (pid \(pid)) was still on the system bus 10 s after SIGKILL")
     }
 }
 #endif
