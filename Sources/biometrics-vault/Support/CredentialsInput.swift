@@ -32,8 +32,8 @@ extension CredentialsInputOptions {
         var data: [UInt8]
         if fd == STDIN_FILENO, isatty(fd) == 1 {
             // The secret is typed: no echo (TerminalEcho restores the terminal on every path, Ctrl-C too).
-            // The prompt only once echo is off: the switch flushes pending input, so whatever was typed
-            // in answer to an earlier prompt would be echoed and then lost.
+            // The prompt only once echo is off: the switch flushes pending input, so an answer typed as
+            // soon as a prompt written earlier showed would be echoed and then lost.
             let typed = TerminalEcho.withEchoOff(fd) {
                 Console.err("Type or paste the credentials JSON (not shown), then press Ctrl-D:")
                 return readAll(fd)
