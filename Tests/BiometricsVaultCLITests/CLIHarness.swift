@@ -133,17 +133,22 @@ final class PTYSession {
         return false
     }
 
-    /// The session's terminal (`/dev/pts/N`): standard input of a process below `script`.
+    /// The session's terminal (`/dev/pts/N`): standard input of the deepest process below `script` that
+    /// reads one. A program that makes a terminal of its own below it (`runuser --pty` in the systemd
+    /// box) puts the outer one in raw mode, and its prompts are on the inner one.
     private func terminalPath() -> String? {
-        var pending = [process.processIdentifier]
-        while let pid = pending.popLast() {
-            if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/0"), path.hasPrefix("/dev/pts/") {
-                return path
+        var pending = [(pid: process.processIdentifier, depth: 0)]
+        var found: (path: String, depth: Int)?
+        while let (pid, depth) = pending.popLast() {
+            if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/0"), path.hasPrefix("/dev/pts/"),
+                depth > found?.depth ?? -1
+            {
+                found = (path, depth)
             }
             let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
-            pending += children.split(separator: " ").compactMap { pid_t($0) }
+            pending += children.split(separator: " ").compactMap { pid_t($0) }.map { ($0, depth + 1) }
         }
-        return nil
+        return found?.path
     }
 
     func type(_ text: String) {

@@ -6,9 +6,13 @@ import Testing
 
 /// libfprint's virtual sensor under the real fprintd (`scripts/setup/30-fprintd-polkit.sh`): touch it
 /// with a finger id, wait until fprintd asks for a finger, enroll a user's finger.
-struct VirtualReader {
+///
+/// `inside` runs fprintd's tools where that fprintd is (empty: on this machine; the systemd box's
+/// `nsenter` line for the one in the box), and `socketPath` is its sensor's socket as seen from here.
+struct VirtualReader: Sendable {
     let sandbox: CLISandbox
-    let socketPath = ProcessInfo.processInfo.environment["BV_FPRINT_SOCKET"]
+    var socketPath = ProcessInfo.processInfo.environment["BV_FPRINT_SOCKET"]
+    var inside: [String] = []
 
     /// Touches the sensor with finger `id` (one command per connection; the socket exists only while
     /// fprintd has the reader open, so connecting is retried for a while).
@@ -44,9 +48,9 @@ struct VirtualReader {
 
     /// Whether fprintd asks for a finger now (a verify or enroll is waiting on the reader).
     func fingerNeeded() async throws -> Bool {
+        let busctl = inside + ["/usr/bin/busctl"]
         let property = try await sandbox.run(
-            executable: URL(fileURLWithPath: "/usr/bin/busctl"),
-            ["--system", "get-property", "net.reactivated.Fprint", "/net/reactivated/Fprint/Device/0",
+            executable: URL(fileURLWithPath: busctl[0]), Array(busctl.dropFirst()) + ["--system", "get-property", "net.reactivated.Fprint", "/net/reactivated/Fprint/Device/0",
              "net.reactivated.Fprint.Device", "finger-needed"])
         return property.stdout.hasPrefix("b true")
     }
@@ -63,7 +67,7 @@ struct VirtualReader {
     /// Enrolls one more finger of `user` (keeping the others) as `name`, with sensor id `finger`.
     func enrollFinger(user: String?, finger: String, as name: String) async throws {
         let enroll = try await PTYSession(
-            command: shellQuoted(["/usr/bin/fprintd-enroll", "-f", name] + (user.map { [$0] } ?? [])),
+            command: shellQuoted(inside + ["/usr/bin/fprintd-enroll", "-f", name] + (user.map { [$0] } ?? [])),
             environment: sandbox.environment)
         var stages = 0
         while !enroll.text.contains("enroll-completed") && enroll.process.isRunning && stages < 12 {
