@@ -22,12 +22,14 @@ public final class ScreenLockMonitor: Sendable {
         /// to suspend or hibernate.
         case logindPrepareForSleep = "org.freedesktop.login1.Manager"
 
-        init(_ signal: ScreenLockWatcher.Signal) {
+        /// `nil` for logind's `SessionRemoved`, which the monitor does not watch.
+        init?(_ signal: ScreenLockWatcher.Signal) {
             switch signal {
             case .freedesktopScreenSaver: self = .freedesktopScreenSaver
             case .gnomeScreenSaver: self = .gnomeScreenSaver
             case .logindLock: self = .logindLock
             case .logindPrepareForSleep: self = .logindPrepareForSleep
+            case .logindSessionRemoved: return nil
             }
         }
     }
@@ -45,13 +47,13 @@ public final class ScreenLockMonitor: Sendable {
         sessionBusAddress: String? = nil, systemBusAddress: String? = nil,
         onLock: @escaping @Sendable (Signal) -> Void
     ) throws(VaultError) {
-        watcher = try ScreenLockWatcher(sessionBusAddress: sessionBusAddress, systemBusAddress: systemBusAddress) {
-            onLock(Signal($0))
+        watcher = try ScreenLockWatcher(sessionBusAddress: sessionBusAddress, systemBusAddress: systemBusAddress) { signal, _ in
+            if let signal = Signal(signal) { onLock(signal) }
         }
     }
 
     /// The signals actually watched (a bus that could not be reached is left out).
-    public var watchedSignals: Set<Signal> { Set(watcher.watchedSignals.map(Signal.init)) }
+    public var watchedSignals: Set<Signal> { Set(watcher.watchedSignals.compactMap(Signal.init)) }
 
     /// Stops watching: no callback starts after this returns.
     public func stop() { watcher.stop() }

@@ -21,7 +21,7 @@ extension SecretServiceProvider {
             windowSeconds: windowSeconds, log: log)
         // A signal can only close windows, so one from any sender is taken.
         let screenLock = windowSeconds > 0
-            ? try? ScreenLockWatcher { [weak provider] signal in provider?.closeAllWindows(reason: "\(signal.rawValue) locked") }
+            ? try? ScreenLockWatcher { [weak provider] signal, _ in provider?.closeAllWindows(reason: "\(signal.rawValue) locked") }
             : nil
         defer { screenLock?.stop() }
         try await DedicatedThread.run(name: "secret-service") { () throws(VaultError) in

@@ -1,24 +1,33 @@
 #if os(Linux)
 import BiometricsVaultAgent
 import BiometricsVaultCore
+import BiometricsVaultLinuxAuth
 import CProcessControl
 import Glibc
 
 /// Unlock windows inside the vault service. Only the service's own successful authentication opens
-/// one, for one user, one terminal session, one item service and one policy; a later call is inside it
-/// only when the bus says it is that user's and its process (pinned by a pidfd while its scope is read)
-/// runs in that same session: same controlling terminal, session id, and session leader (its start time
-/// and pidfd inode), so a reused pid or a session re-created on the same pty never inherits one.
+/// one, for one user, one session, one item service and one policy; a later call is inside it only when
+/// the bus says it is that user's and its process (pinned by a pidfd while its scope is read) runs in
+/// that same session. Where logind runs, the session is the caller's logind session together with its
+/// terminal session where it has a controlling terminal (so another terminal of the same desktop, or a
+/// process that left its terminal with `setsid`, is asked); where no logind runs, the terminal session
+/// alone. A terminal session is the same controlling terminal, session id and session leader (its start
+/// time and pidfd inode), so a reused pid or a session re-created on the same pty never inherits one.
 ///
-/// A window ends at its time, on `Lock`, when its session's leader is gone, when the enrolled fingers
-/// it was opened with are no longer the enrolled set (checked at each use), on logind's `Lock` of any
-/// session and `PrepareForSleep(true)` (every window of every user: a signal can only close windows),
-/// and with the service: they are kept in memory only.
+/// A window ends at its time, on `Lock`, when its terminal session's leader is gone, when its logind
+/// session is closing or gone, when the enrolled fingers it was opened with are no longer the enrolled
+/// set (checked at each use), on logind's `Lock` of the session it was opened in (and of any session,
+/// for a window opened outside logind's sessions), on `SessionRemoved` of that session, on
+/// `PrepareForSleep(true)` (every window of every user: a signal can only close windows), and with the
+/// service: they are kept in memory only.
 final class ServiceWindows: Sendable {
     /// Who is inside a window.
     enum Scope: Hashable, Sendable, CustomStringConvertible {
-        /// The processes of one terminal session.
+        /// The processes of one terminal session, where no logind runs.
         case terminal(PeerScope)
+        /// The processes of one logind session (its object path) in one terminal session of it, or,
+        /// `terminal` nil, those of it without a controlling terminal.
+        case login(session: String, terminal: PeerScope?)
         /// One process (`unlock --for-command`, which then becomes the command) and its descendants, for as
         /// long as that process runs: named by its pid and start time, so a later process given the pid is
         /// not it.
@@ -27,6 +36,8 @@ final class ServiceWindows: Sendable {
         var description: String {
             switch self {
             case .terminal(let scope): "\(scope)"
+            case .login(let session, let terminal):
+                "logind session \(LoginSessions.id(ofPath: session)), \(terminal.map { "\($0)" } ?? "without a terminal")"
             case .processTree(let pid, _): "the process tree of pid \(pid)"
             }
         }
@@ -35,6 +46,7 @@ final class ServiceWindows: Sendable {
         var isCurrent: Bool {
             switch self {
             case .terminal(let scope): scope.isCurrent
+            case .login(_, let terminal): terminal?.isCurrent ?? true
             case .processTree(let pid, let startTime):
                 ProcessStat.read(pid: pid).map { $0.startTime == startTime && $0.state != "Z" && $0.state != "X" } ?? false
             }
@@ -51,6 +63,8 @@ final class ServiceWindows: Sendable {
     struct Window: Sendable {
         let method: Grant.Method
         let expires: ContinuousClock.Instant
+        /// The logind session (object path) of the process whose check opened it, if it was in one.
+        let session: String?
     }
 
     /// The longest window, as for the agent's.
@@ -68,9 +82,10 @@ final class ServiceWindows: Sendable {
         }
     }
 
-    /// Opens (or renews) a window; `false` when the user holds too many.
-    func open(_ key: Key, seconds: Int, method: Grant.Method) -> Bool {
-        let window = Window(method: method, expires: .now + .seconds(min(seconds, Self.maximumSeconds)))
+    /// Opens (or renews) a window, opened by a process of the logind session `session`; `false` when the
+    /// user holds too many.
+    func open(_ key: Key, seconds: Int, method: Grant.Method, session: String?) -> Bool {
+        let window = Window(method: method, expires: .now + .seconds(min(seconds, Self.maximumSeconds)), session: session)
         return table.withLock { table in
             guard table[key] != nil || table.keys.filter({ $0.uid == key.uid }).count < Self.maximumPerUser else { return false }
             table[key] = window
@@ -105,6 +120,18 @@ final class ServiceWindows: Sendable {
         }
     }
 
+    /// Closes the windows opened in the logind session `session`, and, `orNone`, those opened outside
+    /// any; how many each user had open (a window whose time or session had already ended is not counted).
+    func close(session: String, orNone: Bool) -> [UInt32: Int] {
+        let now = ContinuousClock.now
+        return table.withLock { table in
+            let closing = table.filter { $0.value.session == session || (orNone && $0.value.session == nil) }
+            table = table.filter { closing[$0.key] == nil }
+            let open = closing.filter { $0.value.expires > now && $0.key.scope.isCurrent }
+            return Dictionary(open.keys.map { ($0.uid, 1) }, uniquingKeysWith: +)
+        }
+    }
+
     /// Closes every window of every user; how many each user had open (a window whose time or session
     /// had already ended is not counted).
     func closeEverything() -> [UInt32: Int] {
@@ -127,33 +154,50 @@ final class ServiceWindows: Sendable {
         }
     }
 
-    /// The scopes the caller's process is in, read now: its terminal session (when it has a controlling
-    /// terminal whose session leader runs), then itself and each of its ancestors as the first process
-    /// of a tree. Empty when the process is not the caller's any more.
+    /// Where the caller is, as far as windows go: its session (``Scope/login(session:terminal:)`` where
+    /// logind runs, ``Scope/terminal(_:)`` where it does not; `nil` where logind puts it in no session,
+    /// or it has no controlling terminal and no logind runs), its logind session's object path, and
+    /// itself and each of its ancestors as the first process of a tree.
+    struct CallerScopes: Sendable {
+        var session: Scope?
+        var loginSession: String?
+        var tree: [Scope]
+
+        static let none = CallerScopes(session: nil, loginSession: nil, tree: [])
+    }
+
+    /// The scopes the caller's process is in, read now. Empty when the process is not the caller's any more.
     ///
     /// The pidfd is opened first, then `stillCalling` asks the bus whether the caller's connection is
     /// still there with the same pid: a process's connection closes when it exits, and a pid is given to
-    /// another process only after that, so the pidfd is the caller's. `/proc/PID/stat` is read while the
-    /// pidfd's process is alive. A caller that handed its connection to a child and exited is not
-    /// told apart from that child (the bus reports the pid that connected). An ancestor is read from
-    /// `/proc` after that (a process whose parent exited has been given another parent, and is outside
-    /// the first parent's tree).
-    static func scopes(of caller: Caller, stillCalling: () -> Bool) -> (terminal: PeerScope?, tree: [Scope]) {
+    /// another process only after that, so the pidfd is the caller's. `/proc/PID/stat` is read and logind
+    /// is asked about the pid while the pidfd's process is alive. A caller that handed its connection to a
+    /// child and exited is not told apart from that child (the bus reports the pid that connected). An
+    /// ancestor is read from `/proc` after that (a process whose parent exited has been given another
+    /// parent, and is outside the first parent's tree).
+    static func scopes(of caller: Caller, sessions: LoginSessions, stillCalling: () -> Bool) -> CallerScopes {
         let pid = Int32(bitPattern: caller.pid)
         let pidfd = bv_pidfd_open(pid)
-        guard pidfd >= 0 else { return (nil, []) }
+        guard pidfd >= 0 else { return .none }
         defer { Glibc.close(pidfd) }
         var owner = stat()
         guard stillCalling(), stat("/proc/\(pid)", &owner) == 0, owner.st_uid == caller.uid, ProcessStat.isAlive(pidfd: pidfd),
-            let own = ProcessStat.read(pid: pid), ProcessStat.isAlive(pidfd: pidfd)
-        else { return (nil, []) }
+            let own = ProcessStat.read(pid: pid)
+        else { return .none }
+        let membership = sessions.membership(ofProcess: caller.pid)
+        guard ProcessStat.isAlive(pidfd: pidfd) else { return .none }
         var tree: [Scope] = [.processTree(pid: pid, startTime: own.startTime)]
         var next = own.parent
         while next > 1, tree.count < 64, let parent = ProcessStat.read(pid: Int32(next)) {
             tree.append(.processTree(pid: Int32(next), startTime: parent.startTime))
             next = parent.parent
         }
-        return (PeerScope.of(stat: own), tree)
+        let terminal = PeerScope.of(stat: own)
+        switch membership {
+        case .session(let path): return CallerScopes(session: .login(session: path, terminal: terminal), loginSession: path, tree: tree)
+        case .none: return CallerScopes(session: nil, loginSession: nil, tree: tree)
+        case .noLogind: return CallerScopes(session: terminal.map(Scope.terminal), loginSession: nil, tree: tree)
+        }
     }
 }
 #endif

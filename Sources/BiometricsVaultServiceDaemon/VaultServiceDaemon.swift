@@ -61,10 +61,10 @@ package enum VaultServiceDaemon {
                 "the state directory \(stateDirectory) must exist, be owned by the service's user and closed to others (0700)"))
         }
         let state = DaemonState(requests: VaultServiceRequests(stateDirectory: stateDirectory, tpm: tpm))
-        // logind's screen lock and suspend close every window; without logind nothing is signalled, and
-        // windows end by their time, `Lock` and their sessions.
-        let lockWatcher = try? ScreenLockWatcher(watchesSessionBus: false) { signal in
-            state.requests.closeAllWindows(because: "\(signal.rawValue) signalled")
+        // logind's session lock, session end and suspend close windows; without logind nothing is
+        // signalled, and windows end by their time, `Lock` and their terminal sessions.
+        let lockWatcher = try? ScreenLockWatcher(watchesSessionBus: false, watchesSessionRemoval: true) { signal, session in
+            state.requests.closeWindows(for: signal, session: session)
         }
         defer { lockWatcher?.stop() }
         do throws(DBusFailure) {
@@ -151,9 +151,9 @@ final class DaemonState: Sendable {
         return Caller(connection: sender, uid: credentials.uid, pid: credentials.pid)
     }
 
-    /// The caller's terminal session and process tree, read now (``ServiceWindows/scopes(of:stillCalling:)``).
-    private func scopes(_ caller: Caller) -> (terminal: PeerScope?, tree: [ServiceWindows.Scope]) {
-        ServiceWindows.scopes(of: caller) {
+    /// The caller's session and process tree, read now (``ServiceWindows/scopes(of:sessions:stillCalling:)``).
+    private func scopes(_ caller: Caller) -> ServiceWindows.CallerScopes {
+        ServiceWindows.scopes(of: caller, sessions: requests.sessions) {
             guard let server, let credentials = try? server.credentials(of: caller.connection) else { return false }
             return credentials.pid == caller.pid && credentials.uid == caller.uid
         }
@@ -168,7 +168,7 @@ final class DaemonState: Sendable {
             var item: String { "\(arguments[0].string ?? "")/\(arguments[1].string ?? "")" }
             switch call.member {
             case "Status":
-                call.reply(try requests.status(caller, scope: scopes(caller).terminal).argument)
+                call.reply(try requests.status(caller, scope: scopes(caller).session).argument)
             case "Authenticate":
                 audited = (caller, "authenticate", arguments[2].string)
                 let (token, enrollment, how) = try await requests.authenticate(

@@ -30,6 +30,8 @@ final class VaultServiceRequests: Sendable {
     let tpm: TPMConfiguration
     let grants = Grants()
     let windows = ServiceWindows()
+    /// logind, where it runs: the callers' login sessions.
+    let sessions = LoginSessions()
     let audit: AuditLog
     private let stores = LockedValue<[UInt32: EncryptedFileStore]>([:])
     private let ownerReady = LockedValue(false)
@@ -40,10 +42,10 @@ final class VaultServiceRequests: Sendable {
         audit = AuditLog(stateDirectory: stateDirectory)
     }
 
-    func status(_ caller: Caller, scope: PeerScope?) throws(VaultError) -> VaultServiceStatus {
+    func status(_ caller: Caller, scope: ServiceWindows.Scope?) throws(VaultError) -> VaultServiceStatus {
         let owner = ownerStatus().description
         let version = "1.\(VaultServiceInterface.minorVersion)"
-        let open = scope.map { windows.open(uid: caller.uid, scope: .terminal($0)) } ?? []
+        let open = scope.map { windows.open(uid: caller.uid, scope: $0) } ?? []
         let windowList = open.map { VaultServiceStatus.Window(service: $0.service, policy: $0.policy.rawValue, seconds: $0.seconds) }
         guard let fingerprint = try? fingerprintAuthenticator(caller) else {
             var status = VaultServiceStatus(
@@ -80,7 +82,7 @@ final class VaultServiceRequests: Sendable {
     /// satisfies. Returns how it was granted, for the audit log.
     func authenticate(
         _ caller: Caller, policy: String, reason: String, service: String, windowSeconds: Int, windowScope: String,
-        scopes: (terminal: PeerScope?, tree: [ServiceWindows.Scope])
+        scopes: ServiceWindows.CallerScopes
     ) async throws -> (token: [UInt8], enrollment: EnrollmentFingerprint?, how: String) {
         guard let policy = ProtectionPolicy(rawValue: policy) else {
             throw VaultError(.invalidVault, underlying: .message("unknown protection policy"))
@@ -88,7 +90,7 @@ final class VaultServiceRequests: Sendable {
         guard let requested = WindowScopeRequest(rawValue: windowScope.isEmpty ? "terminal" : windowScope) else {
             throw VaultError(.invalidVault, underlying: .message("unknown window scope"))
         }
-        let candidates = (scopes.terminal.map { [ServiceWindows.Scope.terminal($0)] } ?? []) + scopes.tree
+        let candidates = (scopes.session.map { [$0] } ?? []) + scopes.tree
         for scope in candidates {
             let key = ServiceWindows.Key(uid: caller.uid, scope: scope, service: service, policy: policy)
             if let method = try usableWindow(key, caller) {
@@ -105,14 +107,14 @@ final class VaultServiceRequests: Sendable {
             let opening: [ServiceWindows.Key]
             switch requested {
             case .terminal:
-                opening = scopes.terminal.map { [ServiceWindows.Key(uid: caller.uid, scope: .terminal($0), service: service, policy: policy)] } ?? []
+                opening = scopes.session.map { [ServiceWindows.Key(uid: caller.uid, scope: $0, service: service, policy: policy)] } ?? []
             case .command:
                 let served: [ProtectionPolicy] = authorization.enrollment == nil
                     ? [.devicePasscode, .userPresence] : [.biometryCurrentSet, .biometryAny, .userPresence]
                 opening = scopes.tree.first.map { root in served.map { ServiceWindows.Key(uid: caller.uid, scope: root, service: service, policy: $0) } } ?? []
             }
             for key in opening {
-                if windows.open(key, seconds: windowSeconds, method: method) {
+                if windows.open(key, seconds: windowSeconds, method: method, session: scopes.loginSession) {
                     audit.record(caller, "windowOpened", item: service, result: "\(key.policy.rawValue) for \(min(windowSeconds, ServiceWindows.maximumSeconds)) s on \(key.scope)")
                 } else {
                     how += "; no window (the user holds \(ServiceWindows.maximumPerUser))"
@@ -130,6 +132,11 @@ final class VaultServiceRequests: Sendable {
         let (window, ended) = windows.window(key)
         if ended { audit.record(caller, "windowClosed", item: key.service, result: "ended (its time, or its terminal session)") }
         guard let window else { return nil }
+        if case .login(let session, _) = key.scope, !sessions.isOpen(session) {
+            windows.close(key)
+            audit.record(caller, "windowClosed", item: key.service, result: "its logind session \(LoginSessions.id(ofPath: session)) is closing or gone")
+            return nil
+        }
         if case .fingerprint(let opened) = window.method {
             let now = try fingerprintAuthenticator(caller).probe(claiming: false, enrollment: true).enrollment
             guard now != nil, now == opened else {
@@ -141,9 +148,24 @@ final class VaultServiceRequests: Sendable {
         return window.method
     }
 
-    /// Closes every window of every user (a screen lock or a suspend was signalled), and logs it for each.
-    func closeAllWindows(because reason: String) {
-        for (uid, count) in windows.closeEverything() {
+    /// Closes the windows a signal of logind ends, and logs it for each user: a session's `Lock`, those
+    /// opened in that session and outside any; its `SessionRemoved`, those opened in it; anything else
+    /// (`PrepareForSleep(true)`), every window of every user.
+    func closeWindows(for signal: ScreenLockWatcher.Signal, session: String?) {
+        let closed: [UInt32: Int]
+        let reason: String
+        switch (signal, session) {
+        case (.logindLock, let session?):
+            closed = windows.close(session: session, orNone: true)
+            reason = "logind session \(LoginSessions.id(ofPath: session)) locked"
+        case (.logindSessionRemoved, let session?):
+            closed = windows.close(session: session, orNone: false)
+            reason = "logind session \(LoginSessions.id(ofPath: session)) ended"
+        default:
+            closed = windows.closeEverything()
+            reason = "\(signal.rawValue) signalled"
+        }
+        for (uid, count) in closed {
             audit.record(uid: uid, "windowClosed", result: "\(reason): \(count) window(s)")
         }
     }
