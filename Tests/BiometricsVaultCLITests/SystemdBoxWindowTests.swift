@@ -6,8 +6,8 @@ import Testing
 
 /// A login shell of a test user in the box, on a terminal of its own (a logind session with that
 /// terminal; `controlling` false: a session whose processes have no controlling terminal, as a
-/// desktop's), that runs one of a few commands on the item `key` per line typed and answers a fingerprint
-/// prompt with the enrolled finger.
+/// desktop's), that runs each line typed and answers the reader with the enrolled finger whenever fprintd
+/// asks for one meanwhile. `$B` is the installed CLI.
 final class BoxSessionShell {
     let terminal: PTYSession
     let box: SystemdBox
@@ -15,46 +15,37 @@ final class BoxSessionShell {
     let id: String
     private var steps = 0
 
-    init(_ box: SystemdBox, as user: String, key: String, controlling: Bool = true) async throws {
+    init(_ box: SystemdBox, as user: String, controlling: Bool = true) async throws {
         self.box = box
         let script = """
             B=\(SystemdBox.cli); i=0; echo "session=$XDG_SESSION_ID."
-            while IFS= read -r line; do
-              case "$line" in
-                open) $B show \(key) --field token --unlock-window 5m ;;
-                show) $B show \(key) --field token ;;
-                setsid) setsid -w $B show \(key) --field token ;;
-                scope) systemd-run --user --scope -q $B show \(key) --field token ;;
-                logout) exit 0 ;;
-              esac
-              i=$((i+1)); echo "finished:$i."
-            done
+            while IFS= read -r line; do eval "$line"; i=$((i+1)); echo "finished:$i."; done
             """
         terminal = try await box.terminal(as: user, script, controlling: controlling)
         #expect(try await terminal.waitFor("session="), "\(terminal.text)")
         id = terminal.text.components(separatedBy: "session=").last?.components(separatedBy: ".").first ?? ""
     }
 
-    /// Runs one command (`open`, `show`, `setsid`, `scope`): whether it asked for a finger (answered).
-    func run(_ command: String) async throws -> Bool {
-        let prompts = terminal.text.components(separatedBy: "Touch the fingerprint reader").count
+    /// Runs one line of shell: whether fprintd asked for a finger while it ran (it was answered).
+    @discardableResult
+    func run(_ line: String) async throws -> Bool {
         steps += 1
-        terminal.type(command + "\n")
+        terminal.type(line + "\n")
         var asked = false
         for _ in 0..<1200 where !terminal.text.contains("finished:\(steps).") {
-            if !asked && terminal.text.components(separatedBy: "Touch the fingerprint reader").count > prompts {
-                try await box.reader.waitForFingerNeeded()
+            if try await box.reader.fingerNeeded() {
                 try await box.reader.scan(SystemdBox.finger)
                 asked = true
+                for _ in 0..<100 where try await box.reader.fingerNeeded() { try await Task.sleep(for: .milliseconds(50)) }
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        #expect(terminal.text.contains("finished:\(steps)."), "\(command) did not finish: \(terminal.text)")
+        #expect(terminal.text.contains("finished:\(steps)."), "\(line) did not finish: \(terminal.text)")
         return asked
     }
 
     func logout() async throws -> Int32 {
-        terminal.type("logout\n")
+        terminal.type("exit 0\n")
         return try await terminal.finish()
     }
 }
@@ -66,6 +57,8 @@ extension SystemdBoxTests {
         let box: SystemdBox
         static let key = "box-window"
         static let secret = "inside-the-login-window"
+        static let open = "$B show \(key) --field token --unlock-window 5m"
+        static let show = "$B show \(key) --field token"
 
         init() async throws {
             box = try SystemdBox()
@@ -107,15 +100,15 @@ extension SystemdBoxTests {
         /// (`setsid`) and one that left the logind session (`systemd-run --user --scope`) are.
         @Test func aWindowServesItsLogindSessionAndItsTerminalOnly() async throws {
             try await withProtectedItem {
-                let shell = try await BoxSessionShell(box, as: box.user, key: Self.key)
-                #expect(try await shell.run("open"), "the first read was not asked")
-                #expect(try await !shell.run("show"), "a read in the window's session and terminal was asked")
-                let other = try await BoxSessionShell(box, as: box.user, key: Self.key)
+                let shell = try await BoxSessionShell(box, as: box.user)
+                #expect(try await shell.run(Self.open), "the first read was not asked")
+                #expect(try await !shell.run(Self.show), "a read in the window's session and terminal was asked")
+                let other = try await BoxSessionShell(box, as: box.user)
                 #expect(shell.id != other.id && !other.id.isEmpty, "\(shell.id) \(other.id)")
-                #expect(try await other.run("show"), "another logind session of the user was not asked")
-                #expect(try await shell.run("setsid"), "a process without the terminal was not asked")
-                #expect(try await shell.run("scope"), "a process moved out of the logind session was not asked")
-                #expect(try await !shell.run("show"), "the window closed")
+                #expect(try await other.run(Self.show), "another logind session of the user was not asked")
+                #expect(try await shell.run("setsid -w \(Self.show)"), "a process without the terminal was not asked")
+                #expect(try await shell.run("systemd-run --user --scope -q \(Self.show)"), "a process moved out of the logind session was not asked")
+                #expect(try await !shell.run(Self.show), "the window closed")
                 #expect(try await shell.logout() == 0, "\(shell.terminal.text)")
                 #expect(try await other.logout() == 0)
                 #expect(shell.terminal.text.components(separatedBy: Self.secret).count - 1 == 5, "\(shell.terminal.text)")
@@ -128,9 +121,9 @@ extension SystemdBoxTests {
         @Test(arguments: ["lock-session", "lock-sessions", "PrepareForSleep"])
         func aLockOrASuspendClosesTheWindow(closer: String) async throws {
             try await withProtectedItem {
-                let shell = try await BoxSessionShell(box, as: box.user, key: Self.key)
-                #expect(try await shell.run("open"))
-                #expect(try await !shell.run("show"))
+                let shell = try await BoxSessionShell(box, as: box.user)
+                #expect(try await shell.run(Self.open))
+                #expect(try await !shell.run(Self.show))
                 switch closer {
                 case "lock-session": try await box.run(["loginctl", "lock-session", shell.id])
                 case "lock-sessions": try await box.run(["loginctl", "lock-sessions"])
@@ -140,7 +133,7 @@ extension SystemdBoxTests {
                 }
                 let reason = closer == "PrepareForSleep" ? "org.freedesktop.login1.Manager signalled: 1 window(s)" : "locked: 1 window(s)"
                 #expect(try await waitForAudit(reason), "no window closed by \(closer)")
-                #expect(try await shell.run("show"), "a read after \(closer) was not asked")
+                #expect(try await shell.run(Self.show), "a read after \(closer) was not asked")
                 #expect(try await shell.logout() == 0)
             }
         }
@@ -151,9 +144,9 @@ extension SystemdBoxTests {
         @Test(arguments: ["terminate-session", "logout"])
         func theEndOfTheLogindSessionClosesTheWindow(ending: String) async throws {
             try await withProtectedItem {
-                let shell = try await BoxSessionShell(box, as: box.user, key: Self.key, controlling: false)
-                #expect(try await shell.run("open"))
-                #expect(try await !shell.run("show"), "a read in the window's session was asked")
+                let shell = try await BoxSessionShell(box, as: box.user, controlling: false)
+                #expect(try await shell.run(Self.open))
+                #expect(try await !shell.run(Self.show), "a read in the window's session was asked")
                 #expect(try await waitForAudit("on logind session \(shell.id), without a terminal"), "the window's scope is not in the audit")
                 if ending == "logout" {
                     #expect(try await shell.logout() == 0)

@@ -65,7 +65,8 @@ for name in aCallActivatesTheUnitWithEveryLineOfItsHardening theServiceExitsWhen
     theJournalOfOneRunHoldsOnlyTheServicesOwnLines plainAndProtectedItemsAreKeptAndAWrongFingerGetsNothing \
     theLockoutEndsWithThePasswordThroughPolkit upgradesKeepItemsRemovalStopsTheServiceAndPurgeRemovesTheState \
     aWindowServesItsLogindSessionAndItsTerminalOnly 'aLockOrASuspendClosesTheWindow(closer:)' \
-    'theEndOfTheLogindSessionClosesTheWindow(ending:)'; do
+    'theEndOfTheLogindSessionClosesTheWindow(ending:)' theFirstSecretToolCallStartsTheUserUnitAndARestartKeepsTheItems \
+    theSessionsLockClosesTheProvidersWindows; do
     [[ $name == *")" ]] || name="$name()"
     grep -F "Test $name " "$LOG" | grep -q ' passed after' || { echo "the systemd box test $name did not run"; exit 1; }
 done
