@@ -31,7 +31,7 @@ extension SystemdBoxTests {
                     """)
                 try await body(shell)
             } cleanup: {
-                try? await shell.run("systemctl --user stop \(Self.unit); rm -f ~/.local/share/dbus-1/services/org.freedesktop.secrets.service ~/.config/biometrics-vault/config")
+                _ = try? await shell.run("systemctl --user stop \(Self.unit); rm -f ~/.local/share/dbus-1/services/org.freedesktop.secrets.service ~/.config/biometrics-vault/config")
                 _ = try? await shell.logout()
             }
         }
