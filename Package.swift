@@ -198,7 +198,11 @@ var targets: [Target] = [
     // and the interface both ends share (Docs/VaultService.md).
     .target(
         name: "BiometricsVaultService",
-        dependencies: ["BiometricsVaultCore", .target(name: "BiometricsVaultDBus", condition: linux)],
+        dependencies: [
+            "BiometricsVaultCore", .target(name: "BiometricsVaultDBus", condition: linux),
+            // The attestation socket's client: the agent's socket calls.
+            .target(name: "BiometricsVaultAgent", condition: linux),
+        ],
         swiftSettings: strictSettings
     ),
     // The service itself, run by the CLI's `service` verb under the service's own user. In no product.

@@ -24,9 +24,9 @@ package struct AgentPaths: Sendable, Equatable {
 }
 
 /// The uid and pid the kernel recorded for the other end of a Unix socket (`SO_PEERCRED`).
-struct PeerCredentials: Equatable {
-    let pid: Int32
-    let uid: UInt32
+package struct PeerCredentials: Equatable {
+    package let pid: Int32
+    package let uid: UInt32
 }
 
 /// `struct ucred` of `<sys/socket.h>`, which Glibc's module leaves out (it needs `_GNU_SOURCE`).
@@ -75,15 +75,15 @@ package enum AgentSocket {
         return descriptor
     }
 
-    /// A listening socket at `path` (0600), replacing a stale socket file; the caller holds the agent lock,
-    /// so no live agent listens there.
-    static func listen(at path: String) throws(VaultError) -> Int32 {
+    /// A non-blocking listening socket at `path` with `mode` (the agent's: 0600), replacing a stale socket
+    /// file; the caller makes sure no live listener is there (the agent holds its lock).
+    package static func listen(at path: String, mode: mode_t = 0o600) throws(VaultError) -> Int32 {
         unlink(path)
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw VaultError(.storeUnavailable, underlying: .errno(errno)) }
         var address = try Self.address(path)
-        // The umask makes the socket 0600 from its creation: there is no moment when it is more open.
-        let previous = umask(0o177)
+        // The umask gives the socket its mode from its creation: there is no moment when it is more open.
+        let previous = umask(~mode & 0o777)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
@@ -111,7 +111,7 @@ package enum AgentSocket {
         return (descriptor, peer)
     }
 
-    static func peerCredentials(_ descriptor: Int32) -> PeerCredentials? {
+    package static func peerCredentials(_ descriptor: Int32) -> PeerCredentials? {
         var credentials = PeerCredentialsLayout()
         var length = socklen_t(MemoryLayout<PeerCredentialsLayout>.size)
         guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
@@ -120,7 +120,7 @@ package enum AgentSocket {
 
     /// A blocking connection to `path` whose reads and writes give up after `timeout` seconds; the errno
     /// when it cannot connect.
-    static func connect(to path: String, timeout: Int) -> Result<Int32, VaultError> {
+    package static func connect(to path: String, timeout: Int) -> Result<Int32, VaultError> {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return .failure(VaultError(.storeUnavailable, underlying: .errno(errno))) }
         var address: sockaddr_un
@@ -140,7 +140,7 @@ package enum AgentSocket {
     }
 
     /// Writes all of `bytes` (blocking, bounded by the socket's send timeout); false on any failure.
-    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+    package static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -181,7 +181,7 @@ package enum AgentSocket {
     }
 
     /// Reads exactly `count` bytes (blocking, bounded by the receive timeout); `nil` on end, error or timeout.
-    static func readExactly(_ descriptor: Int32, _ count: Int) -> [UInt8]? {
+    package static func readExactly(_ descriptor: Int32, _ count: Int) -> [UInt8]? {
         var bytes = [UInt8](repeating: 0, count: count)
         var offset = 0
         while offset < count {

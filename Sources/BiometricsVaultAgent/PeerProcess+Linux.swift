@@ -19,7 +19,7 @@ import Glibc
 ///   an answer that names a scope or carries a key goes to a live peer only.
 ///
 /// Owns the pidfd (closed on release). Used on the agent's one thread only.
-final class PeerProcess {
+package final class PeerProcess {
     let pid: Int32
     let uid: UInt32
     /// The scope read at accept; `nil` when the peer had no terminal, or had gone, or could not be pinned.
@@ -29,7 +29,7 @@ final class PeerProcess {
     private let pidfd: Int32
     private let startTime: UInt64?
 
-    enum Pinning: Equatable {
+    package enum Pinning: Equatable, Sendable {
         /// `SO_PEERPIDFD`: the connecting process itself.
         case socket
         /// `pidfd_open` of the pid at accept (a kernel without `SO_PEERPIDFD`).
@@ -45,18 +45,7 @@ final class PeerProcess {
     init(socket descriptor: Int32, credentials: PeerCredentials) {
         pid = credentials.pid
         uid = credentials.uid
-        var pinned: Int32 = -1
-        var how = Pinning.none
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        if getsockopt(descriptor, SOL_SOCKET, Self.peerPIDFDOption, &pinned, &length) == 0, pinned >= 0 {
-            how = .socket
-        } else if errno == ENOPROTOOPT, credentials.pid > 0 {
-            pinned = bv_pidfd_open(credentials.pid)
-            how = pinned >= 0 ? .pidAtAccept : .none
-        } else {
-            pinned = -1
-        }
-        if pinned >= 0 { _ = fcntl(pinned, F_SETFD, FD_CLOEXEC) }
+        let (pinned, how) = Self.pin(socket: descriptor, credentials: credentials)
         pidfd = pinned
         pinning = how
         guard pinned >= 0, ProcessStat.isAlive(pidfd: pinned), let stat = ProcessStat.read(pid: credentials.pid),
@@ -72,6 +61,24 @@ final class PeerProcess {
 
     deinit {
         if pidfd >= 0 { close(pidfd) }
+    }
+
+    /// A close-on-exec pidfd of the peer of the accepted `socket` (whose `SO_PEERCRED` are `credentials`),
+    /// and how it was had; -1 with ``Pinning/none`` when none could be. The caller owns the pidfd.
+    package static func pin(socket descriptor: Int32, credentials: PeerCredentials) -> (pidfd: Int32, pinning: Pinning) {
+        var pinned: Int32 = -1
+        var how = Pinning.none
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        if getsockopt(descriptor, SOL_SOCKET, peerPIDFDOption, &pinned, &length) == 0, pinned >= 0 {
+            how = .socket
+        } else if errno == ENOPROTOOPT, credentials.pid > 0 {
+            pinned = bv_pidfd_open(credentials.pid)
+            how = pinned >= 0 ? .pidAtAccept : .none
+        } else {
+            pinned = -1
+        }
+        if pinned >= 0 { _ = fcntl(pinned, F_SETFD, FD_CLOEXEC) }
+        return (pinned, how)
     }
 
     /// Whether the pinned process is still alive, and still the process with this pid and start time.

@@ -195,8 +195,13 @@ package final class DBusObjectServer: @unchecked Sendable {
             { _, _, _, _, _, parameters, userData in
                 let box = Unmanaged<Box>.fromOpaque(userData!).takeUnretainedValue()
                 let change = DBusValue(borrowing: parameters!)
-                guard let gone = change[0].string, gone.hasPrefix(":"), change[2].string == "" else { return }
-                box.tree.peerLeft(gone)
+                guard let name = change[0].string, name.hasPrefix(":") else { return }
+                if change[1].string == "", change[2].string == name {
+                    box.joined.withLock { $0[name] = DBusObjectServer.bootTime() }
+                } else if change[2].string == "" {
+                    box.joined.withLock { $0[name] = nil }
+                    box.tree.peerLeft(name)
+                }
             }, box.toOpaque(), nil)
         defer { g_dbus_connection_signal_unsubscribe(connection.raw, departures) }
         let ownership = Ownership()
@@ -270,6 +275,20 @@ package final class DBusObjectServer: @unchecked Sendable {
         try connection.credentials(of: sender)
     }
 
+    /// When the bus gave `uniqueName` to its connection (`CLOCK_BOOTTIME`, nanoseconds), as the bus's own
+    /// `NameOwnerChanged` told this server while it ran; `nil` for a connection it did not see join (one
+    /// older than the server, or gone). A process that started after that time did not open the
+    /// connection: its pid is a reused one.
+    package func joinTime(of uniqueName: String) -> UInt64? {
+        box.takeUnretainedValue().joined.withLock { $0[uniqueName] }
+    }
+
+    static func bootTime() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
     private final class Ownership {
         let lost = LockedValue(false)
         let acquired = LockedValue(false)
@@ -299,6 +318,8 @@ package final class DBusObjectServer: @unchecked Sendable {
         let tree: any DBusObjectTree
         let node: UnsafeMutablePointer<GDBusNodeInfo>
         let interfaceVTable: UnsafeMutablePointer<GDBusInterfaceVTable>
+        /// When each connection seen joining the bus got its unique name (``DBusObjectServer/joinTime(of:)``).
+        let joined = LockedValue<[String: UInt64]>([:])
         var unmanaged: Unmanaged<Box> { Unmanaged.passUnretained(self) }
         init(tree: any DBusObjectTree, node: UnsafeMutablePointer<GDBusNodeInfo>, interfaceVTable: UnsafeMutablePointer<GDBusInterfaceVTable>) {
             self.tree = tree

@@ -298,16 +298,23 @@ package final class SecretServiceProvider: DBusObjectTree {
 
     /// Reads the terminal session of `sender` once per connection, from `/proc` of the pid the bus
     /// reports, while a pidfd pins that process and the bus still reports the pid for the connection.
+    /// The session bus gives no pidfd of its own, and a connection can outlive the process that opened
+    /// it (kept by a child), its pid given to another process since: so the process must have started no
+    /// later than the bus gave the connection its name, as the bus told this provider. A connection it
+    /// did not see join (one older than the provider, such as the client whose call started it) has no
+    /// scope: its grants open no window.
     private func noteScope(of sender: String) {
-        guard state.withLock({ !$0.scoped.contains(sender) }), let server = server.withLock({ $0 }) else { return }
+        guard state.withLock({ !$0.scoped.contains(sender) }), let server = server.withLock({ $0 }),
+            let joined = server.joinTime(of: sender)
+        else { return }
         var scope: PeerScope?
         if let credentials = try? server.credentials(of: sender), credentials.uid == getuid() {
             let pid = Int32(bitPattern: credentials.pid)
             let pidfd = bv_pidfd_open(pid)
             if pidfd >= 0 {
                 defer { close(pidfd) }
-                if let stat = ProcessStat.read(pid: pid), ProcessStat.isAlive(pidfd: pidfd),
-                    (try? server.credentials(of: sender))?.pid == credentials.pid
+                if let stat = ProcessStat.read(pid: pid), stat.startTime * Self.nanosecondsPerTick <= joined,
+                    ProcessStat.isAlive(pidfd: pidfd), (try? server.credentials(of: sender))?.pid == credentials.pid
                 {
                     scope = PeerScope.of(stat: stat)
                 }
@@ -318,6 +325,9 @@ package final class SecretServiceProvider: DBusObjectTree {
             state.scopes[sender] = scope
         }
     }
+
+    /// A process's start time in `/proc/PID/stat` counts clock ticks since boot.
+    private static let nanosecondsPerTick = UInt64(1_000_000_000 / max(1, sysconf(Int32(_SC_CLK_TCK))))
 
     // MARK: Signals
 

@@ -15,7 +15,13 @@ package enum VaultServiceInterface {
     /// D-Bus error names are this prefix followed by a `VaultError.Code` name (`...Error.biometryLockout`).
     package static let errorPrefix = "io.github.biometricsvault.Vault1.Error."
     /// The minor version of the interface, in ``Status``'s `version`.
-    package static let minorVersion: UInt32 = 1
+    package static let minorVersion: UInt32 = 2
+
+    /// The service's own socket, where a client learns a token that names it as the kernel saw it connect
+    /// (`SO_PEERPIDFD`), which ``Attest`` then binds to the client's bus connection.
+    package static let attestationSocket = "/run/biometrics-vault/peer.socket"
+    /// The length of that token.
+    package static let attestationTokenLength = 32
 
     /// The polkit action whose `auth_self` check asks the caller's own agent for the caller's password.
     package static let ownerAction = "io.github.biometricsvault.vault-service.authenticate-owner"
@@ -25,6 +31,9 @@ package enum VaultServiceInterface {
           <interface name="\(interface)">
             <method name="Status">
               <arg name="status" type="a{sv}" direction="out"/>
+            </method>
+            <method name="Attest">
+              <arg name="token" type="ay" direction="in"/>
             </method>
             <method name="Authenticate">
               <arg name="policy" type="s" direction="in"/>

@@ -1,6 +1,8 @@
 #if os(Linux)
+import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultDBus
+import Glibc
 
 /// The vault service as a `SecretStore`: items kept by `biometrics-vault service`, a system service under
 /// its own uid, for the calling user only (Docs/VaultService.md).
@@ -105,17 +107,54 @@ enum VaultServiceConnection {
         }
     }
 
+    /// The calls whose answer depends on which process calls (windows, prompts): the connection is
+    /// attested before each (the service may have exited and started again since the last one).
+    private static let attestedCalls: Set<String> = ["Status", "Authenticate", "AuthenticateOwner"]
+
     static func call(
         _ member: String, _ arguments: DBusArgument?, replyType: String? = nil, timeout: Duration,
         cancellation: DBusCancellation? = nil
     ) throws(VaultError) -> DBusValue {
         do {
-            return try connection(timeout: timeout, cancellation: cancellation).call(
+            let connection = try connection(timeout: timeout, cancellation: cancellation)
+            if attestedCalls.contains(member) { attest(connection, timeout: timeout) }
+            return try connection.call(
                 VaultServiceInterface.method(member), arguments, replyType: replyType, timeout: timeout,
                 cancellation: cancellation)
         } catch {
             throw VaultServiceInterface.vaultError(error)
         }
+    }
+
+    /// Tells the service which process this connection is, in the kernel's words: this process connects
+    /// to the service's own socket (the kernel records it as the peer), reads the token the service
+    /// answers, and passes it on the bus (`Attest`). A service that is not running yet is started first
+    /// (it listens before it takes its bus name). Without the socket (a service of an earlier version)
+    /// nothing is attested, and the service uses and opens no window for this connection.
+    private static func attest(_ connection: DBusConnection, timeout: Duration) {
+        var token = attestationToken(timeout: timeout)
+        if token == nil {
+            let start = DBusMethod(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "StartServiceByName")
+            guard (try? connection.call(start, .tuple([.string(VaultServiceInterface.busName), .uint32(0)]), timeout: timeout)) != nil else {
+                return
+            }
+            token = attestationToken(timeout: timeout)
+        }
+        guard var token else { return }
+        defer { token.zeroize() }
+        _ = try? connection.call(VaultServiceInterface.method("Attest"), .tuple([.bytes(token)]), timeout: timeout)
+    }
+
+    /// The token the service's socket answers this process, or `nil` without one.
+    private static func attestationToken(timeout: Duration) -> [UInt8]? {
+        let seconds = max(1, Int(timeout.components.seconds))
+        guard case .success(let socket) = AgentSocket.connect(to: VaultServiceInterface.attestationSocket, timeout: seconds) else {
+            return nil
+        }
+        defer { close(socket) }
+        return AgentSocket.readExactly(socket, VaultServiceInterface.attestationTokenLength)
     }
 }
 

@@ -31,8 +31,8 @@ final class AuditLog: Sendable {
     /// Appends one entry for `caller`; a log that cannot be written is said on stderr, and the request
     /// goes on (the journal line is written either way).
     func record(_ caller: Caller, _ event: String, item: String? = nil, result: String) {
-        var fields: [String: JSONValue] = ["pid": .integer(Int64(caller.pid))]
-        let program = Self.program(pid: caller.pid)
+        var fields: [String: JSONValue] = ["pid": .integer(Int64(caller.processID))]
+        let program = Self.program(pid: caller.processID)
         fields["program"] = .string(program.name)
         if let command = program.command { fields["command"] = .string(command) }
         fields["parents"] = .array(program.parents.map { .string($0) })

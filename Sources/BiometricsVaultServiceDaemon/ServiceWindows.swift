@@ -166,26 +166,20 @@ final class ServiceWindows: Sendable {
         static let none = CallerScopes(session: nil, loginSession: nil, tree: [])
     }
 
-    /// The scopes the caller's process is in, read now. Empty when the process is not the caller's any more.
+    /// The scopes the caller's process is in, read now; none for a caller whose connection no process
+    /// attested (``PeerAttestation``), or whose attesting process has exited.
     ///
-    /// The pidfd is opened first, then `stillCalling` asks the bus whether the caller's connection is
-    /// still there with the same pid: a process's connection closes when it exits, and a pid is given to
-    /// another process only after that, so the pidfd is the caller's. `/proc/PID/stat` is read and logind
-    /// is asked about the pid while the pidfd's process is alive. A caller that handed its connection to a
-    /// child and exited is not told apart from that child (the bus reports the pid that connected). An
-    /// ancestor is read from `/proc` after that (a process whose parent exited has been given another
-    /// parent, and is outside the first parent's tree).
-    static func scopes(of caller: Caller, sessions: LoginSessions, stillCalling: () -> Bool) -> CallerScopes {
-        let pid = Int32(bitPattern: caller.pid)
-        let pidfd = bv_pidfd_open(pid)
-        guard pidfd >= 0 else { return .none }
-        defer { Glibc.close(pidfd) }
+    /// The process is the one the kernel named when it connected to the service's socket, pinned by the
+    /// pidfd the service keeps for it: `/proc/PID/stat` is read and logind is asked about the pid while
+    /// that pidfd's process is alive, so the answers are that process's. An ancestor is read from `/proc`
+    /// after that (a process whose parent exited has been given another parent, and is outside the first
+    /// parent's tree).
+    static func scopes(of caller: Caller, sessions: LoginSessions) -> CallerScopes {
+        guard let process = caller.process, let pid = process.pid else { return .none }
         var owner = stat()
-        guard stillCalling(), stat("/proc/\(pid)", &owner) == 0, owner.st_uid == caller.uid, ProcessStat.isAlive(pidfd: pidfd),
-            let own = ProcessStat.read(pid: pid)
-        else { return .none }
-        let membership = sessions.membership(ofProcess: caller.pid)
-        guard ProcessStat.isAlive(pidfd: pidfd) else { return .none }
+        guard stat("/proc/\(pid)", &owner) == 0, owner.st_uid == caller.uid, let own = ProcessStat.read(pid: pid) else { return .none }
+        let membership = sessions.membership(ofProcess: UInt32(bitPattern: pid))
+        guard process.isAlive else { return .none }
         var tree: [Scope] = [.processTree(pid: pid, startTime: own.startTime)]
         var next = own.parent
         while next > 1, tree.count < 64, let parent = ProcessStat.read(pid: Int32(next)) {

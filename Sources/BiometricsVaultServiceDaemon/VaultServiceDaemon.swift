@@ -61,6 +61,13 @@ package enum VaultServiceDaemon {
                 "the state directory \(stateDirectory) must exist, be owned by the service's user and closed to others (0700)"))
         }
         let state = DaemonState(requests: VaultServiceRequests(stateDirectory: stateDirectory, tpm: tpm))
+        // Without its socket no caller can attest, and no window is used or opened.
+        do {
+            state.attestation = try PeerAttestation(path: VaultServiceInterface.attestationSocket)
+        } catch {
+            log("no attestation socket at \(VaultServiceInterface.attestationSocket) (\(error.underlying?.description ?? error.code.name)): unlock windows are off")
+        }
+        defer { state.attestation?.stop() }
         // logind's session lock, session end and suspend close windows; without logind nothing is
         // signalled, and windows end by their time, `Lock` and their terminal sessions.
         let lockWatcher = try? ScreenLockWatcher(watchesSessionBus: false, watchesSessionRemoval: true) { signal, session in
@@ -98,13 +105,21 @@ final class DaemonState: Sendable {
     let requests: VaultServiceRequests
     private let running = LockedValue<(calls: [String: [Int: Task<Void, Never>]], next: Int, last: ContinuousClock.Instant)>(([:], 0, .now))
     private let callers = LockedValue<[String: DBusPeerCredentials]>([:])
+    /// The process each connection attested, by its unique name.
+    private let attested = LockedValue<[String: AttestedProcess]>([:])
     private let serverBox = LockedValue<DBusServer?>(nil)
+    private let attestationBox = LockedValue<PeerAttestation?>(nil)
 
     init(requests: VaultServiceRequests) { self.requests = requests }
 
     var server: DBusServer? {
         get { serverBox.withLock { $0 } }
         set { serverBox.withLock { $0 = newValue } }
+    }
+
+    var attestation: PeerAttestation? {
+        get { attestationBox.withLock { $0 } }
+        set { attestationBox.withLock { $0 = newValue } }
     }
 
     func isIdle(for idle: Duration) -> Bool {
@@ -115,6 +130,7 @@ final class DaemonState: Sendable {
     /// A caller left the bus: its grants end and its calls in progress (a prompt) are cancelled.
     func left(_ connection: String) {
         callers.withLock { $0[connection] = nil }
+        attested.withLock { $0[connection] = nil }
         requests.grants.revokeAll(connection: connection)
         let tasks = running.withLock { $0.calls[connection].map { Array($0.values) } ?? [] }
         for task in tasks { task.cancel() }
@@ -139,8 +155,9 @@ final class DaemonState: Sendable {
     }
 
     private func caller(_ sender: String) throws(VaultError) -> Caller {
+        let process = attested.withLock { $0[sender] }
         if let known = callers.withLock({ $0[sender] }) {
-            return Caller(connection: sender, uid: known.uid, pid: known.pid)
+            return Caller(connection: sender, uid: known.uid, pid: known.pid, process: process)
         }
         guard let server else { throw VaultError(.storeUnavailable, underlying: .message("the service is stopping")) }
         let credentials: DBusPeerCredentials
@@ -148,15 +165,12 @@ final class DaemonState: Sendable {
             throw VaultError(.storeUnavailable, underlying: .message("the bus did not say who is calling"))
         }
         callers.withLock { $0[sender] = credentials }
-        return Caller(connection: sender, uid: credentials.uid, pid: credentials.pid)
+        return Caller(connection: sender, uid: credentials.uid, pid: credentials.pid, process: process)
     }
 
-    /// The caller's session and process tree, read now (``ServiceWindows/scopes(of:sessions:stillCalling:)``).
+    /// The caller's session and process tree, read now (``ServiceWindows/scopes(of:sessions:)``).
     private func scopes(_ caller: Caller) -> ServiceWindows.CallerScopes {
-        ServiceWindows.scopes(of: caller, sessions: requests.sessions) {
-            guard let server, let credentials = try? server.credentials(of: caller.connection) else { return false }
-            return credentials.pid == caller.pid && credentials.uid == caller.uid
-        }
+        ServiceWindows.scopes(of: caller, sessions: requests.sessions)
     }
 
     private func handle(_ call: DBusMethodCall) async {
@@ -167,6 +181,15 @@ final class DaemonState: Sendable {
             // The item of Read, Write and Delete: its service and key.
             var item: String { "\(arguments[0].string ?? "")/\(arguments[1].string ?? "")" }
             switch call.member {
+            case "Attest":
+                // The process the kernel named at the service's socket, if the bus reports the same uid and
+                // pid for this connection now: both are the process that connected to the bus.
+                guard let process = attestation?.take(arguments[0].bytes ?? [], uid: caller.uid, pid: Int32(bitPattern: caller.pid)) else {
+                    throw VaultError(.authenticationFailed, underlying: .message(
+                        "no such attestation for this connection's process (a token is good once, for 10 s, for the process that took it)"))
+                }
+                attested.withLock { $0[call.sender] = process }
+                call.reply(nil)
             case "Status":
                 call.reply(try requests.status(caller, scope: scopes(caller).session).argument)
             case "Authenticate":

@@ -12,12 +12,19 @@ import Foundation
 #endif
 import Glibc
 
-/// The caller of one request, as the bus vouches for it.
+/// The caller of one request, as the bus vouches for it, and the process the kernel named for its
+/// connection if it attested it (``PeerAttestation``).
 struct Caller: Sendable {
     /// Its unique connection name.
     let connection: String
     let uid: UInt32
+    /// The pid the bus reports: the process that connected, which may have exited and its number been
+    /// given to another since. Only for what the audit and the prompts show, never for a decision.
     let pid: UInt32
+    let process: AttestedProcess?
+
+    /// The process to name and to ask polkit about: the attested one while it runs, else the bus's pid.
+    var processID: UInt32 { process?.pid.map { UInt32(bitPattern: $0) } ?? pid }
 }
 
 /// What the vault service does for each method of its interface, for the calling user only: its own
@@ -50,7 +57,7 @@ final class VaultServiceRequests: Sendable {
         guard let fingerprint = try? fingerprintAuthenticator(caller) else {
             var status = VaultServiceStatus(
                 biometry: "noFprintd", enrollment: nil, failedAttempts: 0, owner: owner, version: version, windows: windowList)
-            status.caller = AuditLog.describe(pid: caller.pid)
+            status.caller = AuditLog.describe(pid: caller.processID)
             return status
         }
         let probe = fingerprint.probe(claiming: false, enrollment: true)
@@ -64,7 +71,7 @@ final class VaultServiceRequests: Sendable {
         var status = VaultServiceStatus(
             biometry: biometry, enrollment: probe.enrollment, failedAttempts: failures, owner: owner, version: version,
             windows: windowList)
-        status.caller = AuditLog.describe(pid: caller.pid)
+        status.caller = AuditLog.describe(pid: caller.processID)
         return status
     }
 
@@ -84,6 +91,7 @@ final class VaultServiceRequests: Sendable {
         _ caller: Caller, policy: String, reason: String, service: String, windowSeconds: Int, windowScope: String,
         scopes: ServiceWindows.CallerScopes
     ) async throws -> (token: [UInt8], enrollment: EnrollmentFingerprint?, how: String) {
+        try Self.refuseExited(caller)
         guard let policy = ProtectionPolicy(rawValue: policy) else {
             throw VaultError(.invalidVault, underlying: .message("unknown protection policy"))
         }
@@ -178,6 +186,7 @@ final class VaultServiceRequests: Sendable {
     }
 
     func authenticateOwner(_ caller: Caller, reason: String) async throws {
+        try Self.refuseExited(caller)
         try await fingerprintAuthenticator(caller).authenticateOwner(prompt: PromptText(reason: reason))
     }
 
@@ -300,17 +309,25 @@ final class VaultServiceRequests: Sendable {
             owner: owner, stateDirectory: URL(fileURLWithPath: stateDirectory + "/lockout", isDirectory: true), user: user)
     }
 
-    /// The caller's process as polkit's subject: the pid the bus reported, if that process is still the
-    /// caller's (same uid), with its start time, so that polkit asks that process's agent for that uid's
+    /// The caller's process as polkit's subject: the attested process, or the pid the bus reported, if
+    /// that process is still the caller's (same uid), with its start time, so that polkit asks that process's agent for that uid's
     /// password and a pid reused since by another process is not the same subject.
     static func polkitSubject(_ caller: Caller) throws(VaultError) -> PolkitSubject {
         var status = stat()
-        guard stat("/proc/\(caller.pid)", &status) == 0, status.st_uid == caller.uid,
-            let startTime = PolkitAuthority.processStartTime(of: "\(caller.pid)")
+        let pid = caller.processID
+        guard stat("/proc/\(pid)", &status) == 0, status.st_uid == caller.uid,
+            let startTime = PolkitAuthority.processStartTime(of: "\(pid)")
         else {
             throw VaultError(.interactionNotAllowed, underlying: .message("the calling process is gone"))
         }
-        return .process(pid: caller.pid, startTime: startTime, uid: caller.uid, program: AuditLog.describe(pid: caller.pid))
+        return .process(pid: pid, startTime: startTime, uid: caller.uid, program: AuditLog.describe(pid: caller.processID))
+    }
+
+    /// A connection whose attesting process has exited is not answered: another process holds it now.
+    static func refuseExited(_ caller: Caller) throws(VaultError) {
+        if let process = caller.process, !process.isAlive {
+            throw VaultError(.interactionNotAllowed, underlying: .message("the process that attested this connection has exited"))
+        }
     }
 
     static func userName(_ uid: UInt32) -> String? {

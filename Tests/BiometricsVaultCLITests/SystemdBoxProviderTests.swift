@@ -29,6 +29,11 @@ extension SystemdBoxTests {
                     ln -sf /usr/share/biometrics-vault/dbus-1/org.freedesktop.secrets.service ~/.local/share/dbus-1/services/ && \
                     \(window ? "echo 'unlock-window = 5m' > ~/.config/biometrics-vault/config" : "rm -f ~/.config/biometrics-vault/config")
                     """)
+                // The session bus of an earlier test's login may still run: it sees a new activation file
+                // when it gets to the directory's inotify event, and gnome-keyring's file until then. A
+                // reload reads it now.
+                try await shell.run(
+                    "dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.ReloadConfig >/dev/null")
                 try await body(shell)
             } cleanup: {
                 _ = try? await shell.run("systemctl --user stop \(Self.unit); rm -f ~/.local/share/dbus-1/services/org.freedesktop.secrets.service ~/.config/biometrics-vault/config")
@@ -61,16 +66,17 @@ extension SystemdBoxTests {
             }
         }
 
-        /// With unlock windows set, a protected item stored and read on one terminal asks once; the
-        /// session's `Lock` (`loginctl lock-session`) closes the provider's window, and the next read asks
-        /// again.
+        /// With unlock windows set, a protected item read on one terminal asks once; the session's `Lock`
+        /// (`loginctl lock-session`) closes the provider's window, and the next read asks again.
         @Test func theSessionsLockClosesTheProvidersWindows() async throws {
             try await box.enrollOnly(box.user, finger: SystemdBox.finger)
             try await withProviderChosen(window: true) { shell in
-                // Storing the protected item asks, and opens the window for this terminal.
+                // Storing the protected item starts the provider and asks; that client's connection is
+                // older than the provider, so it opens no window (Docs/SecretServiceProvider.md).
                 #expect(try await shell.run(
                     "printf %s behind-the-provider | secret-tool store --label 'Box protected' biometrics-vault:policy biometryAny service bv-box-window"))
                 let lookup = "echo \"read=$(secret-tool lookup service bv-box-window).\""
+                #expect(try await shell.run(lookup), "the client that started the provider opened a window")
                 #expect(try await !shell.run(lookup), "a read inside the provider's window was asked")
                 try await box.run(["loginctl", "lock-session", shell.id])
                 var asked = false

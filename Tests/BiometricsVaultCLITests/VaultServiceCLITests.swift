@@ -168,12 +168,13 @@ final class VaultServiceCLITests {
             #expect(status.stdout.contains(#""state":"locked""#), "\(status.stdout)\(status.stderr)")
             #expect(status.stdout.contains(#""store":"service""#), "\(status.stdout)")
 
-            // The read asks the service for its status once, however many questions the vault asks of it.
+            // The read asks the service for its status once, however many questions the vault asks of it;
+            // the calls that depend on the calling process are attested first.
             var shown: (status: Int32, text: String) = (-1, "")
             let calls = try await serviceCalls { shown = try await scanned(["show", "fp", "--field", "token"], as: user, finger: Self.finger) }
             #expect(shown.status == 0, "\(shown.text)")
             #expect(shown.text.contains("behind-the-service"))
-            #expect(calls == ["Read", "Status", "Authenticate", "Read"], "\(calls)")
+            #expect(calls == ["Read", "Attest", "Status", "Attest", "Authenticate", "Read"], "\(calls)")
 
             let wrong = try await scanned(["show", "fp"], as: user, finger: "not-enrolled-anywhere")
             #expect(wrong.status == 4, "\(wrong.text)")
@@ -439,6 +440,8 @@ final class VaultServiceCLITests {
                 vault = DBusAddress("/io/github/biometricsvault/Vault1", bus_name="io.github.biometricsvault.Vault1",
                                     interface="io.github.biometricsvault.Vault1")
                 bus = open_dbus_connection(bus="SYSTEM")
+                \(Self.attestPython)
+                attest(bus)
                 reply = bus.send_and_get_reply(new_method_call(vault, "Authenticate", "sssus",
                                                                ("biometryCurrentSet", "x", "biometrics-vault", 0, "terminal")))
                 token = reply.body[0]

@@ -115,6 +115,26 @@ extension VaultServiceCLITests {
 
 #if os(Linux)
 extension VaultServiceCLITests {
+    /// Python (jeepney): `attest(bus)` tells the service that `bus` is this process's connection, as the
+    /// CLI and the library do before the calls that depend on the calling process (Docs/VaultService.md,
+    /// "who asks"); without it a connection joins and opens no window.
+    static let attestPython = #"""
+        import socket
+        import jeepney
+        def attest(bus):
+            driver = jeepney.DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus", interface="org.freedesktop.DBus")
+            bus.send_and_get_reply(jeepney.new_method_call(driver, "StartServiceByName", "su", ("io.github.biometricsvault.Vault1", 0)))
+            peer = socket.socket(socket.AF_UNIX)
+            peer.connect("/run/biometrics-vault/peer.socket")
+            token = b""
+            while len(token) < 32:
+                token += peer.recv(32 - len(token))
+            service = jeepney.DBusAddress("/io/github/biometricsvault/Vault1", bus_name="io.github.biometricsvault.Vault1",
+                                          interface="io.github.biometricsvault.Vault1")
+            reply = bus.send_and_get_reply(jeepney.new_method_call(service, "Attest", "ay", (token,)))
+            assert reply.header.message_type == jeepney.MessageType.method_return, reply.body
+        """#
+
     /// A program on a terminal (python's jeepney, one system-bus connection) asks the service itself for
     /// `biometryAny` grants with a window.
     static let windowClient = #"""
@@ -124,6 +144,8 @@ extension VaultServiceCLITests {
         bus = open_dbus_connection(bus="SYSTEM")
         vault = DBusAddress("/io/github/biometricsvault/Vault1", bus_name="io.github.biometricsvault.Vault1",
                             interface="io.github.biometricsvault.Vault1")
+        \#(attestPython)
+        attest(bus)
         def authenticate(step):
             reply = bus.send_and_get_reply(new_method_call(vault, "Authenticate", "sssus",
                 ("biometryAny", "window check", "biometrics-vault", 300, "terminal")), timeout=120)

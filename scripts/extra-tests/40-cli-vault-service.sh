@@ -34,8 +34,12 @@ for name in aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger aSameUs
     aProtectedSecretServiceItemIsReleasedToEachProgramOnlyAfterItsOwnFinger \
     aSecretServicePromptDismissedOrLeftAndAnItemDeletedWhileReadEndCleanly aSessionRecreatedOnTheWindowsTerminalWithItsLeadersPidIsAsked \
     anEnrollmentChangeClosesTheServicesWindow aWindowOfTheProviderServesItsTerminalSessionOnly \
-    theServiceExitsWhenIdleAndLeavesNothingBehind; do
+    theServiceExitsWhenIdleAndLeavesNothingBehind aClientKeptPastItsProcessJoinsNoProviderWindowByPidReuse; do
     grep -q "$name() passed" "$LOG" || { echo "the vault service test $name did not run"; exit 1; }
+done
+for name in 'aConnectionKeptPastItsProcessJoinsNoWindowByPidReuse(parentAttests:)'; do
+    grep -qF "$name with " "$LOG" && grep -F "$name with " "$LOG" | grep -q "test cases passed" \
+        || { echo "the vault service test $name did not run"; exit 1; }
 done
 
 # The Secret Service provider against clients and suites no one here wrote, and the Secret Service store's

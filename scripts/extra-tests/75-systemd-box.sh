@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 : "${BV_TEST_USER:?BV_TEST_USER is not set: run scripts/setup/30-fprintd-polkit.sh first}"
 BOX=(bash scripts/lib/systemd-box.sh)
 LOG=$(mktemp)
-# The sensor's socket where both sides reach it: the host's /tmp is /run/host-tmp in the box.
+# The sensor's socket and the package where both sides reach them: the host's /tmp is /run/host-tmp in the box.
 SENSOR=$(mktemp -d /tmp/bv-box-sensor.XXXXXX)
 chmod 777 "$SENSOR"
 finish() {
@@ -32,6 +32,10 @@ trap finish EXIT
 # The release build 70-deb.sh (and CI's background build) made: packaging it again takes seconds.
 DEB=$(bash scripts/package-deb.sh 2>/dev/null | tail -n 1)
 [ -f "$DEB" ] || { echo "scripts/package-deb.sh made no .deb"; exit 1; }
+# The box sees no other host directory under /tmp or /var/tmp (a checkout may be there): the package goes
+# next to the sensor, and DEB is its path inside.
+cp "$DEB" "$SENSOR/"
+DEB=/run/host-tmp/${SENSOR#/tmp/}/$(basename "$DEB")
 "${BOX[@]}" start >/dev/null
 # A container image's /usr/sbin/policy-rc.d (exit 101: "start and stop nothing") would keep the
 # maintainer scripts from stopping the service, as on no desktop: inside the box it says yes.

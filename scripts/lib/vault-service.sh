@@ -34,6 +34,7 @@ vault_service_install() {
     vault_service_stop   # a service or swtpm an earlier run left, and its items: each run starts empty
     rm -rf /var/lib/biometrics-vault "$VAULT_SERVICE_TPM"
     install -d -m 700 -o biometrics-vault -g biometrics-vault /var/lib/biometrics-vault
+    install -d -m 755 -o biometrics-vault -g biometrics-vault /run/biometrics-vault
     local tcti=""
     if command -v swtpm >/dev/null; then
         install -d -m 700 -o biometrics-vault -g biometrics-vault "$VAULT_SERVICE_TPM" "$VAULT_SERVICE_TPM/state"
@@ -110,7 +111,7 @@ vault_service_remove_leftover() {
 vault_service_uninstall() {
     vault_service_stop
     rm -f "${VAULT_SERVICE_FILES[@]}"
-    rm -rf /var/lib/biometrics-vault "$VAULT_SERVICE_TPM"
+    rm -rf /var/lib/biometrics-vault /run/biometrics-vault "$VAULT_SERVICE_TPM"
     # Without a running system bus there is nothing to reload: the next one reads the files as they are.
     vault_service_reload_bus 2>/dev/null || [ ! -S /run/dbus/system_bus_socket ] || ! pgrep -x dbus-daemon >/dev/null \
         || vault_service_reload_bus
