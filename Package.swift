@@ -218,6 +218,15 @@ var targets: [Target] = [
         ],
         swiftSettings: strictSettings
     ),
+    // The daemon's parts in-process, without a bus.
+    .testTarget(
+        name: "BiometricsVaultServiceDaemonTests",
+        dependencies: [
+            "BiometricsVaultCore", "BiometricsVaultJSON",
+            .target(name: "BiometricsVaultServiceDaemon", condition: linux),
+        ],
+        swiftSettings: strictSettings
+    ),
 
     // The Secret Service provider (`biometrics-vault secret-service`): the spec's API on the session bus,
     // its items in the vault service. In no product.

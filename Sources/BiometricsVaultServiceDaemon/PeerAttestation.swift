@@ -48,7 +48,8 @@ final class AttestedProcess: Sendable {
 /// older one is dropped first), so connecting in a loop holds no more than that many pidfds.
 final class PeerAttestation: Sendable {
     static let tokenLifetime: Duration = .seconds(10)
-    static let pendingPerUser = 16
+    /// Enough for a user's parallel commands (a build's credential helpers); each holds a pidfd.
+    static let pendingPerUser = 256
 
     private struct Pending: Sendable {
         let process: AttestedProcess

@@ -61,6 +61,13 @@ package enum VaultServiceDaemon {
                 "the state directory \(stateDirectory) must exist, be owned by the service's user and closed to others (0700)"))
         }
         let state = DaemonState(requests: VaultServiceRequests(stateDirectory: stateDirectory, tpm: tpm))
+        // Each unused attestation token holds a pidfd (256 a user): the soft limit of open files (1024
+        // under systemd) goes up to the hard one.
+        var files = rlimit()
+        if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
+            files.rlim_cur = min(files.rlim_max, 65_536)
+            _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files)
+        }
         // Without its socket no caller can attest, and no window is used or opened.
         do {
             state.attestation = try PeerAttestation(path: VaultServiceInterface.attestationSocket)
@@ -109,6 +116,8 @@ final class DaemonState: Sendable {
     private let attested = LockedValue<[String: AttestedProcess]>([:])
     private let serverBox = LockedValue<DBusServer?>(nil)
     private let attestationBox = LockedValue<PeerAttestation?>(nil)
+    /// The users whose `Audit` call is running.
+    private let auditing = LockedValue<Set<UInt32>>([])
 
     init(requests: VaultServiceRequests) { self.requests = requests }
 
@@ -209,8 +218,17 @@ final class DaemonState: Sendable {
             case "Lock":
                 call.reply(.tuple([.uint32(UInt32(clamping: requests.lock(caller)))]))
             case "Audit":
+                // One at a time per user, on a thread of its own: reading a user's log takes no thread
+                // the other calls are served on.
                 let since = Int64(clamping: arguments[0].uint64 ?? 0)
-                call.reply(.tuple([.strings(requests.audit.entries(uid: caller.uid, since: since))]))
+                let uid = caller.uid
+                guard auditing.withLock({ $0.insert(uid).inserted }) else {
+                    throw VaultError(.storeUnavailable, underlying: .message("another Audit call of this user is running"))
+                }
+                defer { auditing.withLock { _ = $0.remove(uid) } }
+                let audit = requests.audit
+                let entries = try await DedicatedThread.run(name: "vault-audit") { () throws(VaultError) in audit.entries(uid: uid, since: since) }
+                call.reply(.tuple([.strings(entries)]))
             case "CancelAuthentication":
                 // Every call of this connection in progress: the prompts it started (and this call, which
                 // has nothing left to cancel).
