@@ -34,7 +34,8 @@ for name in aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger aSameUs
     aProtectedSecretServiceItemIsReleasedToEachProgramOnlyAfterItsOwnFinger \
     aSecretServicePromptDismissedOrLeftAndAnItemDeletedWhileReadEndCleanly aSessionRecreatedOnTheWindowsTerminalWithItsLeadersPidIsAsked \
     anEnrollmentChangeClosesTheServicesWindow aWindowOfTheProviderServesItsTerminalSessionOnly \
-    theServiceExitsWhenIdleAndLeavesNothingBehind aClientKeptPastItsProcessJoinsNoProviderWindowByPidReuse; do
+    theServiceExitsWhenIdleAndLeavesNothingBehind aClientKeptPastItsProcessJoinsNoProviderWindowByPidReuse \
+    refusedReadsOfAHugeKeyWriteBoundedEntriesAndKeepEarlierOnes anItemInTheStoreUsedBeforeIsNamedWithTheImportThatMovesIt; do
     grep -q "$name() passed" "$LOG" || { echo "the vault service test $name did not run"; exit 1; }
 done
 for name in 'aConnectionKeptPastItsProcessJoinsNoWindowByPidReuse(parentAttests:)'; do

@@ -67,7 +67,10 @@ for file in "${SHARED[@]}"; do
     if [ -e "$file" ]; then install -D -m 644 "$file" "$KEEP$file"; rm -f "$file"; fi
 done
 
-DEBIAN_FRONTEND=noninteractive dpkg -i "$DEB"
+DEBIAN_FRONTEND=noninteractive dpkg -i "$DEB" | tee "$WORK/install.log"
+# A first install says how to move the items kept before into the vault service.
+grep -q "biometrics-vault import --from-store secret-service" "$WORK/install.log" \
+    || { echo "the first install did not say how to move earlier items"; exit 1; }
 BIN=/usr/bin/$PACKAGE
 [ "$(command -v biometrics-vault)" = "$BIN" ] || { echo "biometrics-vault is not /usr/bin/biometrics-vault"; exit 1; }
 "$BIN" doctor

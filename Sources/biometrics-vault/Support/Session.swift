@@ -61,17 +61,38 @@ struct Session {
     /// The vault for `key` when something is stored; `notFound` (or `invalidated`) otherwise.
     func retrieveStored(_ key: String) throws -> Vault<JSONValue> {
         let vault = try retrieve(key)
-        if vault.kind == .empty { throw Self.nothingStored(vault) }
+        if vault.kind == .empty { throw nothingStored(vault) }
         return vault
     }
 
-    static func nothingStored(_ vault: Vault<JSONValue>) -> any Error {
+    func nothingStored(_ vault: Vault<JSONValue>) -> any Error {
         if vault.invalidation == .biometryChanged {
             return VaultError(
                 .biometryChanged,
                 underlying: .message("'\(vault.key)' was invalidated because the enrolled fingers changed; store it again"))
         }
-        return CLIFailure.notFound("nothing stored under '\(vault.key)'")
+        guard let elsewhere = storeHolding(vault.key) else { return CLIFailure.notFound("nothing stored under '\(vault.key)'") }
+        return CLIFailure.notFound(
+            "nothing stored under '\(vault.key)' in the vault service, which `auto` picks since it was installed; "
+                + "the \(elsewhere.rawValue) store holds it: `biometrics-vault\(options.service == VaultConfiguration.defaultService ? "" : " --service \(options.service)") "
+                + "import --from-store \(elsewhere.rawValue)` moves the items of the service there into the vault service, each with its protection")
+    }
+
+    /// The store `auto` would pick without the vault service, or the file store, when `auto` picked the
+    /// vault service and that store holds `key` (its header is read, never its secret, and nothing
+    /// prompts); `nil` otherwise.
+    private func storeHolding(_ key: String) -> BiometricsVaultCommand.Import.SourceStore? {
+        guard options.store == .auto, selection.storeName == "service" else { return nil }
+        for source in BiometricsVaultCommand.Import.SourceStore.allCases.reversed() {
+            var sourceOptions = options
+            sourceOptions.store = source.option
+            let other = Session(options: sourceOptions, probesAvailability: false, announcesStore: false, allowsStorePrompts: false)
+            guard let id = try? SecretItemID(service: options.service, key: key),
+                (try? other.configuration.store.read(id, authorization: nil)) != nil
+            else { continue }
+            return source
+        }
+        return nil
     }
 }
 
