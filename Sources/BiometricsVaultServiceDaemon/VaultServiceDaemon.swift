@@ -60,7 +60,8 @@ package enum VaultServiceDaemon {
             throw VaultError(.storeUnavailable, underlying: .message(
                 "the state directory \(stateDirectory) must exist, be owned by the service's user and closed to others (0700)"))
         }
-        let state = DaemonState(requests: VaultServiceRequests(stateDirectory: stateDirectory, tpm: tpm))
+        let state = DaemonState(requests: VaultServiceRequests(
+            stateDirectory: stateDirectory, tpm: tpm, limits: ServiceLimits.load(log: log)))
         // Each unused attestation token holds a pidfd (256 a user): the soft limit of open files (1024
         // under systemd) goes up to the hard one.
         var files = rlimit()

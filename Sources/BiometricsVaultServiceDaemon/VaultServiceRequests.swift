@@ -42,10 +42,17 @@ final class VaultServiceRequests: Sendable {
     let audit: AuditLog
     private let stores = LockedValue<[UInt32: EncryptedFileStore]>([:])
     private let ownerReady = LockedValue(false)
+    let limits: ServiceLimits
+    /// The fingerprint reader's turns.
+    let reader = ReaderQueue()
+    /// Each user's, held while a write checks the limits and writes: two writes of a user never both take
+    /// the last place, and one user's count of a full store holds up no other user's write.
+    private let writing = LockedValue<[UInt32: LockedValue<Void>]>([:])
 
-    init(stateDirectory: String, tpm: TPMConfiguration = TPMConfiguration()) {
+    init(stateDirectory: String, tpm: TPMConfiguration = TPMConfiguration(), limits: ServiceLimits = ServiceLimits()) {
         self.stateDirectory = stateDirectory
         self.tpm = tpm
+        self.limits = limits
         audit = AuditLog(stateDirectory: stateDirectory)
     }
 
@@ -107,7 +114,12 @@ final class VaultServiceRequests: Sendable {
                 return (token, enrollment, "inside a window")
             }
         }
-        let authorization = try await fingerprintAuthenticator(caller).authenticate(for: policy, prompt: PromptText(reason: reason))
+        let authenticator = try fingerprintAuthenticator(caller)
+        let prompt = PromptText(reason: reason)
+        // The password alone (polkit's agent) needs no turn at the reader.
+        let authorization = policy == .devicePasscode
+            ? try await authenticator.authenticate(for: policy, prompt: prompt)
+            : try await reader.hold(uid: caller.uid) { try await authenticator.authenticate(for: policy, prompt: prompt) }
         // A userPresence prompt answered by a finger still reports the set that matched.
         let method: Grant.Method = authorization.enrollment.map { .fingerprint($0) } ?? .password
         var how = authorization.enrollment == nil ? "password" : "finger"
@@ -228,7 +240,16 @@ final class VaultServiceRequests: Sendable {
             try condition.check(current)
             if let current { try authorize(current) }
             do {
-                try store.write(item, for: id, if: current.map { .matching($0) } ?? .absent, authorization: nil)
+                let lock = writing.withLock { locks in
+                    if let lock = locks[caller.uid] { return lock }
+                    let lock = LockedValue(())
+                    locks[caller.uid] = lock
+                    return lock
+                }
+                try lock.withLock { _ in
+                    try limits.check(ServiceLimits.usage(of: usersDirectory + "/\(caller.uid)"), adding: current == nil, payload: payload.count)
+                    try store.write(item, for: id, if: current.map { .matching($0) } ?? .absent, authorization: nil)
+                }
                 return
             } catch let error as VaultError where [.invalidVault, .itemNotFound, .biometryChanged].contains(error.code) {
                 continue  // another writer changed the item between the check and the write

@@ -41,8 +41,9 @@ struct SystemdBox: Sendable {
 
     func remove() { sandbox.remove() }
 
-    /// The command line prefix that runs a program inside.
-    var inside: [String] { ["/usr/bin/nsenter", "-t", pid, "-m", "-p", "--"] }
+    /// The command line prefix that runs a program inside: without this process's `TMPDIR` (CI's is
+    /// under the host's `/tmp`, which the box replaces with its own; `mktemp` and `dpkg-deb` fail there).
+    var inside: [String] { ["/usr/bin/nsenter", "-t", pid, "-m", "-p", "--", "/usr/bin/env", "-u", "TMPDIR"] }
 
     /// The box's fprintd and its virtual sensor, whose socket the step put in the host's `/tmp`.
     var reader: VirtualReader {

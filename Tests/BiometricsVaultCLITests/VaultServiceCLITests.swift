@@ -83,13 +83,14 @@ final class VaultServiceCLITests {
         return try await (running.finish(), running.text)
     }
 
-    /// A protected item as `user`, stored with a finger.
-    func storeProtected(_ key: String, secret: String) async throws {
+    /// A protected item as `owner` (default: `user`), stored with its finger.
+    func storeProtected(_ key: String, secret: String, as owner: String? = nil, finger: String = finger) async throws {
+        let user = owner ?? user
         _ = try await run(["reset", key], as: user)
         let file = sandbox.root.appendingPathComponent("home-\(user)/\(key).json")
         try #"{"token":"\#(secret)"}"#.write(to: file, atomically: true, encoding: .utf8)
         _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, file.path])
-        let stored = try await scanned(["store", key, "--biometrics", "--from-file", file.path], as: user, finger: Self.finger)
+        let stored = try await scanned(["store", key, "--biometrics", "--from-file", file.path], as: user, finger: finger)
         #expect(stored.status == 0, "\(stored.text)")
         try FileManager.default.removeItem(at: file)
     }

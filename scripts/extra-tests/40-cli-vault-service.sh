@@ -35,7 +35,8 @@ for name in aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger aSameUs
     aSecretServicePromptDismissedOrLeftAndAnItemDeletedWhileReadEndCleanly aSessionRecreatedOnTheWindowsTerminalWithItsLeadersPidIsAsked \
     anEnrollmentChangeClosesTheServicesWindow aWindowOfTheProviderServesItsTerminalSessionOnly \
     theServiceExitsWhenIdleAndLeavesNothingBehind aClientKeptPastItsProcessJoinsNoProviderWindowByPidReuse \
-    refusedReadsOfAHugeKeyWriteBoundedEntriesAndKeepEarlierOnes anItemInTheStoreUsedBeforeIsNamedWithTheImportThatMovesIt; do
+    refusedReadsOfAHugeKeyWriteBoundedEntriesAndKeepEarlierOnes anItemInTheStoreUsedBeforeIsNamedWithTheImportThatMovesIt \
+    aUserAtTheItemLimitIsRefusedAWholeNewItemWhileAnotherUserStores twoUsersChecksTakeTurnsAtTheReader; do
     grep -q "$name() passed" "$LOG" || { echo "the vault service test $name did not run"; exit 1; }
 done
 for name in 'aConnectionKeptPastItsProcessJoinsNoWindowByPidReuse(parentAttests:)'; do

@@ -11,7 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 [ "$(id -u)" -eq 0 ] || { echo "75-systemd-box.sh needs root (it boots systemd and installs the package)"; exit 1; }
 : "${BV_TEST_USER:?BV_TEST_USER is not set: run scripts/setup/30-fprintd-polkit.sh first}"
-BOX=(bash scripts/lib/systemd-box.sh)
+# Without TMPDIR: test.sh's is under the host's /tmp, which the box replaces with its own.
+BOX=(env -u TMPDIR bash scripts/lib/systemd-box.sh)
 LOG=$(mktemp)
 # The sensor's socket and the package where both sides reach them: the host's /tmp is /run/host-tmp in the box.
 SENSOR=$(mktemp -d /tmp/bv-box-sensor.XXXXXX)
