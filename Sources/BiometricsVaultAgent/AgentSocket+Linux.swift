@@ -77,21 +77,22 @@ package enum AgentSocket {
 
     /// A non-blocking listening socket at `path` with `mode` (the agent's: 0600), replacing a stale socket
     /// file; the caller makes sure no live listener is there (the agent holds its lock).
+    ///
+    /// The socket is made with the process's umask, then given `mode`: the directory keeps others out
+    /// meanwhile (the agent's is 0700; the service's umask is 0077). Setting the umask around `bind`
+    /// instead would change it for every thread of the process, and for the children they start then.
     package static func listen(at path: String, mode: mode_t = 0o600) throws(VaultError) -> Int32 {
         unlink(path)
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw VaultError(.storeUnavailable, underlying: .errno(errno)) }
         var address = try Self.address(path)
-        // The umask gives the socket its mode from its creation: there is no moment when it is more open.
-        let previous = umask(~mode & 0o777)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        let bindError = errno
-        umask(previous)
-        guard bound == 0, Glibc.listen(descriptor, 64) == 0 else {
+        guard bound == 0, chmod(path, mode) == 0, Glibc.listen(descriptor, 64) == 0 else {
+            let failure = errno
             close(descriptor)
-            throw VaultError(.storeUnavailable, underlying: .file(operation: "listen on", path: path, errno: bound == 0 ? errno : bindError))
+            throw VaultError(.storeUnavailable, underlying: .file(operation: "listen on", path: path, errno: failure))
         }
         return descriptor
     }

@@ -44,9 +44,12 @@ final class AuditLog: Sendable {
 
     private let refusals = LockedValue<[UInt32: Refusals]>([:])
     private let lock = LockedValue(())
+    /// Whether each entry also goes to stderr (the journal).
+    private let journals: Bool
 
-    init(stateDirectory: String) {
+    init(stateDirectory: String, journals: Bool = true) {
         directory = stateDirectory + "/audit"
+        self.journals = journals
     }
 
     /// Appends one entry for `caller`; a log that cannot be written is said on stderr, and the request
@@ -120,7 +123,7 @@ final class AuditLog: Sendable {
         Self.bounded(result, as: "result", into: &fields)
         if let item { Self.bounded(item, as: "item", into: &fields) }
         lines.append(Self.line(uid: uid, fields))
-        for line in lines {
+        for line in lines where journals {
             let journal = Array("audit: \(line)\n".utf8)
             _ = journal.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
         }

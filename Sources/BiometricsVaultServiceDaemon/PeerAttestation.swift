@@ -95,7 +95,12 @@ final class PeerAttestation: Sendable {
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
-                if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { continue }
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                // Out of descriptors: a moment for some to be closed, rather than a busy loop.
+                if errno == EMFILE || errno == ENFILE {
+                    usleep(50_000)
+                    continue
+                }
                 close(listener)
                 return
             }

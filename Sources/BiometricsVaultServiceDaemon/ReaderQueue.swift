@@ -23,8 +23,8 @@ final class ReaderQueue: Sendable {
     private struct State {
         var holder: UInt32?
         var waiting: [Waiting] = []
-        /// Checks given a number and not yet granted or given up.
-        var pending: Set<Int> = []
+        /// Checks given a number and not yet granted or given up, and their users.
+        var pending: [Int: UInt32] = [:]
         /// Those of them given up before they were queued.
         var abandoned: Set<Int> = []
         var next = 0
@@ -52,9 +52,9 @@ final class ReaderQueue: Sendable {
                 state.holder = uid
                 return .now
             }
-            guard state.waiting.filter({ $0.uid == uid }).count < Self.waitingPerUser else { return .refused }
+            guard state.pending.values.filter({ $0 == uid }).count < Self.waitingPerUser else { return .refused }
             state.next += 1
-            state.pending.insert(state.next)
+            state.pending[state.next] = uid
             return .wait(state.next)
         }
         let id: Int
@@ -89,10 +89,13 @@ final class ReaderQueue: Sendable {
         }
     }
 
+    /// How many checks wait.
+    var waitingCount: Int { state.withLock { $0.pending.count } }
+
     /// Takes check `id` out of the queue (it waited too long, or its caller left); its wait ends.
     private func giveUp(_ id: Int) {
         let removed = state.withLock { state -> Waiting? in
-            guard state.pending.remove(id) != nil else { return nil }  // granted already
+            guard state.pending.removeValue(forKey: id) != nil else { return nil }  // granted already
             if let index = state.waiting.firstIndex(where: { $0.id == id }) { return state.waiting.remove(at: index) }
             state.abandoned.insert(id)
             return nil
@@ -110,7 +113,7 @@ final class ReaderQueue: Sendable {
                 return nil
             }
             let next = state.waiting.remove(at: index)
-            state.pending.remove(next.id)
+            state.pending[next.id] = nil
             state.holder = next.uid
             return next
         }

@@ -7,7 +7,7 @@ import Testing
 
 /// The audit log a caller fills but cannot erase unseen: bounded entries, rotations with a marker,
 /// refusals counted past their rate, replies of bounded size.
-@Suite struct AuditLogTests {
+@Suite final class AuditLogTests {
     let directory: URL
     let log: AuditLog
     let caller = Caller(connection: ":1.1", uid: 4242, pid: UInt32(getpid()), process: nil)
@@ -15,8 +15,10 @@ import Testing
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("bv-audit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        log = AuditLog(stateDirectory: directory.path)
+        log = AuditLog(stateDirectory: directory.path, journals: false)
     }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
 
     /// The files of the test user's log, newest last, as lines.
     func files() -> [(name: String, lines: [Substring], size: Int)] {

@@ -34,7 +34,13 @@ import Testing
 
     /// Waits until `journal` has `count` entries.
     func settle(_ journal: Journal, _ count: Int) async throws {
-        for _ in 0..<400 where journal.all.count < count { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<2000 where journal.all.count < count { try await Task.sleep(for: .milliseconds(5)) }
+    }
+
+    /// Waits until `count` checks wait in `queue`.
+    func queued(_ queue: ReaderQueue, _ count: Int) async throws {
+        for _ in 0..<2000 where queue.waitingCount < count { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(queue.waitingCount == count)
     }
 
     @Test func aSecondUsersCheckWaitsForTheReaderInsteadOfFailing() async throws {
@@ -44,7 +50,7 @@ import Testing
         let a = check(queue, uid: 1, "a", journal, gate: first)
         try await settle(journal, 1)
         let b = check(queue, uid: 2, "b", journal, gate: second)
-        try await Task.sleep(for: .milliseconds(50))
+        try await queued(queue, 1)
         #expect(journal.all == ["a holds"])
         first.open()
         try await a.value
@@ -63,9 +69,9 @@ import Testing
         let a1 = check(queue, uid: 1, "a1", journal, gate: gates[0])
         try await settle(journal, 1)
         let a2 = check(queue, uid: 1, "a2", journal, gate: gates[1])
-        try await Task.sleep(for: .milliseconds(30))
+        try await queued(queue, 1)
         let b1 = check(queue, uid: 2, "b1", journal, gate: gates[2])
-        try await Task.sleep(for: .milliseconds(30))
+        try await queued(queue, 2)
         for gate in gates { gate.open() }
         for task in [a1, a2, b1] { try await task.value }
         #expect(journal.all.filter { $0.hasSuffix("holds") } == ["a1 holds", "b1 holds", "a2 holds"])
@@ -78,7 +84,7 @@ import Testing
         let holder = check(queue, uid: 1, "holder", journal, gate: gate)
         try await settle(journal, 1)
         let waiting = (0..<ReaderQueue.waitingPerUser).map { check(queue, uid: 1, "w\($0)", journal, gate: gate) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await queued(queue, ReaderQueue.waitingPerUser)
         let refused = check(queue, uid: 1, "refused", journal, gate: gate)
         await #expect(throws: VaultError.self) { try await refused.value }
         gate.open()
@@ -97,7 +103,7 @@ import Testing
         let error = await #expect(throws: VaultError.self) { try await timedOut.value }
         #expect(error?.code == .biometryNotAvailable)
         let cancelled = check(queue, uid: 3, "cancelled", journal, gate: later)
-        try await Task.sleep(for: .milliseconds(20))
+        try await queued(queue, 1)
         cancelled.cancel()
         await #expect(throws: (any Error).self) { try await cancelled.value }
         let next = check(queue, uid: 4, "next", journal, gate: later)

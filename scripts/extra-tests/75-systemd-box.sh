@@ -17,6 +17,14 @@ LOG=$(mktemp)
 # The sensor's socket and the package where both sides reach them: the host's /tmp is /run/host-tmp in the box.
 SENSOR=$(mktemp -d /tmp/bv-box-sensor.XXXXXX)
 chmod 777 "$SENSOR"
+# The package's PAM service and polkit action are also what the CI setup installed for the host's tests,
+# at the same paths (the box shares /etc and /usr): set aside before the package comes and goes, then
+# put back, and the host's system bus told to read its configuration again, before the next step.
+KEEP=$(mktemp -d)
+SHARED=(/etc/pam.d/biometrics-vault /usr/share/polkit-1/actions/io.github.biometricsvault.policy)
+for file in "${SHARED[@]}"; do
+    if [ -e "$file" ]; then install -D -m 644 "$file" "$KEEP$file"; rm -f "$file"; fi
+done
 finish() {
     if "${BOX[@]}" status | grep -q '^pid'; then
         "${BOX[@]}" run sh -c 'dpkg -s biometrics-vault >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive dpkg -P biometrics-vault >/dev/null' || true
@@ -26,7 +34,12 @@ finish() {
     fi
     "${BOX[@]}" stop
     dpkg -s biometrics-vault >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive dpkg -P biometrics-vault >/dev/null
-    rm -rf "$SENSOR" "$LOG"
+    for file in "${SHARED[@]}"; do
+        [ -e "$KEEP$file" ] && install -D -m 644 "$KEEP$file" "$file"
+    done
+    [ -S /run/dbus/system_bus_socket ] && dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+        org.freedesktop.DBus.ReloadConfig >/dev/null 2>&1
+    rm -rf "$SENSOR" "$LOG" "$KEEP"
 }
 trap finish EXIT
 
