@@ -59,6 +59,15 @@ extension VaultServiceCLITests {
         })
     }
 
+    /// ``providerBus(for:)`` with `unlock-window = 5m` in the user's config file, which the activated
+    /// provider reads.
+    func providerBusWithWindows(for user: String) async throws -> (address: String, log: URL, stop: @Sendable () async -> Void) {
+        let config = sandbox.root.appendingPathComponent("home-\(user)/.config/biometrics-vault")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "unlock-window = 5m\n".write(to: config.appendingPathComponent("config"), atomically: true, encoding: .utf8)
+        return try await providerBus(for: user)
+    }
+
     /// Runs `arguments` as `user` on the session bus at `bus`.
     func onBus(_ bus: String, _ arguments: [String], as user: String, executable: String, stdin: String? = nil) async throws -> CLIResult {
         try await run(["DBUS_SESSION_BUS_ADDRESS=\(bus)", executable] + arguments, as: user, stdin: stdin, executable: "/usr/bin/env")
@@ -296,11 +305,7 @@ extension VaultServiceCLITests {
     func aWindowOfTheProviderServesItsTerminalSessionOnly() async throws {
         try await prepareHomes()
         try await enrollOnly(user, finger: Self.finger)
-        let home = sandbox.root.appendingPathComponent("home-\(user)")
-        let config = home.appendingPathComponent(".config/biometrics-vault")
-        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try "unlock-window = 5m\n".write(to: config.appendingPathComponent("config"), atomically: true, encoding: .utf8)
-        let bus = try await providerBus(for: user)
+        let bus = try await providerBusWithWindows(for: user)
         try await withCleanup { () async throws -> Void in
             let secret = "inside-the-providers-window"
             let store = try await sessionOnBus(

@@ -61,11 +61,7 @@ extension VaultServiceCLITests {
     func aClientKeptPastItsProcessJoinsNoProviderWindowByPidReuse() async throws {
         try await prepareHomes()
         try await enrollOnly(user, finger: Self.finger)
-        let home = sandbox.root.appendingPathComponent("home-\(user)")
-        let config = home.appendingPathComponent(".config/biometrics-vault")
-        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try "unlock-window = 5m\n".write(to: config.appendingPathComponent("config"), atomically: true, encoding: .utf8)
-        let bus = try await providerBus(for: user)
+        let bus = try await providerBusWithWindows(for: user)
         try await withCleanup { () async throws -> Void in
             let store = try await sessionOnBus(
                 bus.address, ["-c", "printf %s by-reuse | secret-tool store --label Reuse biometrics-vault:policy biometryAny service bv-reuse"],
