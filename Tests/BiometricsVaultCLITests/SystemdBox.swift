@@ -81,6 +81,17 @@ struct SystemdBox: Sendable {
         return try await (running.finish(), running.text)
     }
 
+    /// Stores `secret` as the protected item `key` of the test user (from a file only the user reads,
+    /// never from argv), answering the prompt with the enrolled finger.
+    func storeProtected(_ key: String, secret: String) async throws {
+        try await run(as: user, "\(Self.cli) reset \(key)")
+        let stored = try await scanned(
+            as: user,
+            "umask 077; printf '%s' '{\"token\":\"\(secret)\"}' > ~/\(key).json; \(Self.cli) store \(key) --biometrics --from-file ~/\(key).json; s=$?; rm -f ~/\(key).json; exit $s",
+            finger: Self.finger)
+        #expect(stored.status == 0, "\(stored.text)")
+    }
+
     /// A property of a unit, as systemd shows it.
     func property(_ name: String, of unit: String = Self.unit) async throws -> String {
         try await run(["systemctl", "show", unit, "-p", name, "--value"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -17,16 +17,6 @@ extension SystemdBoxTests {
 
         deinit { box.remove() }
 
-        /// Stores a protected item as the user, with a finger.
-        func storeProtected(_ key: String, secret: String) async throws {
-            try await box.run(as: box.user, "\(SystemdBox.cli) reset \(key)")
-            let stored = try await box.scanned(
-                as: box.user,
-                "umask 077; printf '%s' '{\"token\":\"\(secret)\"}' > ~/\(key).json; \(SystemdBox.cli) store \(key) --biometrics --from-file ~/\(key).json; s=$?; rm -f ~/\(key).json; exit $s",
-                finger: SystemdBox.finger)
-            #expect(stored.status == 0, "\(stored.text)")
-        }
-
         @Test func plainAndProtectedItemsAreKeptAndAWrongFingerGetsNothing() async throws {
             try await box.enrollOnly(box.user, finger: SystemdBox.finger)
             try await withCleanup { () async throws -> Void in
@@ -35,7 +25,7 @@ extension SystemdBoxTests {
                 let plain = try await box.run(as: box.user, "\(SystemdBox.cli) show box-plain --field t")
                 #expect(plain.stdout == "plain-in-the-box\n", "\(plain.stdout)\(plain.stderr)")
 
-                try await storeProtected("box-protected", secret: "behind-the-unit")
+                try await box.storeProtected("box-protected", secret: "behind-the-unit")
                 let status = try await box.run(as: box.user, "\(SystemdBox.cli) status box-protected --json")
                 #expect(status.stdout.contains(#""state":"locked""#) && status.stdout.contains(#""store":"service""#), "\(status.stdout)\(status.stderr)")
                 // Without a terminal and without a finger: the header only.
@@ -60,7 +50,7 @@ extension SystemdBoxTests {
         @Test func theLockoutEndsWithThePasswordThroughPolkit() async throws {
             try await box.enrollOnly(box.user, finger: SystemdBox.finger)
             try await withCleanup { () async throws -> Void in
-                try await storeProtected("box-lockout", secret: "after-the-lockout")
+                try await box.storeProtected("box-lockout", secret: "after-the-lockout")
                 // The fifth without a controlling terminal, where the CLI cannot ask for the password at once.
                 for attempt in 1...5 {
                     let wrong = try await box.scanned(

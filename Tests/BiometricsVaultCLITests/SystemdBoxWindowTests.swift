@@ -71,12 +71,7 @@ extension SystemdBoxTests {
         func withProtectedItem(_ body: () async throws -> Void) async throws {
             try await box.enrollOnly(box.user, finger: SystemdBox.finger)
             try await withCleanup { () async throws -> Void in
-                try await box.run(as: box.user, "\(SystemdBox.cli) reset \(Self.key)")
-                let stored = try await box.scanned(
-                    as: box.user,
-                    "printf '%s' '{\"token\":\"\(Self.secret)\"}' | \(SystemdBox.cli) store \(Self.key) --biometrics",
-                    finger: SystemdBox.finger)
-                #expect(stored.status == 0, "\(stored.text)")
+                try await box.storeProtected(Self.key, secret: Self.secret)
                 try await body()
             } cleanup: {
                 _ = try? await box.run(as: box.user, "\(SystemdBox.cli) lock; \(SystemdBox.cli) reset \(Self.key)")
