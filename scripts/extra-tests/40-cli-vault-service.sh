@@ -20,9 +20,10 @@ tpm=0
 [ -z "$tcti" ] || tpm=1
 echo "the vault service's TPM: ${tcti:-none}"
 [ "$tpm" = 1 ] || [ "${BV_REQUIRE_DAEMONS:-0}" != 1 ] || { echo "the vault service has no swtpm (scripts/setup/40-swtpm.sh installs it)"; exit 1; }
-# On a failure: every issue recorded (the tail alone shows the last test's), then the tail.
+# On a failure: every issue recorded, with the lines that follow it (a terminal's whole text: what the
+# commands on it printed), then the tail.
 BV_VAULT_SERVICE=1 BV_VAULT_SERVICE_TPM=$tpm swift test --skip-build --filter 'BiometricsVaultCLITests.VaultServiceCLITests' \
-    > "$LOG" 2>&1 || { grep '✘' "$LOG" | cut -c1-1500 | head -n 80; tail -n 60 "$LOG"; exit 1; }
+    > "$LOG" 2>&1 || { grep -A 80 '✘ Test .* recorded an issue' "$LOG" | cut -c1-400 | head -n 600; tail -n 60 "$LOG"; exit 1; }
 tail -n 30 "$LOG"
 # The suite runs only with BV_VAULT_SERVICE: make sure each of its tests ran rather than skipped.
 for name in aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger aSameUserProgramWithoutAFingerGetsNothing \
