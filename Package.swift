@@ -223,6 +223,8 @@ var targets: [Target] = [
         name: "BiometricsVaultServiceDaemonTests",
         dependencies: [
             "BiometricsVaultCore", "BiometricsVaultJSON",
+            .target(name: "BiometricsVaultDBus", condition: linux),
+            .target(name: "BiometricsVaultService", condition: linux),
             .target(name: "BiometricsVaultServiceDaemon", condition: linux),
         ],
         swiftSettings: strictSettings
@@ -390,6 +392,13 @@ var targets: [Target] = [
             .target(name: "CGio", condition: linux),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ]),
+    fuzzTarget(
+        "FuzzVaultServiceRequest",
+        [
+            "BiometricsVaultCore",
+            .target(name: "BiometricsVaultDBus", condition: linux),
+            .target(name: "BiometricsVaultService", condition: linux),
         ]),
     // The workers of scripts/stress.sh (CI: scripts/extra-tests/60-stress.sh).
     .executableTarget(

@@ -281,3 +281,57 @@ write("FuzzSecretServiceReply", "open-session-not-bytes", b"\x03\x03\x00" + fiel
 for index, exponent in enumerate(["987464fd1ba9da3dab12ab8db8072c14fdb0b5556ecf128770746ee0aca452df",
                                   "8000000000000000000000000000000000000000000000000000000000000671", "01"]):
     write("FuzzSecretServiceReply", f"exchange-{index}", b"\x05" + field(unhex(exponent)))
+
+# FuzzVaultServiceRequest (VaultServiceCLITests, VaultServiceAuditTests): byte 0 = the method (the order of
+# VaultServiceMethod.allCases; 12 = a name the interface does not have), byte 1 odd = the method's input
+# type, then the body serialized as GVariant's normal form (little-endian), as GDBus hands it over.
+def gvariant_tuple(members):
+    alignment = {"s": 1, "ay": 1, "b": 1, "u": 4, "t": 8}
+    fixed = {"b", "u", "t"}
+    if not members:
+        return b"\x00"
+    body = b""
+    ends = []
+    for index, (kind, value) in enumerate(members):
+        body += b"\x00" * (-len(body) % alignment[kind])
+        if kind == "s":
+            body += value.encode() + b"\x00"
+        elif kind == "ay":
+            body += bytes(value)
+        elif kind == "b":
+            body += bytes([1 if value else 0])
+        elif kind == "u":
+            body += struct.pack("<I", value)
+        else:
+            body += struct.pack("<Q", value)
+        if kind not in fixed and index != len(members) - 1:
+            ends.append(len(body))
+    if all(kind in fixed for kind, _ in members):
+        return body + b"\x00" * (-len(body) % max(alignment[kind] for kind, _ in members))
+    size = next(size for size in (1, 2, 4, 8) if len(body) + size * len(ends) <= (1 << (8 * size)) - 1)
+    return body + b"".join(end.to_bytes(size, "little") for end in reversed(ends))
+
+
+grant = list(range(32))
+header = "bv1;p1;0123456789abcdef"
+requests = {
+    "status": (0, []),
+    "attest": (1, [("ay", grant)]),
+    "authenticate": (2, [("s", "biometryCurrentSet"), ("s", "Unlock 'github'"), ("s", "biometrics-vault"), ("u", 300), ("s", "terminal")]),
+    "authenticate-owner": (3, [("s", "Reset 'github'")]),
+    "cancel": (4, []),
+    "revoke": (5, [("ay", grant)]),
+    "read": (6, [("s", "biometrics-vault"), ("s", "github"), ("ay", grant)]),
+    "read-hostile-key": (6, [("s", "biometrics-vault"), ("s", "../\u202e" + "k" * 300), ("ay", [])]),
+    "write": (7, [("s", "biometrics-vault"), ("s", "github"), ("s", header), ("ay", list(b'{"token":"t"}')),
+                  ("s", "matching"), ("s", header), ("ay", grant)]),
+    "write-absent": (7, [("s", "svc"), ("s", "k"), ("s", "bv1;n"), ("ay", list(b"{}")), ("s", "absent"), ("s", ""), ("ay", [])]),
+    "delete": (8, [("s", "biometrics-vault"), ("s", "github")]),
+    "lock": (9, []),
+    "audit": (10, [("t", 1_700_000_000)]),
+    "list": (11, [("s", "biometrics-vault")]),
+}
+for name, (method, members) in requests.items():
+    write("FuzzVaultServiceRequest", name, bytes([method, 1]) + gvariant_tuple(members))
+write("FuzzVaultServiceRequest", "read-as-list", b"\x06\x00\x03(s)" + gvariant_tuple([("s", "svc")]))
+write("FuzzVaultServiceRequest", "unknown-member", b"\x0c\x01" + gvariant_tuple([("s", "svc")]))

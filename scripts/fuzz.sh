@@ -18,7 +18,7 @@ seconds="${1:-60}"
 shift || true
 all_targets=(
     FuzzEnvelope FuzzItemHeader FuzzFileStoreFormat FuzzJSONValue FuzzGitCredentialRequest FuzzDockerCredentialRequest
-    FuzzAgentFrame FuzzProcessStat FuzzConfigFile FuzzSecretServiceReply
+    FuzzAgentFrame FuzzProcessStat FuzzConfigFile FuzzSecretServiceReply FuzzVaultServiceRequest
 )
 targets=("${@:-${all_targets[@]}}")
 

@@ -1,4 +1,5 @@
 #if os(Linux)
+import BiometricsVaultCore
 internal import CGio
 
 /// A D-Bus value (a GVariant) that this wrapper owns one reference to: a reply, a signal's
@@ -78,6 +79,14 @@ package final class DBusValue {
         return Array(UnsafeRawBufferPointer(start: start, count: Int(count)))
     }
 
+    /// The bytes of an `ay` as secret bytes (zeroed when the last copy goes), with no array copy between.
+    package var secretBytes: SecretBytes? {
+        guard typeString == "ay" else { return nil }
+        var count: gsize = 0
+        guard let start = g_variant_get_fixed_array(raw, &count, 1), count > 0 else { return SecretBytes([]) }
+        return SecretBytes(UnsafeRawBufferPointer(start: start, count: Int(count)))
+    }
+
     /// The entries of an `a{ss}`, in their order.
     package var stringPairs: [(key: String, value: String)]? {
         guard typeString == "a{ss}" else { return nil }
@@ -95,6 +104,32 @@ package final class DBusValue {
 
     /// The value inside a `v` (the value itself when it is not one).
     package var unboxed: DBusValue { typeString == "v" ? DBusValue(taking: g_variant_get_variant(raw)) : self }
+
+    /// The value an argument built for a call holds (the argument is taken: pass it nowhere else).
+    package convenience init(_ argument: DBusArgument) { self.init(taking: g_variant_ref_sink(argument.raw)) }
+
+    /// `bytes` as a serialized value of `type`, untrusted: GLib checks them as they are read, and reads
+    /// what is not well formed as its type's default. `nil` for a type that is not one a value can have.
+    package convenience init?(serialized bytes: [UInt8], type: String) {
+        guard g_variant_type_string_is_valid(type) != 0 else { return nil }
+        let variantType = g_variant_type_new(type)
+        defer { g_variant_type_free(variantType) }
+        guard g_variant_type_is_definite(variantType) != 0 else { return nil }  // `*`, `?`, `r`: no value has them
+        let data = bytes.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+        defer { g_bytes_unref(data) }
+        self.init(taking: g_variant_ref_sink(g_variant_new_from_bytes(variantType, data, 0)))
+    }
+
+    /// Whether `other` has the same type and value, compared in normal form.
+    package func hasSameValue(as other: DBusValue) -> Bool {
+        let left = g_variant_get_normal_form(raw)
+        let right = g_variant_get_normal_form(other.raw)
+        defer {
+            g_variant_unref(left)
+            g_variant_unref(right)
+        }
+        return g_variant_equal(UnsafeRawPointer(left), UnsafeRawPointer(right)) != 0
+    }
 }
 
 /// An argument for a call: a GVariant that the call consumes. Build arguments with the static
@@ -122,6 +157,16 @@ package struct DBusArgument {
         let padded = value.isEmpty ? [0] : value  // GLib wants a non-NULL pointer; the count stays 0
         return DBusArgument(raw: padded.withUnsafeBytes {
             g_variant_new_fixed_array(elementType, $0.baseAddress, gsize(value.count), 1)
+        })
+    }
+
+    /// An `ay` of secret bytes (GLib's copy, which the message then holds, is not zeroed).
+    package static func secretBytes(_ value: SecretBytes) -> DBusArgument {
+        let elementType = g_variant_type_new("y")
+        defer { g_variant_type_free(elementType) }
+        let padding: [UInt8] = [0]  // GLib wants a non-NULL pointer; the count stays 0
+        return DBusArgument(raw: value.withUnsafeBytes { bytes in
+            padding.withUnsafeBytes { g_variant_new_fixed_array(elementType, bytes.isEmpty ? $0.baseAddress : bytes.baseAddress, gsize(bytes.count), 1) }
         })
     }
 

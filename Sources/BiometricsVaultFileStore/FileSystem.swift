@@ -81,9 +81,11 @@ enum FileSystem {
         }
     }
 
-    /// `storeUnavailable` naming what was done to which path, in words, with the `errno` kept.
+    /// `storeUnavailable` (`storeFull` for no space left or a quota reached) naming what was done to
+    /// which path, in words, with the `errno` kept.
     static func failure(_ operation: String, _ path: String, _ number: Int32) -> VaultError {
-        VaultError(.storeUnavailable, underlying: .file(operation: operation, path: path, errno: number))
+        VaultError(number == ENOSPC || number == EDQUOT ? .storeFull : .storeUnavailable,
+                   underlying: .file(operation: operation, path: path, errno: number))
     }
 
     static var effectiveUserID: UInt32 { UInt32(geteuid()) }

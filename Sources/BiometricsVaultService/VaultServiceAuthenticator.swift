@@ -49,13 +49,12 @@ public struct VaultServiceAuthenticator: Authenticator {
 
     /// Closes every unlock window of this user in the service; how many were open.
     package static func lock() throws(VaultError) -> Int {
-        Int(try VaultServiceConnection.call("Lock", nil, replyType: "(u)", timeout: .seconds(10))[0].uint32 ?? 0)
+        Int(try VaultServiceConnection.call(.lock, timeout: .seconds(10))[0].uint32 ?? 0)
     }
 
     /// This user's audit entries (JSON objects, one per string) since `since` (seconds since the epoch).
     package static func audit(since: Int64) throws(VaultError) -> [String] {
-        try VaultServiceConnection.call(
-            "Audit", .tuple([.uint64(UInt64(max(0, since)))]), replyType: "(as)", timeout: .seconds(10))[0].strings ?? []
+        try VaultServiceConnection.call(.audit(since: UInt64(max(0, since))), timeout: .seconds(10))[0].strings ?? []
     }
 
     /// What the service says about the caller's fingerprint and password, without prompting.
@@ -68,7 +67,7 @@ public struct VaultServiceAuthenticator: Authenticator {
     package static func status() throws(VaultError) -> VaultServiceStatus {
         let now = ContinuousClock.now
         if let (status, at) = recentStatus.withLock({ $0 }), now - at <= statusLifetime { return status }
-        let status = VaultServiceStatus(try VaultServiceConnection.call("Status", nil, replyType: "(a{sv})", timeout: .seconds(10))[0])
+        let status = VaultServiceStatus(try VaultServiceConnection.call(.status, timeout: .seconds(10))[0])
         recentStatus.withLock { $0 = (status, now) }
         if !status.caller.isEmpty { callerSeen.withLock { $0 = status.caller } }
         return status
@@ -121,12 +120,10 @@ public struct VaultServiceAuthenticator: Authenticator {
             || (policy == .userPresence && (try? Self.status().biometry) != "available")
         let reply = try await prompting(withAgent: needsPassword) { cancellation throws(VaultError) in
             try VaultServiceConnection.call(
-                "Authenticate",
-                .tuple([
-                    .string(policy.rawValue), .string(prompt.reason), .string(service), .uint32(UInt32(clamping: windowSeconds)),
-                    .string(windowScope.rawValue),
-                ]),
-                replyType: "(ays)", timeout: timeout, cancellation: cancellation)
+                .authenticate(
+                    policy: policy.rawValue, reason: prompt.reason, service: service, windowSeconds: UInt32(clamping: windowSeconds),
+                    scope: windowScope.rawValue),
+                timeout: timeout, cancellation: cancellation)
         }
         var token = reply[0].bytes ?? []
         defer { token.zeroize() }
@@ -139,8 +136,7 @@ public struct VaultServiceAuthenticator: Authenticator {
 
     public func authenticateOwner(prompt: PromptText) async throws {
         _ = try await prompting(withAgent: true) { cancellation throws(VaultError) in
-            try VaultServiceConnection.call(
-                "AuthenticateOwner", .tuple([.string(prompt.reason)]), timeout: timeout, cancellation: cancellation)
+            try VaultServiceConnection.call(.authenticateOwner(reason: prompt.reason), timeout: timeout, cancellation: cancellation)
         }
     }
 
@@ -173,7 +169,7 @@ public struct VaultServiceAuthenticator: Authenticator {
             }
         } onCancel: {
             cancellation.cancel()
-            _ = try? VaultServiceConnection.call("CancelAuthentication", nil, timeout: .seconds(2))
+            _ = try? VaultServiceConnection.call(.cancelAuthentication, timeout: .seconds(2))
         }
         return try result.get()
     }

@@ -26,71 +26,20 @@ package enum VaultServiceInterface {
     /// The polkit action whose `auth_self` check asks the caller's own agent for the caller's password.
     package static let ownerAction = "io.github.biometricsvault.vault-service.authenticate-owner"
 
-    package static let introspectionXML = """
-        <node>
-          <interface name="\(interface)">
-            <method name="Status">
-              <arg name="status" type="a{sv}" direction="out"/>
-            </method>
-            <method name="Attest">
-              <arg name="token" type="ay" direction="in"/>
-            </method>
-            <method name="Authenticate">
-              <arg name="policy" type="s" direction="in"/>
-              <arg name="reason" type="s" direction="in"/>
-              <arg name="service" type="s" direction="in"/>
-              <arg name="window" type="u" direction="in"/>
-              <arg name="scope" type="s" direction="in"/>
-              <arg name="grant" type="ay" direction="out"/>
-              <arg name="enrollment" type="s" direction="out"/>
-            </method>
-            <method name="AuthenticateOwner">
-              <arg name="reason" type="s" direction="in"/>
-            </method>
-            <method name="CancelAuthentication"/>
-            <method name="Revoke">
-              <arg name="grant" type="ay" direction="in"/>
-            </method>
-            <method name="Read">
-              <arg name="service" type="s" direction="in"/>
-              <arg name="key" type="s" direction="in"/>
-              <arg name="grant" type="ay" direction="in"/>
-              <arg name="found" type="b" direction="out"/>
-              <arg name="header" type="s" direction="out"/>
-              <arg name="released" type="b" direction="out"/>
-              <arg name="payload" type="ay" direction="out"/>
-            </method>
-            <method name="Write">
-              <arg name="service" type="s" direction="in"/>
-              <arg name="key" type="s" direction="in"/>
-              <arg name="header" type="s" direction="in"/>
-              <arg name="payload" type="ay" direction="in"/>
-              <arg name="condition" type="s" direction="in"/>
-              <arg name="expected" type="s" direction="in"/>
-              <arg name="grant" type="ay" direction="in"/>
-            </method>
-            <method name="Delete">
-              <arg name="service" type="s" direction="in"/>
-              <arg name="key" type="s" direction="in"/>
-            </method>
-            <method name="Lock">
-              <arg name="closed" type="u" direction="out"/>
-            </method>
-            <method name="Audit">
-              <arg name="since" type="t" direction="in"/>
-              <arg name="entries" type="as" direction="out"/>
-            </method>
-            <method name="List">
-              <arg name="service" type="s" direction="in"/>
-              <arg name="keys" type="as" direction="out"/>
-              <arg name="unreadable" type="u" direction="out"/>
-            </method>
-          </interface>
-        </node>
-        """
+    /// The interface's introspection, made from ``VaultServiceMethod``: what the bus checks each call's
+    /// argument types against before the service sees it.
+    package static let introspectionXML: String = {
+        func arguments(_ list: [VaultServiceMethod.Argument], _ direction: String) -> String {
+            list.map { "      <arg name=\"\($0.name)\" type=\"\($0.type)\" direction=\"\(direction)\"/>\n" }.joined()
+        }
+        let methods = VaultServiceMethod.allCases.map { method in
+            "    <method name=\"\(method.rawValue)\">\n" + arguments(method.inputs, "in") + arguments(method.outputs, "out") + "    </method>\n"
+        }
+        return "<node>\n  <interface name=\"\(interface)\">\n" + methods.joined() + "  </interface>\n</node>\n"
+    }()
 
-    package static func method(_ member: String) -> DBusMethod {
-        DBusMethod(destination: busName, path: objectPath, interface: interface, member: member)
+    package static func method(_ method: VaultServiceMethod) -> DBusMethod {
+        DBusMethod(destination: busName, path: objectPath, interface: interface, member: method.rawValue)
     }
 
     /// The D-Bus error name that carries `code`.

@@ -51,8 +51,7 @@ public struct VaultServiceStore: SecretStore {
 
     public func read(_ id: SecretItemID, authorization: Authorization?) throws -> StoredItem? {
         let reply = try VaultServiceConnection.call(
-            "Read", .tuple([.string(id.service), .string(id.key), .bytes(VaultServiceGrant.token(of: authorization))]),
-            replyType: "(bsbay)", timeout: timeout)
+            .read(service: id.service, key: id.key, grant: VaultServiceGrant.token(of: authorization)), timeout: timeout)
         guard reply[0].bool == true else { return nil }
         let header = try ItemHeader(attributeValue: reply[1].string ?? "")
         guard reply[2].bool == true else { return StoredItem(header: header, payload: nil) }
@@ -66,17 +65,15 @@ public struct VaultServiceStore: SecretStore {
             throw VaultError(.encodingFailed, underlying: .message("write without a payload"))
         }
         let (kind, expected) = VaultServiceInterface.encode(condition)
-        var bytes = payload.copyBytes()
-        defer { bytes.zeroize() }
         _ = try VaultServiceConnection.call(
-            "Write",
-            .tuple([.string(id.service), .string(id.key), .string(item.header.attributeValue), .bytes(bytes),
-                    .string(kind), .string(expected), .bytes(VaultServiceGrant.token(of: authorization))]),
+            .write(
+                service: id.service, key: id.key, header: item.header.attributeValue, payload: payload, condition: kind,
+                expected: expected, grant: VaultServiceGrant.token(of: authorization)),
             timeout: timeout)
     }
 
     public func delete(_ id: SecretItemID) throws {
-        _ = try VaultServiceConnection.call("Delete", .tuple([.string(id.service), .string(id.key)]), timeout: timeout)
+        _ = try VaultServiceConnection.call(.delete(service: id.service, key: id.key), timeout: timeout)
     }
 
     public func keys(service: String) throws -> [String] {
@@ -84,7 +81,7 @@ public struct VaultServiceStore: SecretStore {
     }
 
     public func listing(service: String) throws -> KeyListing {
-        let reply = try VaultServiceConnection.call("List", .tuple([.string(service)]), replyType: "(asu)", timeout: timeout)
+        let reply = try VaultServiceConnection.call(.list(service: service), timeout: timeout)
         return KeyListing(keys: reply[0].strings ?? [], unreadable: Int(reply[1].uint32 ?? 0))
     }
 }
@@ -109,17 +106,16 @@ enum VaultServiceConnection {
 
     /// The calls whose answer depends on which process calls (windows, prompts): the connection is
     /// attested before each (the service may have exited and started again since the last one).
-    private static let attestedCalls: Set<String> = ["Status", "Authenticate", "AuthenticateOwner"]
+    private static let attestedCalls: Set<VaultServiceMethod> = [.status, .authenticate, .authenticateOwner]
 
-    static func call(
-        _ member: String, _ arguments: DBusArgument?, replyType: String? = nil, timeout: Duration,
-        cancellation: DBusCancellation? = nil
-    ) throws(VaultError) -> DBusValue {
+    /// Calls the service with `request`; its reply, of the method's reply type.
+    static func call(_ request: VaultServiceRequest, timeout: Duration, cancellation: DBusCancellation? = nil) throws(VaultError) -> DBusValue {
+        let method = request.method
         do {
             let connection = try connection(timeout: timeout, cancellation: cancellation)
-            if attestedCalls.contains(member) { attest(connection, timeout: timeout) }
+            if attestedCalls.contains(method) { attest(connection, timeout: timeout) }
             return try connection.call(
-                VaultServiceInterface.method(member), arguments, replyType: replyType, timeout: timeout,
+                VaultServiceInterface.method(method), request.arguments, replyType: method.replyType, timeout: timeout,
                 cancellation: cancellation)
         } catch {
             throw VaultServiceInterface.vaultError(error)
@@ -144,7 +140,7 @@ enum VaultServiceConnection {
         }
         guard var token else { return }
         defer { token.zeroize() }
-        _ = try? connection.call(VaultServiceInterface.method("Attest"), .tuple([.bytes(token)]), timeout: timeout)
+        _ = try? connection.call(VaultServiceInterface.method(.attest), VaultServiceRequest.attest(token: token).arguments, timeout: timeout)
     }
 
     /// The token the service's socket answers this process, or `nil` without one.
@@ -175,7 +171,7 @@ final class VaultServiceGrant: AuthorizationContext {
     /// Tells the service to forget the grant (best effort: it also ends when this process's connection
     /// closes).
     func invalidate() {
-        _ = try? VaultServiceConnection.call("Revoke", .tuple([.bytes(token.copyBytes())]), timeout: .seconds(2))
+        _ = try? VaultServiceConnection.call(.revoke(grant: token.copyBytes()), timeout: .seconds(2))
     }
 }
 #endif

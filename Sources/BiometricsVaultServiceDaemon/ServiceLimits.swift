@@ -2,16 +2,24 @@
 import BiometricsVaultCore
 import Glibc
 
-/// What each user may keep in the vault service, which every user of the machine shares (its state
-/// directory is on a partition the whole machine uses): at most ``maximumItems`` items and
-/// ``maximumBytes`` bytes of item files. An administrator sets them in ``path``: one `key = value` per
-/// line (`max-items`, `max-bytes`, whole numbers), `#` to the end of a line a comment; read when the
-/// service starts. A write that would pass them is refused whole (`storeUnavailable`, as a full disk is)
-/// and nothing is written.
+/// What each user may keep in and ask of the vault service, which every user of the machine shares (its
+/// state directory is on a partition the whole machine uses, its reader is one): at most
+/// ``maximumItems`` items and ``maximumBytes`` bytes of item files, ``maximumCalls`` calls in progress
+/// at once, ``maximumPromptsPerMinute`` checks started in any 60 s. An administrator sets them in
+/// ``path``: one `key = value` per line (`max-items`, `max-bytes`, `max-calls`,
+/// `max-prompts-per-minute`, whole numbers), `#` to the end of a line a comment; read when the service
+/// starts. A write that would pass them is refused whole (`storeFull`, as a full disk is) and nothing
+/// is written; a call past them is refused at once (``CallAdmission``).
 struct ServiceLimits: Sendable, Equatable {
     static let path = "/etc/biometrics-vault/service.conf"
     var maximumItems = 10_000
     var maximumBytes = 64 << 20
+    /// Calls of one user in progress at once (a prompt, a read, a listing); `Lock`, `Revoke` and
+    /// `CancelAuthentication`, which only end things, are not counted.
+    var maximumCalls = 32
+    /// Checks (a finger or the password) one user's calls start in any 60 s: about a person's pace. A
+    /// read inside an unlock window is no check.
+    var maximumPromptsPerMinute = 30
 
     /// The limits `text` sets over the defaults, and what was wrong in it (ignored), a line each.
     static func parse(_ text: String) -> (limits: ServiceLimits, notices: [String]) {
@@ -28,7 +36,10 @@ struct ServiceLimits: Sendable, Equatable {
             switch parts[0] {
             case "max-items": limits.maximumItems = value
             case "max-bytes": limits.maximumBytes = value
-            default: notices.append("\(path):\(index + 1): ignored (the keys are max-items and max-bytes)")
+            case "max-calls": limits.maximumCalls = value
+            case "max-prompts-per-minute": limits.maximumPromptsPerMinute = value
+            default:
+                notices.append("\(path):\(index + 1): ignored (the keys are max-items, max-bytes, max-calls and max-prompts-per-minute)")
             }
         }
         return (limits, notices)
@@ -64,11 +75,11 @@ struct ServiceLimits: Sendable, Equatable {
     /// write, one just under it takes one more item's worth at most.
     func check(_ usage: (items: Int, bytes: Int), adding: Bool, payload: Int) throws(VaultError) {
         if adding, usage.items >= maximumItems {
-            throw VaultError(.storeUnavailable, underlying: .message(
+            throw VaultError(.storeFull, underlying: .message(
                 "this user's items in the vault service are at their limit (\(maximumItems) items; \(Self.path) sets it)"))
         }
         if usage.bytes + (adding ? payload : 0) > maximumBytes {
-            throw VaultError(.storeUnavailable, underlying: .message(
+            throw VaultError(.storeFull, underlying: .message(
                 "this user's items in the vault service are at their limit (\(maximumBytes) bytes; \(Self.path) sets it)"))
         }
     }
@@ -82,6 +93,53 @@ struct ServiceLimits: Sendable, Equatable {
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+}
+
+/// Each user's calls in progress and checks of the last minute, held to ``ServiceLimits``: one user's
+/// flood of calls or prompts is refused at once and takes nothing from another user's.
+final class CallAdmission: Sendable {
+    let limits: ServiceLimits
+    private let calls = LockedValue<[UInt32: Int]>([:])
+    private let checks = LockedValue<[UInt32: [ContinuousClock.Instant]]>([:])
+
+    init(limits: ServiceLimits) { self.limits = limits }
+
+    /// Counts a call of `uid` as in progress until ``end(uid:)``, or refuses it (`storeUnavailable`)
+    /// when the user already has ``ServiceLimits/maximumCalls`` in progress.
+    func begin(uid: UInt32) throws(VaultError) {
+        let admitted = calls.withLock { calls -> Bool in
+            guard calls[uid, default: 0] < limits.maximumCalls else { return false }
+            calls[uid, default: 0] += 1
+            return true
+        }
+        guard admitted else {
+            throw VaultError(.storeUnavailable, underlying: .message(
+                "this user has \(limits.maximumCalls) calls in progress, the most the vault service takes at once (\(ServiceLimits.path) sets it)"))
+        }
+    }
+
+    func end(uid: UInt32) {
+        calls.withLock { calls in
+            calls[uid, default: 1] -= 1
+            if calls[uid] == 0 { calls[uid] = nil }
+        }
+    }
+
+    /// Counts a check of `uid` starting `now`, or refuses it (`interactionNotAllowed`) when the user's
+    /// calls started ``ServiceLimits/maximumPromptsPerMinute`` in the 60 s before.
+    func admitCheck(uid: UInt32, now: ContinuousClock.Instant = .now) throws(VaultError) {
+        let admitted = checks.withLock { checks -> Bool in
+            var recent = checks[uid, default: []].filter { now - $0 < .seconds(60) }
+            defer { checks[uid] = recent.isEmpty ? nil : recent }
+            guard recent.count < limits.maximumPromptsPerMinute else { return false }
+            recent.append(now)
+            return true
+        }
+        guard admitted else {
+            throw VaultError(.interactionNotAllowed, underlying: .message(
+                "this user's calls started \(limits.maximumPromptsPerMinute) checks in the last minute, the most the vault service shows (\(ServiceLimits.path) sets it): try again in a minute"))
+        }
     }
 }
 #endif

@@ -184,44 +184,52 @@ final class DaemonState: Sendable {
     }
 
     private func handle(_ call: DBusMethodCall) async {
-        let arguments = call.parameters
+        let request: VaultServiceRequest
+        do {
+            request = try VaultServiceRequest(member: call.member, parameters: call.parameters)
+        } catch {
+            call.fail(name: "org.freedesktop.DBus.Error.InvalidArgs", message: error.message)
+            return
+        }
         var audited: (caller: Caller, event: String, item: String?)?
         do {
             let caller = try caller(call.sender)
-            // The item of Read, Write and Delete: its service and key.
-            var item: String { "\(arguments[0].string ?? "")/\(arguments[1].string ?? "")" }
-            switch call.member {
-            case "Attest":
+            // What only ends things is never refused: a user at the limit can still cancel and lock.
+            let counted = ![.lock, .revoke, .cancelAuthentication].contains(request.method)
+            if counted { try requests.admission.begin(uid: caller.uid) }
+            defer { if counted { requests.admission.end(uid: caller.uid) } }
+            switch request {
+            case .attest(let token):
                 // The process the kernel named at the service's socket, if the bus reports the same uid and
                 // pid for this connection now: both are the process that connected to the bus.
-                guard let process = attestation?.take(arguments[0].bytes ?? [], uid: caller.uid, pid: Int32(bitPattern: caller.pid)) else {
+                guard let process = attestation?.take(token, uid: caller.uid, pid: Int32(bitPattern: caller.pid)) else {
                     throw VaultError(.authenticationFailed, underlying: .message(
                         "no such attestation for this connection's process (a token is good once, for 10 s, for the process that took it)"))
                 }
                 attested.withLock { $0[call.sender] = process }
                 call.reply(nil)
-            case "Status":
+            case .status:
                 call.reply(try requests.status(caller, scope: scopes(caller).session).argument)
-            case "Authenticate":
-                audited = (caller, "authenticate", arguments[2].string)
+            case .authenticate(let policy, let reason, let service, let windowSeconds, let scope):
+                audited = (caller, "authenticate", service)
                 let (token, enrollment, how) = try await requests.authenticate(
-                    caller, policy: arguments[0].string ?? "", reason: arguments[1].string ?? "", service: arguments[2].string ?? "",
-                    windowSeconds: Int(arguments[3].uint32 ?? 0), windowScope: arguments[4].string ?? "", scopes: scopes(caller))
-                requests.audit.record(caller, "authenticate", item: arguments[2].string, result: "\(arguments[0].string ?? ""): \(how)")
+                    caller, policy: policy, reason: reason, service: service, windowSeconds: Int(windowSeconds), windowScope: scope,
+                    scopes: scopes(caller))
+                requests.audit.record(caller, "authenticate", item: service, result: "\(policy): \(how)")
                 audited = nil
                 call.reply(.tuple([.bytes(token), .string(enrollment?.value ?? "")]))
-            case "AuthenticateOwner":
+            case .authenticateOwner(let reason):
                 audited = (caller, "authenticateOwner", nil)
-                try await requests.authenticateOwner(caller, reason: arguments[0].string ?? "")
+                try await requests.authenticateOwner(caller, reason: reason)
                 requests.audit.record(caller, "authenticateOwner", result: "password")
                 audited = nil
                 call.reply(nil)
-            case "Lock":
+            case .lock:
                 call.reply(.tuple([.uint32(UInt32(clamping: requests.lock(caller)))]))
-            case "Audit":
+            case .audit(let since):
                 // One at a time per user, on a thread of its own: reading a user's log takes no thread
                 // the other calls are served on.
-                let since = Int64(clamping: arguments[0].uint64 ?? 0)
+                let since = Int64(clamping: since)
                 let uid = caller.uid
                 guard auditing.withLock({ $0.insert(uid).inserted }) else {
                     throw VaultError(.storeUnavailable, underlying: .message("another Audit call of this user is running"))
@@ -230,20 +238,19 @@ final class DaemonState: Sendable {
                 let audit = requests.audit
                 let entries = try await DedicatedThread.run(name: "vault-audit") { () throws(VaultError) in audit.entries(uid: uid, since: since) }
                 call.reply(.tuple([.strings(entries)]))
-            case "CancelAuthentication":
+            case .cancelAuthentication:
                 // Every call of this connection in progress: the prompts it started (and this call, which
                 // has nothing left to cancel).
                 let tasks = running.withLock { $0.calls[call.sender].map { Array($0.values) } ?? [] }
                 for task in tasks { task.cancel() }
                 call.reply(nil)
-            case "Revoke":
-                requests.grants.revoke(arguments[0].bytes ?? [], connection: caller.connection)
+            case .revoke(let grant):
+                requests.grants.revoke(grant, connection: caller.connection)
                 call.reply(nil)
-            case "Read":
+            case .read(let service, let key, let grant):
+                let item = "\(service)/\(key)"
                 audited = (caller, "read", item)
-                let stored = try requests.read(
-                    caller, service: arguments[0].string ?? "", key: arguments[1].string ?? "",
-                    token: arguments[2].bytes ?? [])
+                let stored = try requests.read(caller, service: service, key: key, token: grant)
                 audited = nil
                 guard let stored else {
                     requests.audit.record(caller, "read", item: item, result: "absent")
@@ -252,33 +259,28 @@ final class DaemonState: Sendable {
                 }
                 let released = stored.payload != nil
                 requests.audit.record(caller, "read", item: item, result: released ? "released" : "locked: header only")
-                var payload = stored.payload?.copyBytes() ?? []
-                defer { payload.zeroize() }
-                call.reply(.tuple([.bool(true), .string(stored.header.attributeValue), .bool(released), .bytes(payload)]))
-            case "Write":
+                call.reply(.tuple([
+                    .bool(true), .string(stored.header.attributeValue), .bool(released), .secretBytes(stored.payload ?? SecretBytes([])),
+                ]))
+            case .write(let service, let key, let header, let payload, let condition, let expected, let grant):
+                let item = "\(service)/\(key)"
                 audited = (caller, "write", item)
-                var payload = arguments[3].bytes ?? []
-                defer { payload.zeroize() }
-                let condition = try VaultServiceInterface.decodeCondition(
-                    kind: arguments[4].string ?? "", expected: arguments[5].string ?? "")
                 try requests.write(
-                    caller, service: arguments[0].string ?? "", key: arguments[1].string ?? "",
-                    header: arguments[2].string ?? "", payload: payload, condition: condition,
-                    token: arguments[6].bytes ?? [])
+                    caller, service: service, key: key, header: header, payload: payload,
+                    condition: try VaultServiceInterface.decodeCondition(kind: condition, expected: expected), token: grant)
                 requests.audit.record(caller, "write", item: item, result: "written")
                 audited = nil
                 call.reply(nil)
-            case "Delete":
+            case .delete(let service, let key):
+                let item = "\(service)/\(key)"
                 audited = (caller, "delete", item)
-                try requests.delete(caller, service: arguments[0].string ?? "", key: arguments[1].string ?? "")
+                try requests.delete(caller, service: service, key: key)
                 requests.audit.record(caller, "delete", item: item, result: "deleted")
                 audited = nil
                 call.reply(nil)
-            case "List":
-                let listing = try requests.listing(caller, service: arguments[0].string ?? "")
+            case .list(let service):
+                let listing = try requests.listing(caller, service: service)
                 call.reply(.tuple([.strings(listing.keys), .uint32(UInt32(clamping: listing.unreadable))]))
-            default:
-                call.fail(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(call.member)")
             }
         } catch let error as VaultError {
             if let audited { requests.audit.record(audited.caller, audited.event, item: audited.item, result: "refused: \(error.code.name)") }

@@ -43,6 +43,8 @@ final class VaultServiceRequests: Sendable {
     private let stores = LockedValue<[UInt32: EncryptedFileStore]>([:])
     private let ownerReady = LockedValue(false)
     let limits: ServiceLimits
+    /// Each user's calls in progress and checks of the last minute, against `limits`.
+    let admission: CallAdmission
     /// The fingerprint reader's turns.
     let reader = ReaderQueue()
     /// Each user's, held while a write checks the limits and writes: two writes of a user never both take
@@ -53,6 +55,7 @@ final class VaultServiceRequests: Sendable {
         self.stateDirectory = stateDirectory
         self.tpm = tpm
         self.limits = limits
+        admission = CallAdmission(limits: limits)
         audit = AuditLog(stateDirectory: stateDirectory)
     }
 
@@ -117,6 +120,8 @@ final class VaultServiceRequests: Sendable {
         let authenticator = try fingerprintAuthenticator(caller)
         let prompt = PromptText(reason: reason)
         // The password alone (polkit's agent) needs no turn at the reader.
+        if policy != .devicePasscode { try refuseReaderOfAnotherUsersSeat(caller) }
+        try admission.admitCheck(uid: caller.uid)
         let authorization = policy == .devicePasscode
             ? try await authenticator.authenticate(for: policy, prompt: prompt)
             : try await reader.hold(uid: caller.uid) { try await authenticator.authenticate(for: policy, prompt: prompt) }
@@ -143,6 +148,16 @@ final class VaultServiceRequests: Sendable {
             }
         }
         return (grants.issue(connection: caller.connection, uid: caller.uid, method: method), authorization.enrollment, how)
+    }
+
+    /// The reader is the seat's: while logind says another user's session is the active one of `seat0`
+    /// (where the reader is), that user is at the machine, and a finger on it is theirs; no other user's
+    /// check takes it. Without logind, or with no session active there, every user takes turns.
+    private func refuseReaderOfAnotherUsersSeat(_ caller: Caller) throws(VaultError) {
+        if case .user(let active) = sessions.activeUser(ofSeat: "seat0"), active != caller.uid {
+            throw VaultError(.biometryNotAvailable, underlying: .message(
+                "the fingerprint reader serves the user at the machine (the active session of seat0), and that is another user"))
+        }
     }
 
     /// The method of the open window `key` names, if it is still good: its time has not passed, its
@@ -199,7 +214,9 @@ final class VaultServiceRequests: Sendable {
 
     func authenticateOwner(_ caller: Caller, reason: String) async throws {
         try Self.refuseExited(caller)
-        try await fingerprintAuthenticator(caller).authenticateOwner(prompt: PromptText(reason: reason))
+        let authenticator = try fingerprintAuthenticator(caller)
+        try admission.admitCheck(uid: caller.uid)
+        try await authenticator.authenticateOwner(prompt: PromptText(reason: reason))
     }
 
     func read(_ caller: Caller, service: String, key: String, token: [UInt8]) throws -> StoredItem? {
@@ -216,7 +233,7 @@ final class VaultServiceRequests: Sendable {
     /// releases it. The stored header checked is the one the store's own conditional write then expects,
     /// so a concurrent writer makes this try again instead of slipping under the check.
     func write(
-        _ caller: Caller, service: String, key: String, header: String, payload: [UInt8], condition: WriteCondition,
+        _ caller: Caller, service: String, key: String, header: String, payload: SecretBytes, condition: WriteCondition,
         token: [UInt8]
     ) throws {
         let id = try SecretItemID(service: service, key: key)
@@ -234,7 +251,7 @@ final class VaultServiceRequests: Sendable {
         }
         try authorize(header)
         let store = try store(caller)
-        let item = StoredItem(header: header, payload: SecretBytes(payload))
+        let item = StoredItem(header: header, payload: payload)
         for _ in 0..<8 {
             let current = try store.read(id, authorization: nil)?.header
             try condition.check(current)

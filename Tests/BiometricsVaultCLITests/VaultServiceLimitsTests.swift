@@ -20,7 +20,7 @@ extension VaultServiceCLITests {
     }
 
     /// With `max-items` set by the administrator, one user fills their place: the next new item is
-    /// refused whole (exit 6, nothing stored), a replacement of a kept one is still written, and another
+    /// refused whole (`storeFull`, exit 15, nothing stored), a replacement of a kept one is still written, and another
     /// user stores as before.
     @Test(.needs(CLINeeds.testUser))
     func aUserAtTheItemLimitIsRefusedAWholeNewItemWhileAnotherUserStores() async throws {
@@ -37,7 +37,7 @@ extension VaultServiceCLITests {
                 #expect(stored.status == 0, "\(stored.stderr)")
             }
             let over = try await run(["store", "limit-over"], as: user, stdin: #"{"token":"one too many"}"#)
-            #expect(over.status == 6, "\(over.stdout)\(over.stderr)")
+            #expect(over.status == 15 && over.stderr.contains("[storeFull]"), "\(over.stdout)\(over.stderr)")
             #expect(over.stderr.contains("at their limit (\(before + 2) items"), "\(over.stderr)")
             #expect(try await run(["show", "limit-over"], as: user).status == 2)
             #expect(try await itemCount(of: user) == before + 2)
@@ -51,6 +51,38 @@ extension VaultServiceCLITests {
             try? await killService()
             for key in ["limit-1", "limit-2", "limit-over"] { _ = try? await run(["reset", key], as: user) }
             _ = try? await run(["reset", "other-at-limit"], as: other)
+        }
+    }
+
+    /// With `max-prompts-per-minute` set by the administrator, a user's checks past it in a minute are
+    /// refused at once (`interactionNotAllowed`, exit 9), with no finger asked; a read inside an unlock
+    /// window is no check and is served.
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func checksPastThePromptRateAreRefusedAtOnceWithoutTheReader() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        try FileManager.default.createDirectory(atPath: "/etc/biometrics-vault", withIntermediateDirectories: true)
+        try await withCleanup { () async throws -> Void in
+            try await storeProtected("prompt-rate", secret: "at-a-persons-pace")
+            try "max-prompts-per-minute = 2\n".write(toFile: Self.serviceLimits, atomically: true, encoding: .utf8)
+            try await killService()  // the limits are read when the service starts
+            let first = try await scanned(["show", "prompt-rate", "--field", "token", "--unlock-window", "5m"], as: user, finger: Self.finger)
+            #expect(first.status == 0 && first.text.contains("at-a-persons-pace"), "\(first.text)")
+            let inside = try await session(["show", "prompt-rate", "--field", "token"], as: user)
+            #expect(try await inside.finish() == 0 && inside.text.contains("at-a-persons-pace"), "\(inside.text)")
+            _ = try await run(["lock"], as: user)
+            let second = try await scanned(["show", "prompt-rate", "--field", "token"], as: user, finger: Self.finger)
+            #expect(second.status == 0, "\(second.text)")
+            let refused = try await session(["show", "prompt-rate", "--field", "token"], as: user)
+            #expect(try await refused.finish() == 9, "\(refused.text)")
+            #expect(refused.text.contains("2 checks in the last minute") && refused.text.contains("[interactionNotAllowed]"), "\(refused.text)")
+            #expect(try await !reader.fingerNeeded(), "the refused check claimed the reader")
+            #expect(!refused.text.contains("at-a-persons-pace"), "\(refused.text)")
+        } cleanup: {
+            try? FileManager.default.removeItem(atPath: Self.serviceLimits)
+            try? await killService()
+            _ = try? await run(["reset", "prompt-rate"], as: user)
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
         }
     }
 }

@@ -165,6 +165,32 @@ struct DiskSafetyTests {
     }
     #endif
 
+    #if os(Linux)
+    @Test("a full disk is storeFull: nothing written, and what was stored stays readable",
+          .enabled(if: geteuid() == 0, "mounting a small tmpfs needs root (scripts/test.sh runs the suite as root)"))
+    func fullDisk() throws {
+        let directory = try TemporaryDirectory()
+        try #require(mount("tmpfs", directory.path, "tmpfs", 0, "size=256k,mode=0700") == 0, "mount: errno \(errno)")
+        defer { _ = umount2(directory.path, Int32(MNT_DETACH)) }
+        let store = try EncryptedFileStore(directory: directory.storeURL)
+        let id = try SecretItemID(service: "svc", key: "k")
+        try store.write(item("old"), for: id, authorization: nil)
+        let filler = open(directory.path + "/filler", O_WRONLY | O_CREAT, 0o600)
+        try #require(filler >= 0)
+        let page = [UInt8](repeating: 7, count: 4096)
+        while write(filler, page, page.count) > 0 {}
+        close(filler)
+        let replaced = expectVaultError(.storeFull) { try store.write(item(String(repeating: "n", count: 8192)), for: id, authorization: nil) }
+        #expect(replaced?.underlying?.errnoValue == ENOSPC, "\(String(describing: replaced))")
+        let added = expectVaultError(.storeFull) {
+            try store.write(item(String(repeating: "a", count: 8192)), for: SecretItemID(service: "svc", key: "added"), authorization: nil)
+        }
+        #expect(added?.underlying?.errnoValue == ENOSPC, "\(String(describing: added))")
+        #expect(text(of: try store.read(id, authorization: nil)) == "old")
+        #expect(try store.keys(service: "svc") == ["k"])
+    }
+    #endif
+
     @Test("permission denied is storeUnavailable with the errno kept (needs a non-root user)",
           .enabled(if: geteuid() != 0, "root bypasses file permissions: run as a non-root user by scripts/extra-tests/30-file-store-non-root.sh"))
     func permissionDenied() throws {

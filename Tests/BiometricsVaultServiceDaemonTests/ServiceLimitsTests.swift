@@ -9,6 +9,7 @@ import Testing
         ("max-items = 5\n# a comment\n\nmax-bytes=1024  # inline\n", ServiceLimits(maximumItems: 5, maximumBytes: 1024), 0),
         ("max-items = five\nmax-files = 3\nmax-bytes\nmax-bytes = -1\n", ServiceLimits(), 4),
         ("max-items = 1\nmax-items = 2\n", ServiceLimits(maximumItems: 2), 0),
+        ("max-calls = 4\nmax-prompts-per-minute = 6\n", ServiceLimits(maximumCalls: 4, maximumPromptsPerMinute: 6), 0),
     ])
     func theAdministratorsFileSetsTheLimitsAndBadLinesAreIgnored(text: String, limits: ServiceLimits, notices: Int) {
         let parsed = ServiceLimits.parse(text)
@@ -32,9 +33,40 @@ import Testing
             #expect(!refused)
         } catch {
             #expect(refused)
-            #expect(error.code == .storeUnavailable)
+            #expect(error.code == .storeFull)
             #expect(error.underlying?.description.contains("at their limit") == true)
         }
+    }
+
+    /// A user's calls past `max-calls` are refused at once while that many run, and taken again when
+    /// one ends; another user's are counted apart.
+    @Test func callsPastTheLimitAreRefusedUntilOneEnds() throws {
+        let admission = CallAdmission(limits: ServiceLimits(maximumCalls: 2))
+        try admission.begin(uid: 1000)
+        try admission.begin(uid: 1000)
+        #expect(throws: VaultError.storeUnavailable) { try admission.begin(uid: 1000) }
+        try admission.begin(uid: 1001)
+        admission.end(uid: 1000)
+        try admission.begin(uid: 1000)
+        #expect(throws: VaultError.storeUnavailable) { try admission.begin(uid: 1000) }
+    }
+
+    /// Checks past `max-prompts-per-minute` in any 60 s are refused (`interactionNotAllowed`) until
+    /// the oldest is a minute old; another user's are counted apart.
+    @Test func checksPastTheRateAreRefusedForAMinute() throws {
+        let admission = CallAdmission(limits: ServiceLimits(maximumPromptsPerMinute: 3))
+        let start = ContinuousClock.now
+        for second in [0, 10, 20] { try admission.admitCheck(uid: 1000, now: start + .seconds(second)) }
+        do {
+            try admission.admitCheck(uid: 1000, now: start + .seconds(59))
+            Issue.record("a fourth check within the minute was admitted")
+        } catch {
+            #expect(error.code == .interactionNotAllowed)
+            #expect(error.underlying?.description.contains("3 checks in the last minute") == true, "\(error)")
+        }
+        try admission.admitCheck(uid: 1001, now: start + .seconds(59))
+        try admission.admitCheck(uid: 1000, now: start + .seconds(60))
+        #expect(throws: VaultError.interactionNotAllowed) { try admission.admitCheck(uid: 1000, now: start + .seconds(61)) }
     }
 }
 #endif

@@ -94,6 +94,9 @@ public struct VaultUserMessage: Hashable, Sendable {
         .storeUnavailable: Texts(
             description: "Your saved sign-in could not be reached.",
             recoverySuggestion: "Please try again later."),
+        .storeFull: Texts(
+            description: "There is no room to save your sign-in.",
+            recoverySuggestion: "Free some space, or remove sign-ins you no longer use, and try again."),
         .storeLocked: Texts(
             description: "The keychain holding your saved sign-in is locked.",
             recoverySuggestion: "Unlock your device or keyring, then try again."),

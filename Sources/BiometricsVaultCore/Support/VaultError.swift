@@ -36,7 +36,7 @@ extension VaultError {
             .biometryNotAvailable, .biometryNotEnrolled, .biometryLockout, .biometryChanged, .userCancel,
             .systemCancel, .authenticationFailed, .passcodeNotSet, .interactionNotAllowed, .storeUnavailable,
             .storeLocked, .corruptedItem, .invalidKey, .credentialsTooLarge, .invalidVault, .vaultLocked,
-            .itemNotFound, .encodingFailed, .userFallback, .invalidPrompt,
+            .itemNotFound, .encodingFailed, .userFallback, .invalidPrompt, .storeFull,
         ]
 
         /// The device has no biometric hardware, or it cannot be reached (no fprintd, no reader).
@@ -64,6 +64,10 @@ extension VaultError {
         public static let interactionNotAllowed = Code("interactionNotAllowed")
         /// The store cannot be reached (no daemon, no bus, I/O error, disk full, permission denied).
         public static let storeUnavailable = Code("storeUnavailable")
+        /// The store has no room for the write: the disk or the user's disk quota is full (`ENOSPC`,
+        /// `EDQUOT`), or the user's items in the vault service are at the limits its administrator set.
+        /// Nothing was written; what was stored before is intact.
+        public static let storeFull = Code("storeFull")
         /// The store is locked (e.g. a locked login keyring); unlock it and retry. Nothing was lost.
         public static let storeLocked = Code("storeLocked")
         /// The stored item exists but cannot be decoded or authenticated. It is never deleted silently.
@@ -156,6 +160,7 @@ extension VaultError {
     public static let interactionNotAllowed = VaultError(.interactionNotAllowed)
     public static let storeUnavailable = VaultError(.storeUnavailable)
     public static let storeLocked = VaultError(.storeLocked)
+    public static let storeFull = VaultError(.storeFull)
     public static let corruptedItem = VaultError(.corruptedItem)
     public static let invalidKey = VaultError(.invalidKey)
     public static let credentialsTooLarge = VaultError(.credentialsTooLarge)

@@ -52,6 +52,37 @@ package final class LoginSessions: Sendable {
         return state?.string == "online" || state?.string == "active"
     }
 
+    /// Whose the seat's active session is, as logind says.
+    package enum SeatUser: Sendable, Equatable {
+        /// The user with this uid.
+        case user(UInt32)
+        /// The seat has no active session (nobody logged in at it), or logind did not answer.
+        case nobody
+        /// Nobody owns `org.freedesktop.login1`.
+        case noLogind
+    }
+
+    /// The user of the active session of `seat` (`seat0`, where logind puts every device that no rule
+    /// gives another seat: the fingerprint reader).
+    package func activeUser(ofSeat seat: String = "seat0") -> SeatUser {
+        guard let connection else { return .noLogind }
+        do throws(DBusFailure) {
+            let active = try connection.property(
+                Self.destination, path: "/org/freedesktop/login1/seat/\(seat)", interface: "org.freedesktop.login1.Seat",
+                name: "ActiveSession")
+            // `(so)`: the session's id and object path; an empty id when no session is active.
+            guard active.unboxed.count == 2, let id = active.unboxed[0].string, !id.isEmpty,
+                let path = active.unboxed[1].string
+            else { return .nobody }
+            let user = try connection.property(
+                Self.destination, path: path, interface: "org.freedesktop.login1.Session", name: "User")
+            guard user.unboxed.count == 2, let uid = user.unboxed[0].uint32 else { return .nobody }
+            return .user(uid)
+        } catch {
+            return error.kind == .serviceMissing ? .noLogind : .nobody
+        }
+    }
+
     /// The session's name as `loginctl` shows it (`c3`), from its object path, whose last element is
     /// the id with each byte outside `[A-Za-z0-9]` (and a leading digit) written `_XX` in hex.
     package static func id(ofPath path: String) -> String {

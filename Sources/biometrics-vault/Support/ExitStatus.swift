@@ -19,6 +19,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     case invalidated = 12
     case permissionDenied = 13
     case outputFailed = 14
+    case storeFull = 15
     case usage = 64
     case commandNotExecutable = 126
     case commandNotFound = 127
@@ -41,6 +42,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         case .invalidated: "invalidated: the enrolled fingers changed"
         case .permissionDenied: "not permitted (e.g. `setup` without root)"
         case .outputFailed: "stdout not writable (closed, full, broken pipe); the command completed"
+        case .storeFull: "store full (disk, quota or a vault service limit); nothing written"
         case .usage: "invalid command line"
         case .commandNotExecutable: "exec: COMMAND cannot be run"
         case .commandNotFound: "exec: COMMAND not found"
@@ -61,6 +63,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         .authenticationFailed: .authenticationFailed,
         .storeUnavailable: .storeUnavailable,
         .storeLocked: .storeLocked,
+        .storeFull: .storeFull,
         .corruptedItem: .corruptedItem,
         .invalidKey: .badInput,
         .credentialsTooLarge: .badInput,

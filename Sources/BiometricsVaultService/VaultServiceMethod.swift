@@ -1,0 +1,161 @@
+#if os(Linux)
+import BiometricsVaultCore
+import BiometricsVaultDBus
+
+/// The methods of the vault service's interface, each described once: its arguments in and out. The
+/// introspection the bus checks calls against (``VaultServiceInterface/introspectionXML``), the type
+/// of the reply a client expects (``replyType``) and the request the service decodes
+/// (``VaultServiceRequest``) are all made from it.
+package enum VaultServiceMethod: String, CaseIterable, Sendable {
+    case status = "Status"
+    case attest = "Attest"
+    case authenticate = "Authenticate"
+    case authenticateOwner = "AuthenticateOwner"
+    case cancelAuthentication = "CancelAuthentication"
+    case revoke = "Revoke"
+    case read = "Read"
+    case write = "Write"
+    case delete = "Delete"
+    case lock = "Lock"
+    case audit = "Audit"
+    case list = "List"
+
+    /// One argument: its name in the introspection and its D-Bus type.
+    package struct Argument: Sendable, Equatable {
+        package let name: String
+        package let type: String
+        init(_ name: String, _ type: String) {
+            self.name = name
+            self.type = type
+        }
+    }
+
+    package var inputs: [Argument] {
+        switch self {
+        case .status, .cancelAuthentication, .lock: []
+        case .attest: [.init("token", "ay")]
+        case .authenticate:
+            [.init("policy", "s"), .init("reason", "s"), .init("service", "s"), .init("window", "u"), .init("scope", "s")]
+        case .authenticateOwner: [.init("reason", "s")]
+        case .revoke: [.init("grant", "ay")]
+        case .read: [.init("service", "s"), .init("key", "s"), .init("grant", "ay")]
+        case .write:
+            [.init("service", "s"), .init("key", "s"), .init("header", "s"), .init("payload", "ay"),
+             .init("condition", "s"), .init("expected", "s"), .init("grant", "ay")]
+        case .delete: [.init("service", "s"), .init("key", "s")]
+        case .audit: [.init("since", "t")]
+        case .list: [.init("service", "s")]
+        }
+    }
+
+    package var outputs: [Argument] {
+        switch self {
+        case .status: [.init("status", "a{sv}")]
+        case .authenticate: [.init("grant", "ay"), .init("enrollment", "s")]
+        case .read: [.init("found", "b"), .init("header", "s"), .init("released", "b"), .init("payload", "ay")]
+        case .lock: [.init("closed", "u")]
+        case .audit: [.init("entries", "as")]
+        case .list: [.init("keys", "as"), .init("unreadable", "u")]
+        case .attest, .authenticateOwner, .cancelAuthentication, .revoke, .write, .delete: []
+        }
+    }
+
+    /// The type of the call's arguments as one tuple (`(ssay)`).
+    package var inputType: String { "(" + inputs.map(\.type).joined() + ")" }
+    /// The type of the reply as one tuple (`(bsbay)`; `()` for none).
+    package var replyType: String { "(" + outputs.map(\.type).joined() + ")" }
+}
+
+/// A call to the vault service, decoded from the bus message once: the service acts on these, never on
+/// a message's arguments by position. The payload of `write` is secret bytes, zeroed when the request
+/// goes.
+package enum VaultServiceRequest: Sendable {
+    case status
+    case attest(token: [UInt8])
+    case authenticate(policy: String, reason: String, service: String, windowSeconds: UInt32, scope: String)
+    case authenticateOwner(reason: String)
+    case cancelAuthentication
+    case revoke(grant: [UInt8])
+    case read(service: String, key: String, grant: [UInt8])
+    case write(service: String, key: String, header: String, payload: SecretBytes, condition: String, expected: String, grant: [UInt8])
+    case delete(service: String, key: String)
+    case lock
+    case audit(since: UInt64)
+    case list(service: String)
+
+    /// A call the interface does not have, or whose arguments are not of its method's types.
+    package struct Malformed: Error, Sendable, Equatable {
+        /// What was wrong, in words, for the D-Bus error's message.
+        package let message: String
+    }
+
+    /// The request that a call of `member` with `parameters` (the message's body, one tuple) makes.
+    package init(member: String, parameters: DBusValue) throws(Malformed) {
+        guard let method = VaultServiceMethod(rawValue: member) else {
+            throw Malformed(message: "no method \(member)")
+        }
+        guard parameters.typeString == method.inputType else {
+            throw Malformed(message: "\(member) takes \(method.inputType), not \(parameters.typeString)")
+        }
+        // The types are checked: every accessor below answers.
+        func string(_ index: Int) -> String { parameters[index].string ?? "" }
+        func bytes(_ index: Int) -> [UInt8] { parameters[index].bytes ?? [] }
+        switch method {
+        case .status: self = .status
+        case .attest: self = .attest(token: bytes(0))
+        case .authenticate:
+            self = .authenticate(
+                policy: string(0), reason: string(1), service: string(2), windowSeconds: parameters[3].uint32 ?? 0, scope: string(4))
+        case .authenticateOwner: self = .authenticateOwner(reason: string(0))
+        case .cancelAuthentication: self = .cancelAuthentication
+        case .revoke: self = .revoke(grant: bytes(0))
+        case .read: self = .read(service: string(0), key: string(1), grant: bytes(2))
+        case .write:
+            self = .write(
+                service: string(0), key: string(1), header: string(2), payload: parameters[3].secretBytes ?? SecretBytes([]),
+                condition: string(4), expected: string(5), grant: bytes(6))
+        case .delete: self = .delete(service: string(0), key: string(1))
+        case .lock: self = .lock
+        case .audit: self = .audit(since: parameters[0].uint64 ?? 0)
+        case .list: self = .list(service: string(0))
+        }
+    }
+
+    /// The call's arguments as the interface describes them: what a client sends, and what the service
+    /// decoded.
+    package var arguments: DBusArgument {
+        switch self {
+        case .status, .cancelAuthentication, .lock: .tuple([])
+        case .attest(let token): .tuple([.bytes(token)])
+        case .authenticate(let policy, let reason, let service, let windowSeconds, let scope):
+            .tuple([.string(policy), .string(reason), .string(service), .uint32(windowSeconds), .string(scope)])
+        case .authenticateOwner(let reason): .tuple([.string(reason)])
+        case .revoke(let grant): .tuple([.bytes(grant)])
+        case .read(let service, let key, let grant): .tuple([.string(service), .string(key), .bytes(grant)])
+        case .write(let service, let key, let header, let payload, let condition, let expected, let grant):
+            .tuple([.string(service), .string(key), .string(header), .secretBytes(payload), .string(condition), .string(expected), .bytes(grant)])
+        case .delete(let service, let key): .tuple([.string(service), .string(key)])
+        case .audit(let since): .tuple([.uint64(since)])
+        case .list(let service): .tuple([.string(service)])
+        }
+    }
+
+    /// The method it calls.
+    package var method: VaultServiceMethod {
+        switch self {
+        case .status: .status
+        case .attest: .attest
+        case .authenticate: .authenticate
+        case .authenticateOwner: .authenticateOwner
+        case .cancelAuthentication: .cancelAuthentication
+        case .revoke: .revoke
+        case .read: .read
+        case .write: .write
+        case .delete: .delete
+        case .lock: .lock
+        case .audit: .audit
+        case .list: .list
+        }
+    }
+}
+#endif
