@@ -71,7 +71,42 @@ extension VaultFactory {
 
     /// Like ``retrieveVault(key:)``, but throws `invalidKey`, `storeUnavailable`, `storeLocked` and
     /// `corruptedItem` instead of calling them empty.
+    ///
+    /// Also throws `itemNotFound` where the platform default is the vault service (Linux, once it is
+    /// installed), nothing is stored under `key` there, and the store the platform default used before
+    /// holds it (the Secret Service, or the file store): the message names that store. The app's user
+    /// is then not logged out: read the item there (``VaultConfiguration/platform(store:authenticator:service:interaction:)``
+    /// with that store) and store it again under the platform default, with its protection, once
+    /// (`biometrics-vault import --from-store` moves a user's items itself).
     public static func retrieveVaultOrThrow(key: String) throws -> Vault<Credentials> {
-        try retrieveVaultOrThrow(key: key, configuration: .platformDefault)
+        let vault = try retrieveVaultOrThrow(key: key, configuration: .platformDefault)
+        if vault.kind == .empty, vault.invalidation == nil,
+            let earlier = VaultConfiguration.earlierStore(
+                holding: key, service: VaultConfiguration.defaultService, defaultStore: PlatformDefaultCache.shared.storeName)
+        {
+            throw VaultError(.itemNotFound, underlying: .message(
+                "nothing is stored under this key in the vault service, which the platform default uses since it was installed; "
+                    + "the \(earlier == .file ? "file store" : "Secret Service") holds it: read it with VaultConfiguration.platform(store: .\(earlier == .file ? "file" : "secretService")) "
+                    + "and store it again, or run `biometrics-vault import --from-store \(earlier.rawValue)`"))
+        }
+        return vault
+    }
+}
+
+extension VaultConfiguration {
+    /// Where `auto` picks the vault service (`defaultStore` is `service`): the store it picked before the
+    /// service was installed that holds `key` of `service`, the Secret Service first, then the file
+    /// store; `nil` when `auto` picks another store or neither holds it. Only the item's header is read,
+    /// never its secret, and nothing prompts: a locked keyring or a store behind a passphrase counts as
+    /// not holding it.
+    package static func earlierStore(holding key: String, service: String, defaultStore: String) -> PlatformStoreChoice? {
+        guard defaultStore == "service", let id = try? SecretItemID(service: service, key: key) else { return nil }
+        var interaction = PlatformInteraction.noninteractive
+        interaction.allowsStorePrompts = false
+        for choice in [PlatformStoreChoice.secretService, .file] {
+            let earlier = platform(store: choice, authenticator: .none, service: service, interaction: interaction)
+            if (try? earlier.configuration.store.read(id, authorization: nil)) != nil { return choice }
+        }
+        return nil
     }
 }

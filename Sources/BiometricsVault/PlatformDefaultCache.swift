@@ -34,6 +34,9 @@ final class PlatformDefaultCache: Sendable {
         return selection.configuration
     }
 
+    /// The name of the store selected (`service`, `secret-service`, `file`), selecting it if need be.
+    var storeName: String { selection.value().0.storeName }
+
     /// The configuration if it has been selected, without waiting (`nil` while the selection runs).
     var selectedConfiguration: VaultConfiguration? { selection.valueIfComputed?.configuration }
 }

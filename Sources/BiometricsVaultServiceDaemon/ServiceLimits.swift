@@ -17,9 +17,9 @@ struct ServiceLimits: Sendable, Equatable {
     /// Calls of one user in progress at once (a prompt, a read, a listing); `Lock`, `Revoke` and
     /// `CancelAuthentication`, which only end things, are not counted.
     var maximumCalls = 32
-    /// Checks (a finger or the password) one user's calls start in any 60 s: about a person's pace. A
-    /// read inside an unlock window is no check.
-    var maximumPromptsPerMinute = 30
+    /// Checks (a finger or the password) one user's calls start in any 60 s: one a second, past any
+    /// person's pace, far below a script's. A read inside an unlock window is no check.
+    var maximumPromptsPerMinute = 60
 
     /// The limits `text` sets over the defaults, and what was wrong in it (ignored), a line each.
     static func parse(_ text: String) -> (limits: ServiceLimits, notices: [String]) {

@@ -283,7 +283,12 @@ final class DaemonState: Sendable {
                 call.reply(.tuple([.strings(listing.keys), .uint32(UInt32(clamping: listing.unreadable))]))
             }
         } catch let error as VaultError {
-            if let audited { requests.audit.record(audited.caller, audited.event, item: audited.item, result: "refused: \(error.code.name)") }
+            // With its reason, in the service's own words (never a secret: VaultError's rule).
+            if let audited {
+                requests.audit.record(
+                    audited.caller, audited.event, item: audited.item,
+                    result: "refused: \(error.code.name)" + (error.underlying.map { " (\($0))" } ?? ""))
+            }
             call.fail(name: VaultServiceInterface.errorName(error.code), message: error.underlying?.description ?? error.code.name)
         } catch {
             if let audited { requests.audit.record(audited.caller, audited.event, item: audited.item, result: "refused: storeUnavailable") }

@@ -5,6 +5,8 @@
 //
 //   ColdStartBenchmark store <key>      stores a plain item under the default service (setup)
 //   ColdStartBenchmark retrieve <key>   one cold retrieveVault; exits 0 if it found the stored item
+//   ColdStartBenchmark retrieve-or-throw <key>  one cold retrieveVaultOrThrow, as an app reads: prints
+//                                       the state, or fails with the error (code and cause)
 //   ColdStartBenchmark measure <key> N  cold call, then N warm calls: prints both and their ratio
 //   ColdStartBenchmark reset <key>      deletes the item
 // FoundationEssentials, not Foundation: the measurement is the library's start, not full Foundation's
@@ -64,6 +66,14 @@ case "store":
     print("stored \(key) in the \(VaultConfiguration.platformDefault.store.name) store, service \(VaultConfiguration.defaultService)")
 case "retrieve":
     exit(retrieve(key) ? 0 : 1)
+case "retrieve-or-throw":
+    do {
+        print(try VaultFactory<BenchCredentials>.retrieveVaultOrThrow(key: key).kind)
+    } catch let error as VaultError {
+        fail("\(error.code): \(error.underlying?.description ?? "")")
+    } catch {
+        fail("\(type(of: error))")
+    }
 case "measure":
     let warmCount = arguments.count > 3 ? Int(arguments[3]) ?? 200 : 200
     let clock = ContinuousClock()

@@ -65,11 +65,20 @@ struct SystemdBox: Sendable {
 
     /// The shell command `script` as `user` in a new logind session, on a terminal of its own (`runuser
     /// --pty`: its controlling terminal); or, `controlling` false, on a pty that is only its standard
-    /// input and output (`runuser -c` starts a session without a controlling terminal).
-    func terminal(as user: String, _ script: String, controlling: Bool = true) async throws -> PTYSession {
-        try await PTYSession(
-            command: shellQuoted(inside + ["/usr/sbin/runuser"] + (controlling ? ["--pty"] : []) + ["-l", user, "-c", script]),
+    /// input and output (`runuser -c` starts a session without a controlling terminal). `onSeat`: the
+    /// session is `seat0`'s, on that virtual terminal (pam_systemd's `XDG_SEAT` and `XDG_VTNR`), and so
+    /// the seat's active session when that terminal is the one in front.
+    func terminal(as user: String, _ script: String, controlling: Bool = true, onSeat terminal: Int? = nil) async throws -> PTYSession {
+        let seat = terminal.map { ["XDG_SEAT=seat0", "XDG_VTNR=\($0)", "XDG_SESSION_TYPE=tty", "XDG_SESSION_CLASS=user"] } ?? []
+        return try await PTYSession(
+            command: shellQuoted(inside + seat + ["/usr/sbin/runuser"] + (controlling ? ["--pty"] : []) + ["-l", user, "-c", script]),
             environment: sandbox.environment)
+    }
+
+    /// The virtual terminal in front (the kernel's, which the box shares): `/sys/class/tty/tty0/active`.
+    static var frontTerminal: Int? {
+        (try? String(contentsOfFile: "/sys/class/tty/tty0/active", encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines).dropFirst("tty".count)) }
     }
 
     /// Runs `script` on a terminal as `user` and answers the fingerprint prompt with `finger`.

@@ -45,6 +45,37 @@ extension SystemdBoxTests {
             }
         }
 
+        /// Where logind runs, the reader serves the user at the machine: while the other user's session is
+        /// the active one of seat0, the test user's finger check is refused at once, without claiming the
+        /// reader (a user logged in elsewhere gets no finger meant for the one at the seat); once that
+        /// session ends, the same read is asked for a finger and released.
+        @Test func anotherUsersActiveSessionOnTheSeatKeepsTheReader() async throws {
+            try await box.enrollOnly(box.user, finger: SystemdBox.finger)
+            let front = try #require(SystemdBox.frontTerminal, "no virtual terminal in front (/sys/class/tty/tty0/active)")
+            try await withCleanup { () async throws -> Void in
+                try await box.storeProtected("box-seat", secret: "read-at-the-seat")
+                let seated = try await box.terminal(as: box.other, "echo seat=$XDG_SESSION_ID.; sleep 600", controlling: false, onSeat: front)
+                #expect(try await seated.waitFor("seat="), "\(seated.text)")
+                let session = seated.text.components(separatedBy: "seat=").last?.components(separatedBy: ".").first ?? ""
+                let active = try await box.run(["loginctl", "show-seat", "seat0", "-p", "ActiveSession", "--value"]).stdout
+                #expect(!session.isEmpty && active == session + "\n", "the other user's session \(session) is not seat0's active one: \(active)")
+
+                let refused = try await box.terminal(as: box.user, "\(SystemdBox.cli) show box-seat --field token")
+                #expect(try await refused.finish() == 9, "\(refused.text)")
+                #expect(refused.text.contains("the active session of seat0") && refused.text.contains("[biometryNotAvailable]"), "\(refused.text)")
+                #expect(!refused.text.contains("read-at-the-seat"))
+                #expect(try await !box.reader.fingerNeeded(), "the refused check claimed the reader")
+
+                try await box.run(["loginctl", "terminate-session", session])
+                _ = try await seated.finish()
+                let shown = try await box.scanned(as: box.user, "\(SystemdBox.cli) show box-seat --field token", finger: SystemdBox.finger)
+                #expect(shown.status == 0 && shown.text.contains("read-at-the-seat"), "\(shown.text)")
+            } cleanup: {
+                _ = try? await box.run(as: box.user, "\(SystemdBox.cli) reset box-seat")
+                _ = try? await box.run(["fprintd-delete", box.user])
+            }
+        }
+
         /// Five wrong fingers lock fingerprints out; the password, asked by polkit through the CLI's text
         /// agent on the user's terminal, ends it; then the finger reads again.
         @Test func theLockoutEndsWithThePasswordThroughPolkit() async throws {

@@ -66,17 +66,19 @@ package final class LoginSessions: Sendable {
     /// gives another seat: the fingerprint reader).
     package func activeUser(ofSeat seat: String = "seat0") -> SeatUser {
         guard let connection else { return .noLogind }
+        // Not started by asking: where logind is not running, no activation is tried.
+        func property(_ path: String, _ interface: String, _ name: String) throws(DBusFailure) -> DBusValue {
+            try connection.call(
+                DBusMethod(destination: Self.destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get"),
+                .tuple([.string(interface), .string(name)]), replyType: "(v)", autoStart: false)[0].unboxed
+        }
         do throws(DBusFailure) {
-            let active = try connection.property(
-                Self.destination, path: "/org/freedesktop/login1/seat/\(seat)", interface: "org.freedesktop.login1.Seat",
-                name: "ActiveSession")
             // `(so)`: the session's id and object path; an empty id when no session is active.
-            guard active.unboxed.count == 2, let id = active.unboxed[0].string, !id.isEmpty,
-                let path = active.unboxed[1].string
-            else { return .nobody }
-            let user = try connection.property(
-                Self.destination, path: path, interface: "org.freedesktop.login1.Session", name: "User")
-            guard user.unboxed.count == 2, let uid = user.unboxed[0].uint32 else { return .nobody }
+            let active = try property("/org/freedesktop/login1/seat/\(seat)", "org.freedesktop.login1.Seat", "ActiveSession")
+            guard active.count == 2, let id = active[0].string, !id.isEmpty, let path = active[1].string else { return .nobody }
+            // `(uo)`: the session's user.
+            let user = try property(path, "org.freedesktop.login1.Session", "User")
+            guard user.count == 2, let uid = user[0].uint32 else { return .nobody }
             return .user(uid)
         } catch {
             return error.kind == .serviceMissing ? .noLogind : .nobody

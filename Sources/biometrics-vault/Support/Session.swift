@@ -78,21 +78,12 @@ struct Session {
                 + "import --from-store \(elsewhere.rawValue)` moves the items of the service there into the vault service, each with its protection")
     }
 
-    /// The store `auto` would pick without the vault service, or the file store, when `auto` picked the
-    /// vault service and that store holds `key` (its header is read, never its secret, and nothing
-    /// prompts); `nil` otherwise.
+    /// The store `auto` picked before the vault service was installed that holds `key`, when `auto`
+    /// picked the service (``VaultConfiguration/earlierStore(holding:service:defaultStore:)``).
     private func storeHolding(_ key: String) -> BiometricsVaultCommand.Import.SourceStore? {
-        guard options.store == .auto, selection.storeName == "service" else { return nil }
-        for source in BiometricsVaultCommand.Import.SourceStore.allCases.reversed() {
-            var sourceOptions = options
-            sourceOptions.store = source.option
-            let other = Session(options: sourceOptions, probesAvailability: false, announcesStore: false, allowsStorePrompts: false)
-            guard let id = try? SecretItemID(service: options.service, key: key),
-                (try? other.configuration.store.read(id, authorization: nil)) != nil
-            else { continue }
-            return source
-        }
-        return nil
+        guard options.store == .auto else { return nil }
+        return VaultConfiguration.earlierStore(holding: key, service: options.service, defaultStore: selection.storeName)
+            .flatMap { BiometricsVaultCommand.Import.SourceStore(rawValue: $0.rawValue) }
     }
 }
 
