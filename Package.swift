@@ -174,6 +174,7 @@ var targets: [Target] = [
     .target(
         name: "BiometricsVaultLinuxAuth",
         dependencies: [
+            .target(name: "BiometricsVaultProcess", condition: linux),
             "BiometricsVaultCore",
             .target(name: "BiometricsVaultDBus", condition: linux),
             // GLib threads (DedicatedThread.swift); no D-Bus: that is BiometricsVaultDBus's.
@@ -199,6 +200,7 @@ var targets: [Target] = [
     .target(
         name: "BiometricsVaultService",
         dependencies: [
+            .target(name: "BiometricsVaultProcess", condition: linux),
             "BiometricsVaultCore", .target(name: "BiometricsVaultDBus", condition: linux),
             // The attestation socket's client: the agent's socket calls.
             .target(name: "BiometricsVaultAgent", condition: linux),
@@ -214,6 +216,7 @@ var targets: [Target] = [
             .target(name: "BiometricsVaultAgent", condition: linux),
             .target(name: "BiometricsVaultDBus", condition: linux),
             .target(name: "BiometricsVaultLinuxAuth", condition: linux),
+            .target(name: "BiometricsVaultProcess", condition: linux),
             .target(name: "CProcessControl", condition: linux),
         ],
         swiftSettings: strictSettings
@@ -235,6 +238,7 @@ var targets: [Target] = [
     .target(
         name: "BiometricsVaultSecretServiceProvider",
         dependencies: [
+            .target(name: "BiometricsVaultProcess", condition: linux),
             "BiometricsVaultCore",
             .target(name: "BiometricsVaultDBus", condition: linux),
             .target(name: "BiometricsVaultSecretService", condition: linux),
@@ -246,6 +250,10 @@ var targets: [Target] = [
         swiftSettings: strictSettings
     ),
 
+    // What Linux processes of the package share: the reader of /proc/PID/stat, the one parser of that
+    // line (Fuzz/FuzzProcessStat), for the agent's scopes, the vault service's callers and polkit's subjects.
+    .target(name: "BiometricsVaultProcess", swiftSettings: strictSettings),
+
     // MARK: unlock-window agent (owner: agent)
     // `biometrics-vault agent`'s server, its client, and the authenticator wrapper that asks it first: those
     // three are Linux only (`+Linux` files); the messages, the settings, the window state and the store-key
@@ -253,12 +261,15 @@ var targets: [Target] = [
     .target(
         name: "BiometricsVaultAgent",
         // CProcessControl: prctl(PR_SET_DUMPABLE) for the agent, which holds store keys.
-        dependencies: ["BiometricsVaultCore", .target(name: "CProcessControl", condition: linux)],
+        dependencies: [
+            "BiometricsVaultCore", .target(name: "CProcessControl", condition: linux),
+            .target(name: "BiometricsVaultProcess", condition: linux),
+        ],
         swiftSettings: strictSettings
     ),
     .testTarget(
         name: "BiometricsVaultAgentTests",
-        dependencies: ["BiometricsVaultAgent", "BiometricsVaultCore"],
+        dependencies: ["BiometricsVaultAgent", "BiometricsVaultCore", .target(name: "BiometricsVaultProcess", condition: linux)],
         swiftSettings: strictSettings
     ),
 
@@ -351,10 +362,11 @@ var targets: [Target] = [
         // BiometricsVaultFileStore: to write a protected item the CLI then reads (no password typed).
         // ArgumentParser: to list the CLI's commands from their definitions.
         // Logging: a recording handler hears the platform default's fallback notice.
-        // BiometricsVaultAgent: its reader of /proc/PID/stat, tested on its own (ProcessStatTests).
+        // BiometricsVaultProcess: the reader of /proc/PID/stat, tested on its own (ProcessStatTests).
         dependencies: [
             "BiometricsVaultCore", "BiometricsVault", "BiometricsVaultTesting", "BiometricsVaultTestSupport", "BiometricsVaultFileStore",
             "BiometricsVaultCredentialHelpers", "BiometricsVaultAgent", "biometrics-vault",
+            .target(name: "BiometricsVaultProcess", condition: linux),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ],
@@ -381,7 +393,7 @@ var targets: [Target] = [
     fuzzTarget("FuzzGitCredentialRequest", ["BiometricsVaultCore", "BiometricsVaultCredentialHelpers", "BiometricsVaultJSON"]),
     fuzzTarget("FuzzDockerCredentialRequest", ["BiometricsVaultCore", "BiometricsVaultCredentialHelpers", "BiometricsVaultJSON"]),
     fuzzTarget("FuzzAgentFrame", ["BiometricsVaultAgent", "BiometricsVaultCore"]),
-    fuzzTarget("FuzzProcessStat", ["BiometricsVaultAgent"]),
+    fuzzTarget("FuzzProcessStat", [.target(name: "BiometricsVaultProcess", condition: linux)]),
     fuzzTarget("FuzzConfigFile", ["BiometricsVaultAgent"]),
     fuzzTarget(
         "FuzzSecretServiceReply",

@@ -1,4 +1,4 @@
-// libFuzzer target: `ProcessStat.parse`, the unlock-window agent's reader of `/proc/PID/stat`, from which
+// libFuzzer target: `ProcessStat.parse`, the package's reader of `/proc/PID/stat` (the unlock-window agent's, the vault service's and polkit's subjects'), from which
 // it takes a peer's session and controlling terminal: the scope whose windows and store keys the peer may
 // use. The kernel writes the line, but its second field is the process's name (`comm`), which the process
 // sets itself (`prctl(PR_SET_NAME)`, up to 15 bytes, any byte but NUL, written unescaped), so every peer
@@ -14,7 +14,7 @@
 //
 // The first input byte picks the mode (mod 2); in mode 1, a name field and the numbers follow.
 #if os(Linux)
-import BiometricsVaultAgent
+import BiometricsVaultProcess
 import FuzzSupport
 
 /// The fields after the last `)` byte, or `nil` when there are too few of them or one does not parse.

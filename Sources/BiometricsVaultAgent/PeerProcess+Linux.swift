@@ -1,4 +1,5 @@
 #if os(Linux)
+import BiometricsVaultProcess
 import CProcessControl
 import Glibc
 

@@ -2,6 +2,7 @@
 import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultDBus
+import BiometricsVaultProcess
 import BiometricsVaultSecretService
 import BiometricsVaultService
 import CProcessControl

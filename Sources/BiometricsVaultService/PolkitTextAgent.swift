@@ -1,4 +1,5 @@
 #if os(Linux)
+import BiometricsVaultProcess
 import Glibc
 
 /// polkit's text authentication agent (`pkttyagent`), registered for this process (pid and start time)
@@ -60,17 +61,7 @@ final class PolkitTextAgent: Sendable {
 
     /// This process's start time in clock ticks since boot (field 22 of `/proc/self/stat`), which polkit
     /// pairs with the pid so that a reused pid is another process.
-    private static func processStartTime() -> UInt64? {
-        let fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        let count = read(fd, &buffer, buffer.count)
-        guard count > 0, let closing = buffer[..<count].lastIndex(of: UInt8(ascii: ")")) else { return nil }
-        // Fields after "(comm)" start at field 3; the start time is field 22.
-        let fields = buffer[(closing + 1)..<count].split(separator: UInt8(ascii: " "))
-        return fields.count > 19 ? UInt64(String(decoding: fields[19], as: UTF8.self)) : nil
-    }
+    private static func processStartTime() -> UInt64? { ProcessStat.read(pid: getpid())?.startTime }
 
     /// Ends the agent and reaps it: SIGTERM, which it answers by giving the terminal back as it found it
     /// (echo on); SIGKILL if it is still there after a second.

@@ -2,6 +2,7 @@
 import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultJSON
+import BiometricsVaultProcess
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

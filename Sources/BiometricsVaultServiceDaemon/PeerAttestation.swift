@@ -2,6 +2,7 @@
 import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultLinuxAuth
+import BiometricsVaultProcess
 import BiometricsVaultService
 import Glibc
 

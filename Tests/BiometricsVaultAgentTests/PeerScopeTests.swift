@@ -1,5 +1,6 @@
 #if os(Linux)
 @testable import BiometricsVaultAgent
+import BiometricsVaultProcess
 import Glibc
 import Testing
 

@@ -1,5 +1,5 @@
 #if os(Linux)
-import BiometricsVaultAgent
+import BiometricsVaultProcess
 import BiometricsVaultTestSupport
 import Testing
 

@@ -15,7 +15,7 @@ build=${BV_API_BUILD_DIR:-$bin}
 modules=(
     BiometricsVaultCore BiometricsVault BiometricsVaultTesting
     BiometricsVaultFileStore BiometricsVaultTPM BiometricsVaultSecretService BiometricsVaultLinuxAuth
-    BiometricsVaultService BiometricsVaultDBus BiometricsVaultAgent BiometricsVaultApple
+    BiometricsVaultService BiometricsVaultDBus BiometricsVaultAgent BiometricsVaultProcess BiometricsVaultApple
     BiometricsVaultJSON BiometricsVaultCredentialHelpers BiometricsVaultServiceDaemon BiometricsVaultSecretServiceProvider
 )
 [ -d "$bin/Modules" ] || { echo "no build in $bin: run swift build first" >&2; exit 2; }

@@ -1,6 +1,7 @@
 #if os(Linux)
 import BiometricsVaultCore
 import BiometricsVaultDBus
+import BiometricsVaultProcess
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -154,17 +155,12 @@ package enum PolkitAuthority {
     /// This process's start time in clock ticks since boot (field 22 of /proc/self/stat), as polkit's
     /// unix-process subject expects.
     static func processStartTime() -> UInt64 {
-        processStartTime(of: "self") ?? 0
+        processStartTime(of: "\(getpid())") ?? 0
     }
 
-    /// The start time of process `pid` (`"self"` for this one), or `nil` when it cannot be read.
+    /// The start time of process `pid`, or `nil` when it cannot be read (the process is gone).
     package static func processStartTime(of pid: String) -> UInt64? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let closing = stat.lastIndex(of: ")")
-        else { return 0 }
-        // Fields after "(comm)" start at field 3; start-time is field 22.
-        let fields = stat[stat.index(after: closing)...].split(separator: " ")
-        return fields.count > 19 ? UInt64(fields[19]) : nil
+        Int32(pid).flatMap { ProcessStat.read(pid: $0) }?.startTime
     }
 }
 #endif
