@@ -25,11 +25,10 @@ as() { runuser -u "$1" -- env -i PATH=/usr/bin:/bin python3 "$LOAD" "${@:2}"; }
 as "$BV_TEST_USER" fill "$FILL"
 alone=$(as "$BV_TEST_OTHER_USER" status "$CALLS")
 as "$BV_TEST_USER" audit 600 6 > /dev/null &
-LOADER=$!
 sleep 2
 loaded=$(as "$BV_TEST_OTHER_USER" status "$CALLS")
-kill "$LOADER" 2>/dev/null || true
-wait "$LOADER" 2>/dev/null || true
+pkill -u "$BV_TEST_USER" -f vault-service-audit-load.py || true
+wait
 uid=$(id -u "$BV_TEST_USER")
 echo "audit log of the loading user: $(du -cb /var/lib/biometrics-vault/audit/"$uid".log* | tail -n 1 | cut -f1) bytes"
 python3 - "$alone" "$loaded" <<'PY'

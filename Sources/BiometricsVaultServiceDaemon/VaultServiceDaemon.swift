@@ -228,7 +228,7 @@ final class DaemonState: Sendable {
                 call.reply(.tuple([.uint32(UInt32(clamping: requests.lock(caller)))]))
             case .audit(let since):
                 // One at a time per user, on a thread of its own: reading a user's log takes no thread
-                // the other calls are served on.
+                // the other calls are served on, and no CPU they want.
                 let since = Int64(clamping: since)
                 let uid = caller.uid
                 guard auditing.withLock({ $0.insert(uid).inserted }) else {
@@ -236,7 +236,12 @@ final class DaemonState: Sendable {
                 }
                 defer { auditing.withLock { _ = $0.remove(uid) } }
                 let audit = requests.audit
-                let entries = try await DedicatedThread.run(name: "vault-audit") { () throws(VaultError) in audit.entries(uid: uid, since: since) }
+                let entries = try await DedicatedThread.run(name: "vault-audit") { () throws(VaultError) in
+                    // The lowest priority for this thread alone: a user's audit reads take the CPU only
+                    // when the calls of others leave it idle.
+                    _ = bv_set_thread_nice(19)
+                    return audit.entries(uid: uid, since: since)
+                }
                 call.reply(.tuple([.strings(entries)]))
             case .cancelAuthentication:
                 // Every call of this connection in progress: the prompts it started (and this call, which

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "CProcessControl.h"
@@ -15,6 +16,8 @@ int bv_get_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
 #define SYS_pidfd_open 434
 #endif
 int bv_pidfd_open(int pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int bv_set_thread_nice(int nice) { return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice); }
 
 int bv_reserve_less_address_space(size_t thread_stack_size) {
     // glibc gives every new malloc arena a 64 MiB reservation, and every thread created without a stack
@@ -40,6 +43,7 @@ int bv_address_space_available(size_t bytes) {
 int bv_set_not_dumpable(void) { return 0; }
 int bv_get_dumpable(void) { return -1; }
 int bv_pidfd_open(int pid) { (void)pid; return -1; }
+int bv_set_thread_nice(int nice) { (void)nice; return 0; }
 int bv_reserve_less_address_space(size_t thread_stack_size) { (void)thread_stack_size; return 0; }
 int bv_address_space_available(size_t bytes) { (void)bytes; return 1; }
 #endif

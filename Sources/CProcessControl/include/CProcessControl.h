@@ -5,6 +5,10 @@
 /// owned by root. prctl is variadic, which Swift cannot call; this wrapper is not. Returns 0 or -1 (errno).
 int bv_set_not_dumpable(void);
 
+/// setpriority(PRIO_PROCESS, gettid(), nice): the calling thread's nice value alone (Linux keeps one per
+/// thread). gettid and syscall have no Swift spelling. Returns 0 or -1 (errno); elsewhere 0, nothing done.
+int bv_set_thread_nice(int nice);
+
 /// prctl(PR_GET_DUMPABLE): 0 or 1, or -1 (errno).
 int bv_get_dumpable(void);
 
