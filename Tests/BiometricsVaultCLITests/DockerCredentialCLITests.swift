@@ -136,14 +136,14 @@ import Testing
         let empty = try VaultFactory<[String: String]>.retrieveVaultOrThrow(key: "docker:r.example", configuration: configuration)
         _ = try await empty.storeToBiometrics(credentials: ["ServerURL": "r.example", "Username": "u", "Secret": "protected-secret"])
 
-        let started = Date()
+        // A wait for the password would run into the timeout; the machine's load (the whole suite, under
+        // AddressSanitizer) can make a start that does not wait take seconds, so no clock is read here.
         let got = try await sandbox.runPiped(
             ["docker-credential", "get", "--store", "file", "--authenticator", "pam"], input: Array("r.example\n".utf8), timeout: 30)
         #expect(got != nil, "get waited without a terminal")
         #expect(got?.status == 9, "\(got?.stderr ?? "")")
         #expect(got?.stdout.contains("interactionNotAllowed") == true, "\(got?.stdout ?? "")")
         #expect(got?.stdout.contains("protected-secret") == false)
-        #expect(Date().timeIntervalSince(started) < 20)
 
         let listed = try await sandbox.run(["docker-credential", "list", "--store", "file", "--authenticator", "pam"])
         #expect(listed.status == 0 && listed.stderr.isEmpty, "\(listed.stderr)")

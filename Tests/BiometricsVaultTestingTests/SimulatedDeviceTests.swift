@@ -83,7 +83,7 @@ struct ReachableCodesTests {
         .biometryNotAvailable, .biometryNotEnrolled, .biometryLockout, .biometryChanged, .userCancel, .systemCancel,
         .authenticationFailed, .passcodeNotSet, .interactionNotAllowed, .storeUnavailable, .storeLocked, .corruptedItem,
         .invalidKey, .credentialsTooLarge, .invalidVault, .vaultLocked, .itemNotFound, .encodingFailed, .userFallback,
-        .invalidPrompt,
+        .invalidPrompt, .storeFull,
     ]
 
     @Test func everyCodeIsListed() {
@@ -143,6 +143,13 @@ struct ReachableCodesTests {
             faults.failCall(1)
             let config = VaultConfiguration(store: faults, authenticator: device.authenticator)
             reached = await code { _ = try VaultFactory<Token>.retrieveVaultOrThrow(key: "k", configuration: config) }
+        case .storeFull:
+            // A store with no room for the write (a full disk, the vault service's limits).
+            let faults = FaultInjectingStore(wrapping: device.store, error: VaultError(.storeFull))
+            let config = VaultConfiguration(store: faults, authenticator: device.authenticator)
+            let empty = try VaultFactory<Token>.retrieveVaultOrThrow(key: "k", configuration: config)
+            faults.failCall(1)
+            reached = await code { _ = try empty.storeToKeychain(credentials: token) }
         case .storeLocked:
             device.setKeychainLocked(true)
             reached = await code { _ = try retrieve() }
