@@ -283,7 +283,7 @@ for index, exponent in enumerate(["987464fd1ba9da3dab12ab8db8072c14fdb0b5556ecf1
     write("FuzzSecretServiceReply", f"exchange-{index}", b"\x05" + field(unhex(exponent)))
 
 # FuzzVaultServiceRequest (VaultServiceCLITests, VaultServiceAuditTests): byte 0 = the method (the order of
-# VaultServiceMethod.allCases; 12 = a name the interface does not have), byte 1 odd = the method's input
+# VaultServiceMethod.allCases; 14 = a name the interface does not have), byte 1 odd = the method's input
 # type, then the body serialized as GVariant's normal form (little-endian), as GDBus hands it over.
 def gvariant_tuple(members):
     alignment = {"s": 1, "ay": 1, "b": 1, "u": 4, "t": 8}
@@ -330,8 +330,10 @@ requests = {
     "lock": (9, []),
     "audit": (10, [("t", 1_700_000_000)]),
     "list": (11, [("s", "biometrics-vault")]),
+    "register-prompter": (12, []),
+    "cancel-prompt": (13, [("t", 7)]),
 }
 for name, (method, members) in requests.items():
     write("FuzzVaultServiceRequest", name, bytes([method, 1]) + gvariant_tuple(members))
 write("FuzzVaultServiceRequest", "read-as-list", b"\x06\x00\x03(s)" + gvariant_tuple([("s", "svc")]))
-write("FuzzVaultServiceRequest", "unknown-member", b"\x0c\x01" + gvariant_tuple([("s", "svc")]))
+write("FuzzVaultServiceRequest", "unknown-member", b"\x0e\x01" + gvariant_tuple([("s", "svc")]))

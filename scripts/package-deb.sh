@@ -9,6 +9,8 @@
 #   /usr/share/man/man1/biometrics-vault.1.gz  and bash / zsh / fish completions (Docs/cli, generated);
 #                                              git-credential-biometrics-vault.1.gz links to it
 #   /etc/pam.d/biometrics-vault                PAM service (a conffile)
+#   /usr/lib/systemd/user/biometrics-vault-prompter.service, /etc/xdg/autostart/biometrics-vault-prompter.desktop
+#                                              the prompter, started with every graphical session
 #   /usr/share/polkit-1/actions/io.github.biometricsvault.policy
 #   /usr/lib/systemd/user/biometrics-vault-agent.service   the unlock-window agent as a user unit (not enabled:
 #                                              `systemctl --user enable --now biometrics-vault-agent.service`)
@@ -95,6 +97,13 @@ install -m 644 $SERVICE/50-$PACKAGE.rules "$PKG/usr/share/polkit-1/rules.d/"
 install -m 644 Resources/linux/secret-service/$PACKAGE-secret-service.service "$PKG/usr/lib/systemd/user/"
 install -d "$PKG/usr/share/$PACKAGE/dbus-1"
 install -m 644 Resources/linux/secret-service/org.freedesktop.secrets.service "$PKG/usr/share/$PACKAGE/dbus-1/"
+# The prompter (Docs/VaultService.md, "Where prompts appear"): a user unit every graphical session of a
+# systemd user manager starts (enabled for all users by the link in graphical-session.target.wants), and
+# an autostart entry for the sessions that have no such target (it says to skip it where they do).
+install -m 644 Resources/linux/prompter/$PACKAGE-prompter.service "$PKG/usr/lib/systemd/user/"
+install -d "$PKG/usr/lib/systemd/user/graphical-session.target.wants" "$PKG/etc/xdg/autostart"
+ln -s "../$PACKAGE-prompter.service" "$PKG/usr/lib/systemd/user/graphical-session.target.wants/$PACKAGE-prompter.service"
+install -m 644 Resources/linux/prompter/$PACKAGE-prompter.desktop "$PKG/etc/xdg/autostart/"
 # Maintainer scripts (Resources/linux/service/deb): the system user and state directory also where
 # systemd's tools are missing; the service stopped before its files go; the state directory (every
 # user's items) removed on purge only.
@@ -159,7 +168,7 @@ cat > "$PKG/usr/share/lintian/overrides/$PACKAGE" <<'EOF'
 biometrics-vault: initial-upload-closes-no-bugs
 EOF
 chmod 644 "$PKG/usr/share/lintian/overrides/$PACKAGE"
-echo "/etc/pam.d/$PACKAGE" > "$PKG/DEBIAN/conffiles"
+printf '%s\n' "/etc/pam.d/$PACKAGE" "/etc/xdg/autostart/$PACKAGE-prompter.desktop" > "$PKG/DEBIAN/conffiles"
 
 # dpkg-shlibdeps reads debian/control from the current directory: give it a minimal one.
 install -d "$STAGE/debian"

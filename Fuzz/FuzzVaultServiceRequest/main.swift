@@ -63,7 +63,7 @@ func checkArguments(of request: VaultServiceRequest) {
         }
     case .authenticate(let policy, _, _, _, _):
         if let known = ProtectionPolicy(rawValue: policy) { fuzzRequire(known.rawValue == policy, "a policy's name changed") }
-    case .status, .attest, .authenticateOwner, .cancelAuthentication, .revoke, .lock, .audit:
+    case .status, .attest, .authenticateOwner, .cancelAuthentication, .revoke, .lock, .audit, .registerPrompter, .cancelPrompt:
         break
     }
 }

@@ -154,6 +154,12 @@ package final class DBusConnection: @unchecked Sendable {
                                 interface: "org.freedesktop.DBus", member: "GetId"), timeout: timeout)
     }
 
+    /// Emits a signal from `path`: to the connection `destination` alone (the bus delivers it to no
+    /// other), or to every listener when `nil`. From any thread.
+    package func emit(to destination: String?, path: String, interface: String, member: String, _ arguments: DBusArgument?) {
+        g_dbus_connection_emit_signal(raw, destination, path, interface, member, arguments?.raw, nil)
+    }
+
     /// Starts delivering the signals that match any of `matches` to a new subscription, which queues
     /// them until its owner reads them. See ``DBusSignalSubscription``.
     package func subscribe(_ matches: [DBusSignalMatch]) -> DBusSignalSubscription {

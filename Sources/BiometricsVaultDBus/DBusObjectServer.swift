@@ -174,7 +174,7 @@ package final class DBusObjectServer: @unchecked Sendable {
 
     /// Emits a signal from `path` to every listener (from any thread).
     package func emit(path: String, interface: String, member: String, _ arguments: DBusArgument?) {
-        g_dbus_connection_emit_signal(connection.raw, nil, path, interface, member, arguments?.raw, nil)
+        connection.emit(to: nil, path: path, interface: interface, member: member, arguments)
     }
 
     /// Takes the name and serves calls on the calling thread until the name is lost to a replacement, or

@@ -146,6 +146,7 @@ package struct DBusArgument {
     package static func uint32(_ value: UInt32) -> DBusArgument { DBusArgument(raw: g_variant_new_uint32(value)) }
     package static func uint64(_ value: UInt64) -> DBusArgument { DBusArgument(raw: g_variant_new_uint64(guint64(value))) }
     package static func int32(_ value: Int32) -> DBusArgument { DBusArgument(raw: g_variant_new_int32(value)) }
+    package static func byte(_ value: UInt8) -> DBusArgument { DBusArgument(raw: g_variant_new_byte(value)) }
 
     /// A `v` holding `value`.
     package static func variant(_ value: DBusArgument) -> DBusArgument { DBusArgument(raw: g_variant_new_variant(value.raw)) }

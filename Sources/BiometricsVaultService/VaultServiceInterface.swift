@@ -15,7 +15,7 @@ package enum VaultServiceInterface {
     /// D-Bus error names are this prefix followed by a `VaultError.Code` name (`...Error.biometryLockout`).
     package static let errorPrefix = "io.github.biometricsvault.Vault1.Error."
     /// The minor version of the interface, in ``Status``'s `version`.
-    package static let minorVersion: UInt32 = 2
+    package static let minorVersion: UInt32 = 3
 
     /// The service's own socket, where a client learns a token that names it as the kernel saw it connect
     /// (`SO_PEERPIDFD`), which ``Attest`` then binds to the client's bus connection.
@@ -35,7 +35,11 @@ package enum VaultServiceInterface {
         let methods = VaultServiceMethod.allCases.map { method in
             "    <method name=\"\(method.rawValue)\">\n" + arguments(method.inputs, "in") + arguments(method.outputs, "out") + "    </method>\n"
         }
-        return "<node>\n  <interface name=\"\(interface)\">\n" + methods.joined() + "  </interface>\n</node>\n"
+        let signals = VaultServiceSignal.allCases.map { signal in
+            "    <signal name=\"\(signal.rawValue)\">\n"
+                + signal.arguments.map { "      <arg name=\"\($0.name)\" type=\"\($0.type)\"/>\n" }.joined() + "    </signal>\n"
+        }
+        return "<node>\n  <interface name=\"\(interface)\">\n" + methods.joined() + signals.joined() + "  </interface>\n</node>\n"
     }()
 
     package static func method(_ method: VaultServiceMethod) -> DBusMethod {

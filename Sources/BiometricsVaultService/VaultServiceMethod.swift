@@ -19,6 +19,8 @@ package enum VaultServiceMethod: String, CaseIterable, Sendable {
     case lock = "Lock"
     case audit = "Audit"
     case list = "List"
+    case registerPrompter = "RegisterPrompter"
+    case cancelPrompt = "CancelPrompt"
 
     /// One argument: its name in the introspection and its D-Bus type.
     package struct Argument: Sendable, Equatable {
@@ -32,7 +34,7 @@ package enum VaultServiceMethod: String, CaseIterable, Sendable {
 
     package var inputs: [Argument] {
         switch self {
-        case .status, .cancelAuthentication, .lock: []
+        case .status, .cancelAuthentication, .lock, .registerPrompter: []
         case .attest: [.init("token", "ay")]
         case .authenticate:
             [.init("policy", "s"), .init("reason", "s"), .init("service", "s"), .init("window", "u"), .init("scope", "s")]
@@ -45,6 +47,7 @@ package enum VaultServiceMethod: String, CaseIterable, Sendable {
         case .delete: [.init("service", "s"), .init("key", "s")]
         case .audit: [.init("since", "t")]
         case .list: [.init("service", "s")]
+        case .cancelPrompt: [.init("prompt", "t")]
         }
     }
 
@@ -56,7 +59,7 @@ package enum VaultServiceMethod: String, CaseIterable, Sendable {
         case .lock: [.init("closed", "u")]
         case .audit: [.init("entries", "as")]
         case .list: [.init("keys", "as"), .init("unreadable", "u")]
-        case .attest, .authenticateOwner, .cancelAuthentication, .revoke, .write, .delete: []
+        case .attest, .authenticateOwner, .cancelAuthentication, .revoke, .write, .delete, .registerPrompter, .cancelPrompt: []
         }
     }
 
@@ -82,6 +85,8 @@ package enum VaultServiceRequest: Sendable {
     case lock
     case audit(since: UInt64)
     case list(service: String)
+    case registerPrompter
+    case cancelPrompt(prompt: UInt64)
 
     /// A call the interface does not have, or whose arguments are not of its method's types.
     package struct Malformed: Error, Sendable, Equatable {
@@ -118,6 +123,8 @@ package enum VaultServiceRequest: Sendable {
         case .lock: self = .lock
         case .audit: self = .audit(since: parameters[0].uint64 ?? 0)
         case .list: self = .list(service: string(0))
+        case .registerPrompter: self = .registerPrompter
+        case .cancelPrompt: self = .cancelPrompt(prompt: parameters[0].uint64 ?? 0)
         }
     }
 
@@ -125,7 +132,7 @@ package enum VaultServiceRequest: Sendable {
     /// decoded.
     package var arguments: DBusArgument {
         switch self {
-        case .status, .cancelAuthentication, .lock: .tuple([])
+        case .status, .cancelAuthentication, .lock, .registerPrompter: .tuple([])
         case .attest(let token): .tuple([.bytes(token)])
         case .authenticate(let policy, let reason, let service, let windowSeconds, let scope):
             .tuple([.string(policy), .string(reason), .string(service), .uint32(windowSeconds), .string(scope)])
@@ -137,6 +144,7 @@ package enum VaultServiceRequest: Sendable {
         case .delete(let service, let key): .tuple([.string(service), .string(key)])
         case .audit(let since): .tuple([.uint64(since)])
         case .list(let service): .tuple([.string(service)])
+        case .cancelPrompt(let prompt): .tuple([.uint64(prompt)])
         }
     }
 
@@ -155,6 +163,67 @@ package enum VaultServiceRequest: Sendable {
         case .lock: .lock
         case .audit: .audit
         case .list: .list
+        case .registerPrompter: .registerPrompter
+        case .cancelPrompt: .cancelPrompt
+        }
+    }
+}
+
+/// The signals of the vault service's interface, each described once (its arguments), as
+/// ``VaultServiceMethod`` describes the methods. The service sends them to one connection only, the
+/// prompter the user registered (``VaultServiceMethod/registerPrompter``), never to the whole bus.
+package enum VaultServiceSignal: String, CaseIterable, Sendable {
+    /// A check began: what to show, in the service's words (who asks, for what, how to answer).
+    case promptShown = "PromptShown"
+    /// The check ended, however it ended: the prompt goes.
+    case promptWithdrawn = "PromptWithdrawn"
+    /// Another program of the user registered as its prompter and takes the prompts from now on.
+    case prompterReplaced = "PrompterReplaced"
+
+    package var arguments: [VaultServiceMethod.Argument] {
+        switch self {
+        case .promptShown: [.init("prompt", "t"), .init("summary", "s"), .init("body", "s")]
+        case .promptWithdrawn: [.init("prompt", "t"), .init("outcome", "s")]
+        case .prompterReplaced: [.init("by", "s")]
+        }
+    }
+
+    /// The type of its arguments as one tuple.
+    package var type: String { "(" + arguments.map(\.type).joined() + ")" }
+}
+
+/// One signal of ``VaultServiceSignal`` with its values: what the service sends a prompter, and what the
+/// prompter decodes (refusing a signal whose name or types are not the interface's).
+package enum VaultServicePromptEvent: Sendable, Equatable {
+    case shown(prompt: UInt64, summary: String, body: String)
+    case withdrawn(prompt: UInt64, outcome: String)
+    case replaced(by: String)
+
+    /// The event a signal `member` with `parameters` (its body, one tuple) carries; `nil` for any other.
+    package init?(member: String, parameters: DBusValue) {
+        guard let signal = VaultServiceSignal(rawValue: member), parameters.typeString == signal.type else { return nil }
+        switch signal {
+        case .promptShown:
+            self = .shown(prompt: parameters[0].uint64 ?? 0, summary: parameters[1].string ?? "", body: parameters[2].string ?? "")
+        case .promptWithdrawn: self = .withdrawn(prompt: parameters[0].uint64 ?? 0, outcome: parameters[1].string ?? "")
+        case .prompterReplaced: self = .replaced(by: parameters[0].string ?? "")
+        }
+    }
+
+    package var signal: VaultServiceSignal {
+        switch self {
+        case .shown: .promptShown
+        case .withdrawn: .promptWithdrawn
+        case .replaced: .prompterReplaced
+        }
+    }
+
+    /// Its values as the interface describes them.
+    package var arguments: DBusArgument {
+        switch self {
+        case .shown(let prompt, let summary, let body): .tuple([.uint64(prompt), .string(summary), .string(body)])
+        case .withdrawn(let prompt, let outcome): .tuple([.uint64(prompt), .string(outcome)])
+        case .replaced(let by): .tuple([.string(by)])
         }
     }
 }

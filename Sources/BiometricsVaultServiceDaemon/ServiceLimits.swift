@@ -7,8 +7,8 @@ import Glibc
 /// ``maximumItems`` items and ``maximumBytes`` bytes of item files, ``maximumCalls`` calls in progress
 /// at once, ``maximumPromptsPerMinute`` checks started in any 60 s. An administrator sets them in
 /// ``path``: one `key = value` per line (`max-items`, `max-bytes`, `max-calls`,
-/// `max-prompts-per-minute`, whole numbers), `#` to the end of a line a comment; read when the service
-/// starts. A write that would pass them is refused whole (`storeFull`, as a full disk is) and nothing
+/// `max-prompts-per-minute`, whole numbers; `unseen-checks`, `refuse` or `allow`), `#` to the end of a
+/// line a comment; read when the service starts. A write that would pass them is refused whole (`storeFull`, as a full disk is) and nothing
 /// is written; a call past them is refused at once (``CallAdmission``).
 struct ServiceLimits: Sendable, Equatable {
     static let path = "/etc/biometrics-vault/service.conf"
@@ -20,6 +20,10 @@ struct ServiceLimits: Sendable, Equatable {
     /// Checks (a finger or the password) one user's calls start in any 60 s: one a second, past any
     /// person's pace, far below a script's. A read inside an unlock window is no check.
     var maximumPromptsPerMinute = 60
+    /// Whether a check at the reader runs when nothing shows it: no prompter registered for the user and
+    /// the caller without a terminal (`unseen-checks = allow`, for a machine with a reader and no
+    /// desktop). Refused by default: a finger given to a prompt nobody sees may be meant for another.
+    var allowsUnseenChecks = false
 
     /// The limits `text` sets over the defaults, and what was wrong in it (ignored), a line each.
     static func parse(_ text: String) -> (limits: ServiceLimits, notices: [String]) {
@@ -29,6 +33,14 @@ struct ServiceLimits: Sendable, Equatable {
             let line = raw.prefix { $0 != "#" }
             if line.allSatisfy(\.isWhitespace) { continue }
             let parts = line.split(separator: "=", maxSplits: 1).map { $0.filter { !$0.isWhitespace } }
+            if parts.count == 2, parts[0] == "unseen-checks" {
+                switch parts[1] {
+                case "refuse": limits.allowsUnseenChecks = false
+                case "allow": limits.allowsUnseenChecks = true
+                default: notices.append("\(path):\(index + 1): ignored (unseen-checks is refuse or allow)")
+                }
+                continue
+            }
             guard parts.count == 2, let value = Int(parts[1]), value >= 0 else {
                 notices.append("\(path):\(index + 1): ignored (not `key = a whole number`)")
                 continue
@@ -39,7 +51,7 @@ struct ServiceLimits: Sendable, Equatable {
             case "max-calls": limits.maximumCalls = value
             case "max-prompts-per-minute": limits.maximumPromptsPerMinute = value
             default:
-                notices.append("\(path):\(index + 1): ignored (the keys are max-items, max-bytes, max-calls and max-prompts-per-minute)")
+                notices.append("\(path):\(index + 1): ignored (the keys are max-items, max-bytes, max-calls, max-prompts-per-minute and unseen-checks)")
             }
         }
         return (limits, notices)

@@ -89,6 +89,13 @@ package enum VaultServiceDaemon {
                 handler: { call in state.dispatch(call) },
                 peerLeft: { connection in state.left(connection) })
             state.server = server
+            let connection = server.connection
+            state.requests.prompters.send { destination, event in
+                connection.emit(
+                    to: destination, path: VaultServiceInterface.objectPath, interface: VaultServiceInterface.interface,
+                    member: event.signal.rawValue, event.arguments)
+            }
+            defer { state.requests.prompters.send(through: nil) }
             // The server's handlers hold the state, which holds the server: let go when serving ends.
             defer { state.server = nil }
             func checkIdle() {
@@ -134,12 +141,14 @@ final class DaemonState: Sendable {
 
     func isIdle(for idle: Duration) -> Bool {
         let quiet = running.withLock { $0.calls.isEmpty && ContinuousClock.now - $0.last >= idle }
-        return quiet && requests.grants.isEmpty && requests.windows.isEmpty
+        return quiet && requests.grants.isEmpty && requests.windows.isEmpty && requests.prompters.isEmpty
     }
 
-    /// A caller left the bus: its grants end and its calls in progress (a prompt) are cancelled.
+    /// A caller left the bus: its grants end, its calls in progress (a prompt) are cancelled, and it is
+    /// no prompter any more.
     func left(_ connection: String) {
         callers.withLock { $0[connection] = nil }
+        requests.prompters.left(connection)
         attested.withLock { $0[connection] = nil }
         requests.grants.revokeAll(connection: connection)
         let tasks = running.withLock { $0.calls[connection].map { Array($0.values) } ?? [] }
@@ -195,7 +204,7 @@ final class DaemonState: Sendable {
         do {
             let caller = try caller(call.sender)
             // What only ends things is never refused: a user at the limit can still cancel and lock.
-            let counted = ![.lock, .revoke, .cancelAuthentication].contains(request.method)
+            let counted = ![.lock, .revoke, .cancelAuthentication, .cancelPrompt].contains(request.method)
             if counted { try requests.admission.begin(uid: caller.uid) }
             defer { if counted { requests.admission.end(uid: caller.uid) } }
             switch request {
@@ -220,8 +229,8 @@ final class DaemonState: Sendable {
                 call.reply(.tuple([.bytes(token), .string(enrollment?.value ?? "")]))
             case .authenticateOwner(let reason):
                 audited = (caller, "authenticateOwner", nil)
-                try await requests.authenticateOwner(caller, reason: reason)
-                requests.audit.record(caller, "authenticateOwner", result: "password")
+                let shown = try await requests.authenticateOwner(caller, reason: reason)
+                requests.audit.record(caller, "authenticateOwner", result: "password; shown: \(shown)")
                 audited = nil
                 call.reply(nil)
             case .lock:
@@ -282,6 +291,20 @@ final class DaemonState: Sendable {
                 try requests.delete(caller, service: service, key: key)
                 requests.audit.record(caller, "delete", item: item, result: "deleted")
                 audited = nil
+                call.reply(nil)
+            case .registerPrompter:
+                let previous = requests.prompters.register(uid: caller.uid, connection: caller.connection)
+                if let previous {
+                    requests.prompters.tell(previous, .replaced(by: "\(AuditLog.describe(pid: caller.processID)) (pid \(caller.processID))"))
+                }
+                requests.audit.record(
+                    caller, "prompterRegistered", result: previous.map { "registered, replacing the prompter \($0)" } ?? "registered")
+                call.reply(nil)
+            case .cancelPrompt(let prompt):
+                guard requests.prompters.cancel(prompt, uid: caller.uid) else {
+                    throw VaultError(.itemNotFound, underlying: .message("no prompt \(prompt) of this user is shown"))
+                }
+                requests.audit.record(caller, "promptCancelled", result: "prompt \(prompt)")
                 call.reply(nil)
             case .list(let service):
                 let listing = try requests.listing(caller, service: service)

@@ -3,6 +3,7 @@ import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultFileStore
 import BiometricsVaultLinuxAuth
+import BiometricsVaultProcess
 import BiometricsVaultService
 import BiometricsVaultTPM
 #if canImport(FoundationEssentials)
@@ -47,6 +48,8 @@ final class VaultServiceRequests: Sendable {
     let admission: CallAdmission
     /// The fingerprint reader's turns.
     let reader = ReaderQueue()
+    /// Each user's prompter and the checks shown on it.
+    let prompters = Prompters()
     /// Each user's, held while a write checks the limits and writes: two writes of a user never both take
     /// the last place, and one user's count of a full store holds up no other user's write.
     private let writing = LockedValue<[UInt32: LockedValue<Void>]>([:])
@@ -121,13 +124,20 @@ final class VaultServiceRequests: Sendable {
         let prompt = PromptText(reason: reason)
         // The password alone (polkit's agent) needs no turn at the reader.
         if policy != .devicePasscode { try refuseReaderOfAnotherUsersSeat(caller) }
+        let sight = try sight(of: caller, atReader: policy != .devicePasscode)
         try admission.admitCheck(uid: caller.uid)
-        let authorization = policy == .devicePasscode
-            ? try await authenticator.authenticate(for: policy, prompt: prompt)
-            : try await reader.hold(uid: caller.uid) { try await authenticator.authenticate(for: policy, prompt: prompt) }
+        let reader = reader
+        let (authorization, shown) = try await shownCheck(
+            caller, sight, asking: policy == .devicePasscode ? "Enter your password" : "Touch the fingerprint reader",
+            for: "\(service) (\(policy.rawValue))", reason: reason
+        ) {
+            policy == .devicePasscode
+                ? try await authenticator.authenticate(for: policy, prompt: prompt)
+                : try await reader.hold(uid: caller.uid) { try await authenticator.authenticate(for: policy, prompt: prompt) }
+        }
         // A userPresence prompt answered by a finger still reports the set that matched.
         let method: Grant.Method = authorization.enrollment.map { .fingerprint($0) } ?? .password
-        var how = authorization.enrollment == nil ? "password" : "finger"
+        var how = (authorization.enrollment == nil ? "password" : "finger") + "; shown: \(shown)"
         if windowSeconds > 0 {
             let opening: [ServiceWindows.Key]
             switch requested {
@@ -212,11 +222,94 @@ final class VaultServiceRequests: Sendable {
         return closed
     }
 
-    func authenticateOwner(_ caller: Caller, reason: String) async throws {
+    /// Returns where the check was shown, for the audit.
+    func authenticateOwner(_ caller: Caller, reason: String) async throws -> String {
         try Self.refuseExited(caller)
         let authenticator = try fingerprintAuthenticator(caller)
+        let sight = try sight(of: caller, atReader: false)
         try admission.admitCheck(uid: caller.uid)
-        try await authenticator.authenticateOwner(prompt: PromptText(reason: reason))
+        return try await shownCheck(caller, sight, asking: "Enter your password", for: "the owner's password", reason: reason) {
+            try await authenticator.authenticateOwner(prompt: PromptText(reason: reason))
+        }.shown
+    }
+
+    /// Where a check of `caller` would be seen: on the user's prompter, on the caller's terminal (its
+    /// controlling terminal, which the kernel reports), both, or neither.
+    struct Sight: Sendable {
+        var prompter: Bool
+        var terminal: Bool
+        var description: String {
+            switch (prompter, terminal) {
+            case (true, true): "prompter and the caller's terminal"
+            case (true, false): "prompter"
+            case (false, true): "the caller's terminal"
+            case (false, false): "nowhere"
+            }
+        }
+    }
+
+    /// Where a check of `caller` would be seen; refuses one at the reader that nothing would show,
+    /// unless the administrator allows it (``ServiceLimits/allowsUnseenChecks``). The terminal is a
+    /// claim any program can make by opening one, so it only decides where to show, never who may ask.
+    private func sight(of caller: Caller, atReader: Bool) throws(VaultError) -> Sight {
+        let terminal = (ProcessStat.read(pid: Int32(bitPattern: caller.processID))?.terminal ?? 0) != 0
+        let sight = Sight(prompter: prompters.prompter(uid: caller.uid) != nil, terminal: terminal)
+        if atReader, !sight.prompter, !sight.terminal, !limits.allowsUnseenChecks {
+            throw VaultError(.interactionNotAllowed, underlying: .message(
+                "nothing would show this fingerprint check: run `biometrics-vault prompter` in your desktop session, or ask from a terminal (Docs/VaultService.md, \"Where prompts appear\")"))
+        }
+        return sight
+    }
+
+    /// Runs `check` shown on the user's prompter (if it has one) for as long as it runs: what asks (the
+    /// caller's program and its parents, as the kernel names them), for what, how to answer. The prompt
+    /// goes when the check ends, however it ends; cancelled there, the check ends as `userCancel`.
+    /// Returns the check's result and where it was shown, for the audit.
+    private func shownCheck<Result: Sendable>(
+        _ caller: Caller, _ sight: Sight, asking action: String, for item: String, reason: String,
+        _ check: @escaping @Sendable () async throws -> Result
+    ) async throws -> (Result, shown: String) {
+        let work = Task { try await check() }
+        var shown = sight
+        let prompt = sight.prompter
+            ? prompters.show(
+                uid: caller.uid, summary: action,
+                body: Self.promptBody(asker: AuditLog.describe(pid: caller.processID), pid: caller.processID, item: item, reason: reason),
+                cancel: { work.cancel() })
+            : nil
+        shown.prompter = prompt != nil
+        do {
+            let result = try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
+            if let prompt { prompters.withdraw(prompt, outcome: "answered") }
+            return (result, shown.description)
+        } catch {
+            if let prompt, prompters.withdraw(prompt, outcome: "ended"), Task.isCancelled == false {
+                throw VaultError(.userCancel, underlying: .message("cancelled on the prompt"))
+            }
+            throw error
+        }
+    }
+
+    /// A prompt's text, for a notification server's body: every name a program chose (its own, its
+    /// parents', the reason it gives) is escaped, so that none is read as markup (a link, an image).
+    static func promptBody(asker: String, pid: UInt32, item: String, reason: String) -> String {
+        func escaped(_ text: String) -> String {
+            var result = ""
+            for character in text {
+                switch character {
+                case "&": result += "&amp;"
+                case "<": result += "&lt;"
+                case ">": result += "&gt;"
+                case "\"": result += "&quot;"
+                case "'": result += "&#39;"
+                default: result.append(character)
+                }
+            }
+            return result
+        }
+        var body = "\(escaped(asker)) (pid \(pid)) asks for \(escaped(item))."
+        if !reason.isEmpty { body += "\nIts reason: \(escaped(reason))" }
+        return body
     }
 
     func read(_ caller: Caller, service: String, key: String, token: [UInt8]) throws -> StoredItem? {

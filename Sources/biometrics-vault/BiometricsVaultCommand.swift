@@ -35,7 +35,7 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
             Status.self, Store.self, Show.self, Update.self, Upgrade.self, Downgrade.self, Reset.self, List.self,
             Import.self, Doctor.self, Setup.self, PasswordPromptCheck.self,
             GitCredential.self, DockerCredential.self, Exec.self, ClearLockout.self, Key.self,
-            Agent.self, Lock.self, Service.self, SecretService.self, Audit.self, Unlock.self,
+            Agent.self, Lock.self, Service.self, SecretService.self, Prompter.self, Audit.self, Unlock.self,
         ]
     )
 

@@ -400,7 +400,7 @@ final class VaultServiceCLITests {
             let entries = (try? JSONSerialization.jsonObject(with: Data(audit.stdout.utf8))) as? [[String: Any]] ?? []
             func results(_ event: String) -> [String] { entries.filter { $0["event"] as? String == event }.compactMap { $0["result"] as? String } }
             let authentications = results("authenticate")
-            #expect(authentications.filter { $0.hasSuffix(": finger") }.count == 6, "\(authentications)")
+            #expect(authentications.filter { $0.contains(": finger; shown: ") }.count == 6, "\(authentications)")
             // Two reads, the exec, git's fill and the 50 parallel reads.
             #expect(authentications.filter { $0.hasSuffix(": inside a window") }.count == 54, "\(authentications)")
             #expect(results("windowOpened").count == 3, "\(results("windowOpened"))")

@@ -8,6 +8,24 @@ extension VaultServiceCLITests {
     /// Where the service reads its limits when it starts (Docs/VaultService.md).
     static let serviceLimits = "/etc/biometrics-vault/service.conf"
 
+    /// Replaces the administrator's file with its own lines and `lines`, for one test: returns what to
+    /// write back after it.
+    func setServiceLimits(_ lines: String) throws -> String {
+        let kept = (try? String(contentsOfFile: Self.serviceLimits, encoding: .utf8)) ?? ""
+        try FileManager.default.createDirectory(atPath: "/etc/biometrics-vault", withIntermediateDirectories: true)
+        try (kept + lines).write(toFile: Self.serviceLimits, atomically: true, encoding: .utf8)
+        return kept
+    }
+
+    /// Puts back the administrator's file `setServiceLimits` replaced.
+    func restoreServiceLimits(_ kept: String) {
+        if kept.isEmpty {
+            try? FileManager.default.removeItem(atPath: Self.serviceLimits)
+        } else {
+            try? kept.write(toFile: Self.serviceLimits, atomically: true, encoding: .utf8)
+        }
+    }
+
     /// The items of `user` in the service's state directory (read as root).
     func itemCount(of user: String) async throws -> Int {
         let uid = try await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/id"), ["-u", user]).stdout
@@ -28,8 +46,7 @@ extension VaultServiceCLITests {
         for key in ["limit-1", "limit-2", "limit-over"] { _ = try await run(["reset", key], as: user) }
         _ = try await run(["reset", "other-at-limit"], as: other)
         let before = try await itemCount(of: user)
-        try FileManager.default.createDirectory(atPath: "/etc/biometrics-vault", withIntermediateDirectories: true)
-        try "# a test's limit\nmax-items = \(before + 2)\n".write(toFile: Self.serviceLimits, atomically: true, encoding: .utf8)
+        let kept = try setServiceLimits("# a test's limit\nmax-items = \(before + 2)\n")
         try await killService()  // the limits are read when the service starts
         try await withCleanup { () async throws -> Void in
             for key in ["limit-1", "limit-2"] {
@@ -47,7 +64,7 @@ extension VaultServiceCLITests {
             let theirs = try await run(["store", "other-at-limit"], as: other, stdin: #"{"token":"theirs"}"#)
             #expect(theirs.status == 0, "\(theirs.stderr)")
         } cleanup: {
-            try? FileManager.default.removeItem(atPath: Self.serviceLimits)
+            restoreServiceLimits(kept)
             try? await killService()
             for key in ["limit-1", "limit-2", "limit-over"] { _ = try? await run(["reset", key], as: user) }
             _ = try? await run(["reset", "other-at-limit"], as: other)
@@ -61,10 +78,10 @@ extension VaultServiceCLITests {
     func checksPastThePromptRateAreRefusedAtOnceWithoutTheReader() async throws {
         try await prepareHomes()
         try await enrollOnly(user, finger: Self.finger)
-        try FileManager.default.createDirectory(atPath: "/etc/biometrics-vault", withIntermediateDirectories: true)
+        var kept = ""
         try await withCleanup { () async throws -> Void in
             try await storeProtected("prompt-rate", secret: "at-a-persons-pace")
-            try "max-prompts-per-minute = 2\n".write(toFile: Self.serviceLimits, atomically: true, encoding: .utf8)
+            kept = try setServiceLimits("max-prompts-per-minute = 2\n")
             try await killService()  // the limits are read when the service starts
             // One terminal session, whose window the first read opens.
             let terminal = try await session(["-c", Self.evalLoop], as: user, executable: "/bin/sh")
@@ -85,7 +102,7 @@ extension VaultServiceCLITests {
             terminal.type("exit 0\n")
             _ = try await terminal.finish()
         } cleanup: {
-            try? FileManager.default.removeItem(atPath: Self.serviceLimits)
+            restoreServiceLimits(kept)
             try? await killService()
             _ = try? await run(["reset", "prompt-rate"], as: user)
             _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])

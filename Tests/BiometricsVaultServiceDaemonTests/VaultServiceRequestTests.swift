@@ -16,6 +16,7 @@ import Testing
         .read(service: "biometrics-vault", key: "github", grant: []),
         .write(service: "svc", key: "k", header: "bv1;n", payload: SecretBytes(utf8: #"{"token":"t"}"#), condition: "absent", expected: "", grant: grant),
         .delete(service: "svc", key: "k"), .lock, .audit(since: 1_700_000_000), .list(service: "svc"),
+        .registerPrompter, .cancelPrompt(prompt: 7),
     ]
 
     @Test func everyMethodHasARequestHere() {

@@ -43,6 +43,17 @@ finish() {
 }
 trap finish EXIT
 
+# The test user's graphical session: a display and the desktop's notification server (the prompter's
+# tests; scripts/lib/box-desktop).
+need=()
+for pkg in xvfb dunst; do dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg"); done
+if [ "${#need[@]}" -gt 0 ]; then
+    # shellcheck source=../lib/apt.sh
+    source scripts/lib/apt.sh
+    apt_update_once
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
 # The release build 70-deb.sh (and CI's background build) made: packaging it again takes seconds.
 DEB=$(bash scripts/package-deb.sh 2>/dev/null | tail -n 1)
 [ -f "$DEB" ] || { echo "scripts/package-deb.sh made no .deb"; exit 1; }
@@ -70,8 +81,19 @@ EOF
     DEBIAN_FRONTEND=noninteractive dpkg -i '$DEB' >/dev/null
     systemctl is-system-running"
 echo "systemd box: $("${BOX[@]}" status); installed $(basename "$DEB")"
+# The test user's desktop, in a logind session that stays for the whole step (its user manager with it):
+# Xvfb, dunst and the package's prompter unit (scripts/lib/box-desktop/start.sh). dunst logs what it
+# shows in DESKTOP/out/shown.log.
+DESKTOP=$SENSOR/desktop
+cp -r scripts/lib/box-desktop "$DESKTOP"
+mkdir -m 777 "$DESKTOP/out"
+sed -i "s|@DIR@|/run/host-tmp/${DESKTOP#/tmp/}|g" "$DESKTOP/dunstrc"
+chmod -R a+rX "$DESKTOP"
+"${BOX[@]}" run systemd-run --unit=box-desktop-session --collect -q runuser -l "$BV_TEST_USER" -c 'exec sleep infinity'
+"${BOX[@]}" run runuser -l "$BV_TEST_USER" -c "sh /run/host-tmp/${DESKTOP#/tmp/}/start.sh" \
+    || { echo "the test user's desktop did not start"; exit 1; }
 
-export BV_SYSTEMD_BOX_PID BV_BOX_FPRINT_SOCKET=$SENSOR/fpv.sock BV_BOX_DEB=$DEB
+export BV_SYSTEMD_BOX_PID BV_BOX_FPRINT_SOCKET=$SENSOR/fpv.sock BV_BOX_DEB=$DEB BV_BOX_DESKTOP=$DESKTOP
 BV_SYSTEMD_BOX_PID=$(cat /run/systemd-box/pid)
 swift test --skip-build --filter "BiometricsVaultCLITests.SystemdBoxTests${1:+.*$1}" > "$LOG" 2>&1 \
     || { grep '✘' "$LOG" | cut -c1-1500 | head -n 80; tail -n 60 "$LOG"; exit 1; }
@@ -84,7 +106,8 @@ for name in aCallActivatesTheUnitWithEveryLineOfItsHardening theServiceExitsWhen
     theLockoutEndsWithThePasswordThroughPolkit upgradesKeepItemsRemovalStopsTheServiceAndPurgeRemovesTheState \
     aWindowServesItsLogindSessionAndItsTerminalOnly 'aLockOrASuspendClosesTheWindow(closer:)' \
     'theEndOfTheLogindSessionClosesTheWindow(ending:)' theFirstSecretToolCallStartsTheUserUnitAndARestartKeepsTheItems \
-    theSessionsLockClosesTheProvidersWindows; do
+    theSessionsLockClosesTheProvidersWindows aCheckWithoutATerminalIsShownOnTheDesktopUntilItEnds \
+    cancelOnTheNotificationEndsTheCheckAtOnce aCheckNothingWouldShowIsRefusedAtOnce aSecondPrompterIsAuditedAndAnnounced; do
     [[ $name == *")" ]] || name="$name()"
     grep -F "Test $name " "$LOG" | grep -q ' passed after' || { echo "the systemd box test $name did not run"; exit 1; }
 done
