@@ -307,7 +307,7 @@ final class VaultServiceRequests: Sendable {
             }
             return result
         }
-        var body = "\(escaped(asker)) (pid \(pid)) asks for \(escaped(item))."
+        var body = "Asked by pid \(pid): \(escaped(asker))\nFor: \(escaped(item))"
         if !reason.isEmpty { body += "\nIts reason: \(escaped(reason))" }
         return body
     }

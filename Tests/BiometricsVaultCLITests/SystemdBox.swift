@@ -75,6 +75,11 @@ struct SystemdBox: Sendable {
             environment: sandbox.environment)
     }
 
+    /// Where the box sees `path`, a path under this machine's `/tmp` (its own `/tmp` is another).
+    static func insideHostTmp(_ path: String) -> String {
+        "/run/host-tmp/" + path.dropFirst("/tmp/".count)
+    }
+
     /// The virtual terminal in front (the kernel's, which the box shares): `/sys/class/tty/tty0/active`.
     static var frontTerminal: Int? {
         (try? String(contentsOfFile: "/sys/class/tty/tty0/active", encoding: .utf8))

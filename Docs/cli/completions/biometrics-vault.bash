@@ -173,13 +173,13 @@ _biometrics-vault() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|git-credential|docker-credential|exec|clear-lockout|key|agent|lock|service|secret-service|audit|unlock|help)
+    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|git-credential|docker-credential|exec|clear-lockout|key|agent|lock|service|secret-service|prompter|audit|unlock|help)
         # Offer subcommand argument completions
         "_biometrics-vault_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup git-credential docker-credential exec clear-lockout key agent lock service secret-service audit unlock help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup git-credential docker-credential exec clear-lockout key agent lock service secret-service prompter audit unlock help' -- "${cur}"))
         ;;
     esac
 }
@@ -815,6 +815,14 @@ _biometrics-vault_secret-service() {
         return
         ;;
     esac
+}
+
+_biometrics-vault_prompter() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __biometrics-vault_offer_flags_options 0
 }
 
 _biometrics-vault_audit() {
