@@ -47,7 +47,7 @@ package final class VaultServicePrompter: Sendable {
     }
 
     /// Registers and draws the service's prompts until another prompter replaces this one or `stop`
-    /// fires. Registers again when the service restarts (its name gets a new owner). Events from any
+    /// fires. Registers again each time the service starts (its name gets a new owner). Events from any
     /// connection but the name's owner are ignored.
     package func serveService(stop: DBusCancellation) throws(VaultError) -> Ending {
         let interface = VaultServiceInterface.interface
@@ -63,16 +63,16 @@ package final class VaultServicePrompter: Sendable {
             guard case .signal(let signal) = subscription.next(until: nil, cancellation: stop) else { return .stopped }
             if signal.interface == "org.freedesktop.DBus" {
                 guard signal.parameters[0].string == VaultServiceInterface.busName, signal.parameters[2].string != owner else { continue }
-                // The service went (its prompts with it) or another started: a new one knows no prompter.
-                // Registering starts one; where none can start (the package removed), the next owner of
-                // the name is registered with when it comes.
+                // The service went (idle, stopped; its prompts with it) or started again: a new one knows
+                // no prompter. It is registered with when it starts, never started for that: the service
+                // still exits when idle, and a stopped one stays stopped until a program calls it.
                 closeAll()
                 owner = nil
+                guard signal.parameters[2].string?.isEmpty == false else { continue }
                 do {
-                    owner = try register()
-                    log("registered again with the vault service, which restarted")
+                    owner = try register(starting: false)
                 } catch {
-                    log("the vault service is gone (\(error.code.name)); registering again when it returns")
+                    log("could not register with the vault service that started: \(error.code.name)")
                 }
                 continue
             }
@@ -118,12 +118,14 @@ package final class VaultServicePrompter: Sendable {
         }
     }
 
-    /// Registers this connection as the user's prompter; returns the service's unique name.
-    private func register() throws(VaultError) -> String {
+    /// Registers this connection as the user's prompter, `starting` the service if it does not run;
+    /// returns the service's unique name.
+    private func register(starting: Bool = true) throws(VaultError) -> String {
         do throws(DBusFailure) {
             let method = VaultServiceMethod.registerPrompter
             _ = try system.call(
-                VaultServiceInterface.method(method), VaultServiceRequest.registerPrompter.arguments, replyType: method.replyType)
+                VaultServiceInterface.method(method), VaultServiceRequest.registerPrompter.arguments, replyType: method.replyType,
+                autoStart: starting)
             let reply = try system.call(
                 DBusMethod(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                            member: "GetNameOwner"),

@@ -141,7 +141,7 @@ final class DaemonState: Sendable {
 
     func isIdle(for idle: Duration) -> Bool {
         let quiet = running.withLock { $0.calls.isEmpty && ContinuousClock.now - $0.last >= idle }
-        return quiet && requests.grants.isEmpty && requests.windows.isEmpty && requests.prompters.isEmpty
+        return quiet && requests.grants.isEmpty && requests.windows.isEmpty
     }
 
     /// A caller left the bus: its grants end, its calls in progress (a prompt) are cancelled, and it is

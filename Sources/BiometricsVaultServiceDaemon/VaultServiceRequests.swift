@@ -50,6 +50,8 @@ final class VaultServiceRequests: Sendable {
     let reader = ReaderQueue()
     /// Each user's prompter and the checks shown on it.
     let prompters = Prompters()
+    /// When the service started.
+    private let started = ContinuousClock.now
     /// Each user's, held while a write checks the limits and writes: two writes of a user never both take
     /// the last place, and one user's count of a full store holds up no other user's write.
     private let writing = LockedValue<[UInt32: LockedValue<Void>]>([:])
@@ -124,7 +126,7 @@ final class VaultServiceRequests: Sendable {
         let prompt = PromptText(reason: reason)
         // The password alone (polkit's agent) needs no turn at the reader.
         if policy != .devicePasscode { try refuseReaderOfAnotherUsersSeat(caller) }
-        let sight = try sight(of: caller, atReader: policy != .devicePasscode)
+        let sight = try await sight(of: caller, atReader: policy != .devicePasscode)
         try admission.admitCheck(uid: caller.uid)
         let reader = reader
         let (authorization, shown) = try await shownCheck(
@@ -226,7 +228,7 @@ final class VaultServiceRequests: Sendable {
     func authenticateOwner(_ caller: Caller, reason: String) async throws -> String {
         try Self.refuseExited(caller)
         let authenticator = try fingerprintAuthenticator(caller)
-        let sight = try sight(of: caller, atReader: false)
+        let sight = try await sight(of: caller, atReader: false)
         try admission.admitCheck(uid: caller.uid)
         return try await shownCheck(caller, sight, asking: "Enter your password", for: "the owner's password", reason: reason) {
             try await authenticator.authenticateOwner(prompt: PromptText(reason: reason))
@@ -251,9 +253,20 @@ final class VaultServiceRequests: Sendable {
     /// Where a check of `caller` would be seen; refuses one at the reader that nothing would show,
     /// unless the administrator allows it (``ServiceLimits/allowsUnseenChecks``). The terminal is a
     /// claim any program can make by opening one, so it only decides where to show, never who may ask.
-    private func sight(of caller: Caller, atReader: Bool) throws(VaultError) -> Sight {
+    ///
+    /// A prompter registers when the service starts (it sees the name's new owner), which may be just
+    /// after the call that started it: in the service's first seconds, a check that nothing would show
+    /// waits up to 1 s for one.
+    private func sight(of caller: Caller, atReader: Bool) async throws(VaultError) -> Sight {
         let terminal = (ProcessStat.read(pid: Int32(bitPattern: caller.processID))?.terminal ?? 0) != 0
-        let sight = Sight(prompter: prompters.prompter(uid: caller.uid) != nil, terminal: terminal)
+        var sight = Sight(prompter: prompters.prompter(uid: caller.uid) != nil, terminal: terminal)
+        if atReader, !sight.prompter, !sight.terminal, ContinuousClock.now - started < .seconds(3) {
+            let deadline = ContinuousClock.now + .seconds(1)
+            while !sight.prompter, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(20))
+                sight.prompter = prompters.prompter(uid: caller.uid) != nil
+            }
+        }
         if atReader, !sight.prompter, !sight.terminal, !limits.allowsUnseenChecks {
             throw VaultError(.interactionNotAllowed, underlying: .message(
                 "nothing would show this fingerprint check: run `biometrics-vault prompter` in your desktop session, or ask from a terminal (Docs/VaultService.md, \"Where prompts appear\")"))
