@@ -33,6 +33,7 @@ var targets: [Target] = [
             .target(name: "BiometricsVaultSecretService", condition: linux),
             .target(name: "BiometricsVaultLinuxAuth", condition: linux),
             .target(name: "BiometricsVaultService", condition: linux),
+            .target(name: "BiometricsVaultProcess", condition: linux),
             "BiometricsVaultAgent",
             "BiometricsVaultApple",
             .product(name: "Logging", package: "swift-log"),
@@ -115,7 +116,8 @@ var targets: [Target] = [
         dependencies: [
             "BiometricsVaultCore",
             .target(name: "BiometricsVaultDBus", condition: linux),
-            // GLib threads only (prepareConnection); no D-Bus: that is BiometricsVaultDBus's.
+            .target(name: "BiometricsVaultProcess", condition: linux),
+            // GLib only for where it looks for the session bus; no D-Bus: that is BiometricsVaultDBus's.
             .target(name: "CGio", condition: linux),
             .target(name: "CGcrypt", condition: linux),
             // HKDF and AES-128-CBC of the session (SessionEncryption.swift).
@@ -177,8 +179,6 @@ var targets: [Target] = [
             .target(name: "BiometricsVaultProcess", condition: linux),
             "BiometricsVaultCore",
             .target(name: "BiometricsVaultDBus", condition: linux),
-            // GLib threads (DedicatedThread.swift); no D-Bus: that is BiometricsVaultDBus's.
-            .target(name: "CGio", condition: linux),
             .target(name: "CPAM", condition: linux),
         ],
         swiftSettings: strictSettings
@@ -188,6 +188,7 @@ var targets: [Target] = [
         dependencies: [
             "BiometricsVaultLinuxAuth", "BiometricsVaultTesting", "BiometricsVaultTestSupport",
             .target(name: "BiometricsVaultDBus", condition: linux),
+            .target(name: "BiometricsVaultProcess", condition: linux),
             // the whole vault flow runs on the real Secret Service too
             .target(name: "BiometricsVaultSecretService", condition: linux),
         ],
@@ -251,8 +252,12 @@ var targets: [Target] = [
     ),
 
     // What Linux processes of the package share: the reader of /proc/PID/stat, the one parser of that
-    // line (Fuzz/FuzzProcessStat), for the agent's scopes, the vault service's callers and polkit's subjects.
-    .target(name: "BiometricsVaultProcess", swiftSettings: strictSettings),
+    // line (Fuzz/FuzzProcessStat), for the agent's scopes, the vault service's callers and polkit's
+    // subjects; the one thread helper (DedicatedThread) for blocking work.
+    .target(
+        name: "BiometricsVaultProcess",
+        dependencies: ["BiometricsVaultCore", .target(name: "CProcessControl", condition: linux)],
+        swiftSettings: strictSettings),
 
     // MARK: unlock-window agent (owner: agent)
     // `biometrics-vault agent`'s server, its client, and the authenticator wrapper that asks it first: those
@@ -285,6 +290,7 @@ var targets: [Target] = [
         dependencies: [
             "BiometricsVaultCore",
             "BiometricsVaultFileStore",
+            .target(name: "BiometricsVaultProcess", condition: linux),
             .target(name: "CTSS2", condition: linux),
         ],
         swiftSettings: strictSettings
@@ -349,6 +355,7 @@ var targets: [Target] = [
             "BiometricsVaultJSON",
             "BiometricsVaultCredentialHelpers",
             "CProcessControl",
+            .target(name: "BiometricsVaultProcess", condition: linux),
             .target(name: "BiometricsVaultServiceDaemon", condition: linux),
             .target(name: "BiometricsVaultSecretServiceProvider", condition: linux),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

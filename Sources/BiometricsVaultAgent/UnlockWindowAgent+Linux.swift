@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVaultCore
+import BiometricsVaultProcess
 import FoundationEssentials
 
 /// The per-user process that holds unlock windows (`biometrics-vault agent`). One `poll` loop, on a thread
@@ -74,13 +75,13 @@ package final class UnlockWindowAgent {
     private var lastScopeCheck = 0.0
 
     /// Starts the agent (``start(paths:idleSeconds:logToFile:)``) and serves until idle (``run()``), both on
-    /// a thread of its own (``AgentThread``), so the awaiting task holds no cooperative thread meanwhile;
+    /// a thread of its own (``DedicatedThread``), so the awaiting task holds no cooperative thread meanwhile;
     /// the agent's state never leaves that thread. `listening` runs there once the agent listens, with
     /// what closes every window from another thread. `false` when another agent already serves.
     package static func serve(
         paths: AgentPaths, idleSeconds: Int, logToFile: Bool, listening: @escaping @Sendable (UnlockWindowLockTrigger) -> Void
     ) async throws(VaultError) -> Bool {
-        try await AgentThread.run { () throws(VaultError) -> Bool in
+        try await DedicatedThread.run(name: "unlock-agent") { () throws(VaultError) -> Bool in
             guard let agent = try start(paths: paths, idleSeconds: idleSeconds, logToFile: logToFile) else { return false }
             listening(agent.trigger)
             agent.run()

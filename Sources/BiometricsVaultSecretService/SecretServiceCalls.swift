@@ -36,7 +36,8 @@
 // hang for GIO's 25 s default.
 import BiometricsVaultCore
 import BiometricsVaultDBus
-import CGio  // GLib only: its threads (`prepareConnection(timeout:)`) and where it looks for the session bus (`sessionBusIsConfigured`); every D-Bus call goes through BiometricsVaultDBus
+import BiometricsVaultProcess
+import CGio  // GLib only: where it looks for the session bus (`sessionBusIsConfigured`); every D-Bus call goes through BiometricsVaultDBus
 import Dispatch
 
 /// Attributes of an item: name -> value.
@@ -453,9 +454,9 @@ final class SecretServiceClient: Sendable {
     /// operation that starts meanwhile waits for this open (at most until its own deadline) and shares its
     /// outcome, error included; a failure is not kept, so later operations open again.
     ///
-    /// One plain thread, not a dispatch queue: the first `async` to a global queue also starts
-    /// libdispatch's root-queue workers, and at process start those thread creations delayed the
-    /// connection by about 0.15 ms (Docs/Benchmarks.md). When no thread can be started, nothing is
+    /// One plain thread (``DedicatedThread``), not a dispatch queue: the first `async` to a global queue
+    /// also starts libdispatch's root-queue workers, and at process start those thread creations delayed
+    /// the connection by about 0.15 ms (Docs/Benchmarks.md). When no thread can be started, nothing is
     /// prepared and the first operation opens the service itself.
     ///
     /// The open's deadline is armed here, after the thread starts: the process's first dispatch timer
@@ -463,14 +464,11 @@ final class SecretServiceClient: Sendable {
     /// connecting thread armed it (Docs/Benchmarks.md). The end of the deadline is fixed before either.
     static func prepareConnection(timeout: Duration) {
         let deadline = Deadline(after: timeout, armed: false)
-        let open = Unmanaged.passRetained(PreparedOpen(SecretServiceClient(timeout: timeout), deadline)).toOpaque()
-        let thread = g_thread_try_new("secret-connect", { open in
-            let open = Unmanaged<PreparedOpen>.fromOpaque(open!).takeRetainedValue()
-            try? open.client.connect(by: open.deadline)
-            return nil
-        }, open, nil)
-        if let thread {
-            g_thread_unref(thread)  // detached: the thread's own reference ends with it
+        let client = SecretServiceClient(timeout: timeout)
+        let started = DedicatedThread.start(name: "secret-connect") {
+            try? client.connect(by: deadline)
+        }
+        if started == 0 {
             deadline.arm()
             // The session's key pair, made here while the other thread connects, instead of on that
             // thread after the connection: about 0.2 ms of a cold start (Docs/Benchmarks.md). The
@@ -479,24 +477,12 @@ final class SecretServiceClient: Sendable {
                 preparedKeyPair.withLock { if $0 == nil { $0 = keyPair } }
             }
             SessionEncryption.prepareFirstUse()
-        } else {
-            Unmanaged<PreparedOpen>.fromOpaque(open).release()
         }
     }
 
     /// A key pair ``prepareConnection(timeout:)`` made for the next session; the open that uses it clears
     /// it, so no key pair serves two sessions.
     private static let preparedKeyPair = LockedValue<SessionEncryption.KeyPair?>(nil)
-
-    /// What the connecting thread of ``prepareConnection(timeout:)`` is handed.
-    private final class PreparedOpen: Sendable {
-        let client: SecretServiceClient
-        let deadline: Deadline
-        init(_ client: SecretServiceClient, _ deadline: Deadline) {
-            self.client = client
-            self.deadline = deadline
-        }
-    }
 
     private enum ConnectStep {
         case use(ServiceHandle)

@@ -2,6 +2,7 @@
 import BiometricsVaultCore
 import BiometricsVaultDBus
 import BiometricsVaultLinuxAuth
+import BiometricsVaultProcess
 import BiometricsVaultService
 import CProcessControl
 import Glibc

@@ -1,6 +1,7 @@
 #if os(Linux)
 import BiometricsVaultCore
 import BiometricsVaultDBus
+import BiometricsVaultProcess
 import Glibc
 
 /// The vault service's authentication, for ``VaultServiceStore``: the service itself verifies the
@@ -154,16 +155,17 @@ public struct VaultServiceAuthenticator: Authenticator {
         let agent = withAgent && startsTerminalAgent ? PolkitTextAgent.start() : nil
         defer { agent?.stop() }
         let cancellation = DBusCancellation()
+        // Its own thread: a prompt can take minutes, which must not hold a thread of Swift's cooperative pool.
         let result: Result<DBusValue, VaultError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let thread = PromptThread {
+                let started = DedicatedThread.start(name: "vault-prompt") {
                     do throws(VaultError) {
                         continuation.resume(returning: .success(try call(cancellation)))
                     } catch {
                         continuation.resume(returning: .failure(error))
                     }
                 }
-                if !thread.start() {
+                if started != 0 {
                     continuation.resume(returning: .failure(VaultError(.systemCancel, underlying: .message("no thread for the prompt"))))
                 }
             }
@@ -192,25 +194,4 @@ public struct VaultServiceAuthenticator: Authenticator {
     }
 }
 
-/// A pthread for one blocking call: a prompt can take minutes, which must not hold a thread of Swift's
-/// cooperative pool.
-private final class PromptThread: Sendable {
-    let body: @Sendable () -> Void
-    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-
-    func start() -> Bool {
-        var thread = pthread_t()
-        let box = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(&thread, nil, { box in
-            Unmanaged<PromptThread>.fromOpaque(box!).takeRetainedValue().body()
-            return nil
-        }, box)
-        guard status == 0 else {
-            Unmanaged<PromptThread>.fromOpaque(box).release()
-            return false
-        }
-        pthread_detach(thread)
-        return true
-    }
-}
 #endif

@@ -144,8 +144,12 @@ package final class VaultServicePrompter: Sendable {
         method.member = "Notify"
         let actions: [String] = prompt == nil ? [] : [Self.cancelAction, "Cancel"]
         do {
+            method.member = "GetCapabilities"
+            let markup = (try? session.call(method, nil, replyType: "(as)"))?[0].strings?.contains("body-markup") ?? false
+            method.member = "Notify"
             let reply = try session.call(method, .tuple([
-                .string("BiometricsVault"), .uint32(0), .string("fingerprint"), .string(summary), .string(body),
+                .string("BiometricsVault"), .uint32(0), .string("fingerprint"), .string(summary),
+                .string(markup ? Self.escapingMarkup(body) : body),
                 .strings(actions), .vardict([("urgency", .variant(.byte(2))), ("desktop-entry", .variant(.string("biometrics-vault-prompter")))]),
                 .int32(prompt == nil ? -1 : 0),
             ]), replyType: "(u)")
@@ -153,6 +157,23 @@ package final class VaultServicePrompter: Sendable {
         } catch {
             log("the notification server did not show a prompt: \(error.name): \(error.message)")
         }
+    }
+
+    /// `text` for a server that reads the body as markup: every name in it is a program's choice (its
+    /// own, its parents', the reason it gives), and none may become a link or an image.
+    package static func escapingMarkup(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
     }
 
     private func close(_ id: UInt32) {

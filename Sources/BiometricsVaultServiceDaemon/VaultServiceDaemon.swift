@@ -3,6 +3,7 @@ import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultDBus
 import BiometricsVaultLinuxAuth
+import BiometricsVaultProcess
 import BiometricsVaultService
 import BiometricsVaultTPM
 import CProcessControl

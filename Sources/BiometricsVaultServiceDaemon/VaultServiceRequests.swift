@@ -303,25 +303,10 @@ final class VaultServiceRequests: Sendable {
         }
     }
 
-    /// A prompt's text, for a notification server's body: every name a program chose (its own, its
-    /// parents', the reason it gives) is escaped, so that none is read as markup (a link, an image).
+    /// A prompt's text, plain (the prompter escapes it for a server that reads markup).
     static func promptBody(asker: String, pid: UInt32, item: String, reason: String) -> String {
-        func escaped(_ text: String) -> String {
-            var result = ""
-            for character in text {
-                switch character {
-                case "&": result += "&amp;"
-                case "<": result += "&lt;"
-                case ">": result += "&gt;"
-                case "\"": result += "&quot;"
-                case "'": result += "&#39;"
-                default: result.append(character)
-                }
-            }
-            return result
-        }
-        var body = "Asked by pid \(pid): \(escaped(asker))\nFor: \(escaped(item))"
-        if !reason.isEmpty { body += "\nIts reason: \(escaped(reason))" }
+        var body = "Asked by pid \(pid): \(asker)\nFor: \(item)"
+        if !reason.isEmpty { body += "\nIts reason: \(reason)" }
         return body
     }
 

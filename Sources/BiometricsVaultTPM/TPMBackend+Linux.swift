@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVaultCore
+import BiometricsVaultProcess
 import CTSS2
 import Dispatch
 import Glibc
@@ -67,30 +68,14 @@ enum TPMBackend {
     }
 }
 
-/// A POSIX thread of its own: the TPM target links neither GLib nor Foundation's `Thread`.
+/// The thread of one TPM command (``DedicatedThread``), which a command that hangs leaves behind.
 private struct TPMThread {
-    private final class Body: Sendable {
-        let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-    }
-
     private let thread: pthread_t
 
     /// Starts `body` on a new thread; `nil` when none could be started (`body` never runs). The thread
     /// must then be joined or abandoned, once.
     static func start(_ body: @escaping @Sendable () -> Void) -> TPMThread? {
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
-        guard status == 0 else {
-            Unmanaged<Body>.fromOpaque(context).release()
-            return nil
-        }
-        return TPMThread(thread: thread)
+        DedicatedThread.startJoinable(name: "tpm-command", body).map(TPMThread.init(thread:))
     }
 
     /// Waits until the thread has ended, its thread-exit destructors included, for at most `seconds`;

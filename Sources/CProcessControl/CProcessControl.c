@@ -11,6 +11,7 @@
 
 int bv_set_not_dumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
 int bv_get_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
+int bv_set_thread_name(const char *name) { return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0); }
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -44,6 +45,7 @@ int bv_set_not_dumpable(void) { return 0; }
 int bv_get_dumpable(void) { return -1; }
 int bv_pidfd_open(int pid) { (void)pid; return -1; }
 int bv_set_thread_nice(int nice) { (void)nice; return 0; }
+int bv_set_thread_name(const char *name) { (void)name; return 0; }
 int bv_reserve_less_address_space(size_t thread_stack_size) { (void)thread_stack_size; return 0; }
 int bv_address_space_available(size_t bytes) { (void)bytes; return 1; }
 #endif

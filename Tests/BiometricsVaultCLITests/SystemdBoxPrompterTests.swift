@@ -42,6 +42,10 @@ extension SystemdBoxTests {
                     if line.hasPrefix("summary=") { shown.summary = String(line.dropFirst(8)) }
                     if line.hasPrefix("body=") { shown.body += (shown.body.isEmpty ? "" : "\n") + line.dropFirst(5) }
                 }
+                // The text a person reads: dunst reads the body as markup, which the prompter escaped.
+                for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&")] {
+                    shown.body = shown.body.replacingOccurrences(of: entity, with: character)
+                }
                 return shown.id.isEmpty ? nil : shown
             }
         }
@@ -55,6 +59,41 @@ extension SystemdBoxTests {
             }
             Issue.record("no notification \"\(summary)\" was shown: \(shown().dropFirst(count))")
             throw CancellationError()
+        }
+
+        /// The pixels drawn (not black) in the screen's top right corner, where dunst draws, in Xvfb's
+        /// screen file (XWD, `-fbdir`): a screenshot of what a person would see there. `nil` when the
+        /// file is not one Xvfb writes (32 bits a pixel, ZPixmap).
+        func drawnPixels() -> Int? {
+            guard let screen = FileManager.default.contents(atPath: desktop + "/out/Xvfb_screen0"), screen.count >= 100 else { return nil }
+            let bytes = [UInt8](screen)
+            func field(_ index: Int) -> Int {
+                bytes[(index * 4)..<(index * 4 + 4)].reduce(0) { $0 << 8 | Int($1) }
+            }
+            let (headerSize, format, width, height) = (field(0), field(2), field(4), field(5))
+            let (bitsPerPixel, bytesPerLine, colors) = (field(11), field(12), field(19))
+            guard format == 2, bitsPerPixel == 32 else { return nil }
+            let start = headerSize + 12 * colors
+            guard bytes.count >= start + bytesPerLine * height else { return nil }
+            var drawn = 0
+            for y in 0..<min(height, 300) {
+                for x in max(0, width - 520)..<width {
+                    let pixel = start + y * bytesPerLine + x * 4
+                    if bytes[pixel] != 0 || bytes[pixel + 1] != 0 || bytes[pixel + 2] != 0 { drawn += 1 }
+                }
+            }
+            return drawn
+        }
+
+        /// Waits (5 s) until `condition` holds for the pixels drawn in dunst's corner.
+        func waitForScreen(_ condition: (Int) -> Bool) async throws -> Int? {
+            let deadline = ContinuousClock.now + .seconds(5)
+            var drawn = drawnPixels()
+            while !(drawn.map(condition) ?? false), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                drawn = drawnPixels()
+            }
+            return drawn
         }
 
         /// How many notifications dunst has on the screen now.
@@ -102,16 +141,68 @@ extension SystemdBoxTests {
                 async let read = box.run(as: box.user, "\(SystemdBox.cli) show box-prompted --field token < /dev/null")
                 let prompt = try await waitForShown(after: before, summary: "Touch the fingerprint reader")
                 #expect(prompt.app == "BiometricsVault")
+                // On the screen: dunst's corner is drawn while the prompt is up, and black once it is gone.
+                let drawn = try await waitForScreen { $0 > 1000 }
+                #expect((drawn ?? 0) > 1000, "the screen shows no notification: \(String(describing: drawn)) pixels drawn")
                 #expect(prompt.body.contains("Asked by pid ") && prompt.body.contains(": biometrics-vault") && prompt.body.contains("box-prompted"), "\(prompt.body)")
                 try await box.reader.waitForFingerNeeded()
                 try await box.reader.scan(SystemdBox.finger)
                 let result = try await read
                 #expect(result.status == 0 && result.stdout == "shown-on-the-desktop\n", "\(result.stdout)\(result.stderr)")
                 #expect(try await waitUntilNothingIsDisplayed(), "the prompt stayed after the check ended")
+                let cleared = try await waitForScreen { $0 == 0 }
+                #expect(cleared == 0, "the screen still shows the prompt: \(String(describing: cleared)) pixels drawn")
                 let results = try await auditResults("authenticate", since: started)
                 #expect(results.contains { $0.hasSuffix("finger; shown: prompter") }, "\(results)")
             } cleanup: {
                 _ = try? await box.run(as: box.user, "\(SystemdBox.cli) reset box-prompted")
+                _ = try? await box.run(["fprintd-delete", box.user])
+            }
+        }
+
+        /// A desktop's program without a terminal reading through the Secret Service provider
+        /// (`secret-tool`, as a browser or an IDE would): the check the provider asks of the service is
+        /// shown, and names the provider (`/usr/bin/biometrics-vault`) and, in its reason, the client; it goes
+        /// when the finger matches.
+        @Test func secretToolWithoutATerminalIsShownNamingIt() async throws {
+            try await box.enrollOnly(box.user, finger: SystemdBox.finger)
+            try await box.withProviderChosen(controlling: false) { shell in
+                let stored = shown().count
+                #expect(try await shell.run(
+                    "printf %s behind-the-notification | secret-tool store --label 'Box shown' biometrics-vault:policy biometryAny service bv-box-shown"))
+                let before = shown().count
+                #expect(before > stored, "storing a protected item showed nothing")
+                #expect(try await shell.run("echo \"read=$(secret-tool lookup service bv-box-shown).\""), "the read asked for no finger")
+                #expect(shell.terminal.text.contains("read=behind-the-notification."), "\(shell.terminal.text)")
+                let prompt = try await waitForShown(after: before, summary: "Touch the fingerprint reader")
+                #expect(prompt.body.contains("/usr/bin/biometrics-vault") && prompt.body.contains("secret-tool"), "\(prompt.body)")
+                #expect(try await waitUntilNothingIsDisplayed(), "the prompt stayed after the check ended")
+                try await shell.run("secret-tool clear service bv-box-shown")
+            }
+            _ = try? await box.run(["fprintd-delete", box.user])
+        }
+
+        /// git run without a terminal (as an editor runs it), through the package's credential helper: the
+        /// check is shown naming the helper and git, its parent.
+        @Test func gitWithoutATerminalIsShownNamingIt() async throws {
+            try await box.enrollOnly(box.user, finger: SystemdBox.finger)
+            let shell = try await BoxSessionShell(box, as: box.user, controlling: false)
+            try await withCleanup { () async throws -> Void in
+                #expect(try await shell.run(
+                    "printf 'protocol=https\\nhost=box.example\\nusername=u\\npassword=git-shown\\n\\n' | $B git-credential --biometrics store"))
+                #expect(try await waitUntilNothingIsDisplayed(), "the store's prompt stayed")
+                let before = shown().count
+                #expect(try await shell.run("""
+                    printf 'protocol=https\\nhost=box.example\\n\\n' | git -c credential.helper= -c "credential.helper=$B git-credential" credential fill
+                    """), "git's fill asked for no finger")
+                #expect(shell.terminal.text.contains("password=git-shown"), "\(shell.terminal.text)")
+                let prompt = try await waitForShown(after: before, summary: "Touch the fingerprint reader")
+                let parents = prompt.body.components(separatedBy: "started by ").dropFirst().first?.components(separatedBy: "\n").first ?? ""
+                #expect(prompt.body.contains("/usr/bin/biometrics-vault") && parents.components(separatedBy: " < ").contains("git"), "\(prompt.body)")
+                #expect(try await waitUntilNothingIsDisplayed(), "the prompt stayed after the check ended")
+            } cleanup: {
+                _ = try? await shell.run("printf 'protocol=https\\nhost=box.example\\nusername=u\\n\\n' | $B git-credential erase")
+                _ = try? await shell.logout()
                 _ = try? await box.run(["fprintd-delete", box.user])
             }
         }

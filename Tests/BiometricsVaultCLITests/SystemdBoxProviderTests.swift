@@ -10,7 +10,7 @@ extension SystemdBoxTests {
     /// `biometrics-vault-secret-service.service` on the first `secret-tool` call.
     @Suite final class ProviderUserUnit {
         let box: SystemdBox
-        static let unit = "biometrics-vault-secret-service.service"
+        static let unit = SystemdBox.providerUnit
 
         init() async throws {
             box = try SystemdBox()
@@ -19,26 +19,8 @@ extension SystemdBoxTests {
 
         deinit { box.remove() }
 
-        /// A login shell of the user with the provider chosen (and, with `window`, unlock windows set in
-        /// the config file the activated provider reads); everything undone after `body`.
         func withProviderChosen(window: Bool = false, _ body: (BoxSessionShell) async throws -> Void) async throws {
-            let shell = try await BoxSessionShell(box, as: box.user)
-            try await withCleanup { () async throws -> Void in
-                try await shell.run("""
-                    mkdir -p ~/.local/share/dbus-1/services ~/.config/biometrics-vault && \
-                    ln -sf /usr/share/biometrics-vault/dbus-1/org.freedesktop.secrets.service ~/.local/share/dbus-1/services/ && \
-                    \(window ? "echo 'unlock-window = 5m' > ~/.config/biometrics-vault/config" : "rm -f ~/.config/biometrics-vault/config")
-                    """)
-                // The session bus of an earlier test's login may still run: it sees a new activation file
-                // when it gets to the directory's inotify event, and gnome-keyring's file until then. A
-                // reload reads it now.
-                try await shell.run(
-                    "dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.ReloadConfig >/dev/null")
-                try await body(shell)
-            } cleanup: {
-                _ = try? await shell.run("systemctl --user stop \(Self.unit); rm -f ~/.local/share/dbus-1/services/org.freedesktop.secrets.service ~/.config/biometrics-vault/config")
-                _ = try? await shell.logout()
-            }
+            try await box.withProviderChosen(window: window, body)
         }
 
         /// The unit's state and main pid as `systemctl --user` shows them, through `shell`.

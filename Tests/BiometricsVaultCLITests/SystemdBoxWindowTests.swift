@@ -50,6 +50,35 @@ final class BoxSessionShell {
     }
 }
 
+extension SystemdBox {
+    /// The Secret Service provider's user unit.
+    static let providerUnit = "biometrics-vault-secret-service.service"
+
+    /// A login shell of the test user with the provider chosen (its activation file linked into the
+    /// user's own; with `window`, unlock windows set in the config file the activated provider reads);
+    /// `controlling` false: its programs have no controlling terminal, as a desktop's. Everything is undone
+    /// after `body`.
+    func withProviderChosen(window: Bool = false, controlling: Bool = true, _ body: (BoxSessionShell) async throws -> Void) async throws {
+        let shell = try await BoxSessionShell(self, as: user, controlling: controlling)
+        try await withCleanup { () async throws -> Void in
+            try await shell.run("""
+                mkdir -p ~/.local/share/dbus-1/services ~/.config/biometrics-vault && \
+                ln -sf /usr/share/biometrics-vault/dbus-1/org.freedesktop.secrets.service ~/.local/share/dbus-1/services/ && \
+                \(window ? "echo 'unlock-window = 5m' > ~/.config/biometrics-vault/config" : "rm -f ~/.config/biometrics-vault/config")
+                """)
+            // The session bus of an earlier test's login may still run: it sees a new activation file
+            // when it gets to the directory's inotify event, and gnome-keyring's file until then. A
+            // reload reads it now.
+            try await shell.run(
+                "dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.ReloadConfig >/dev/null")
+            try await body(shell)
+        } cleanup: {
+            _ = try? await shell.run("systemctl --user stop \(Self.providerUnit); rm -f ~/.local/share/dbus-1/services/org.freedesktop.secrets.service ~/.config/biometrics-vault/config")
+            _ = try? await shell.logout()
+        }
+    }
+}
+
 extension SystemdBoxTests {
     /// The service's windows where logind runs: scoped to the caller's logind session and its terminal,
     /// closed by what logind signals.

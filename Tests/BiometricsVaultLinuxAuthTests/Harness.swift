@@ -1,6 +1,7 @@
 #if os(Linux)
 @testable import BiometricsVaultLinuxAuth
 import BiometricsVaultCore
+import BiometricsVaultProcess
 import BiometricsVaultTestSupport
 import Foundation
 import Glibc

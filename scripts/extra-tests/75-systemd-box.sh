@@ -107,7 +107,8 @@ for name in aCallActivatesTheUnitWithEveryLineOfItsHardening theServiceExitsWhen
     aWindowServesItsLogindSessionAndItsTerminalOnly 'aLockOrASuspendClosesTheWindow(closer:)' \
     'theEndOfTheLogindSessionClosesTheWindow(ending:)' theFirstSecretToolCallStartsTheUserUnitAndARestartKeepsTheItems \
     theSessionsLockClosesTheProvidersWindows aCheckWithoutATerminalIsShownOnTheDesktopUntilItEnds \
-    cancelOnTheNotificationEndsTheCheckAtOnce aCheckNothingWouldShowIsRefusedAtOnce aSecondPrompterIsAuditedAndAnnounced; do
+    cancelOnTheNotificationEndsTheCheckAtOnce aCheckNothingWouldShowIsRefusedAtOnce aSecondPrompterIsAuditedAndAnnounced \
+    secretToolWithoutATerminalIsShownNamingIt gitWithoutATerminalIsShownNamingIt; do
     [[ $name == *")" ]] || name="$name()"
     grep -F "Test $name " "$LOG" | grep -q ' passed after' || { echo "the systemd box test $name did not run"; exit 1; }
 done

@@ -1,6 +1,7 @@
 #if os(Linux)
 import BiometricsVaultCore
 #if canImport(FoundationEssentials)
+import BiometricsVaultProcess
 import FoundationEssentials
 #else
 import Foundation

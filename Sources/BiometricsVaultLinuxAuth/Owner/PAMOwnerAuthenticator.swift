@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVaultCore
+import BiometricsVaultProcess
 
 /// Owner authentication by the login password, through PAM.
 ///

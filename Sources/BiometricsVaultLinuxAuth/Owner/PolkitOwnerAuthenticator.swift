@@ -1,6 +1,7 @@
 #if os(Linux)
 import BiometricsVaultCore
 import BiometricsVaultDBus
+import BiometricsVaultProcess
 
 /// Owner authentication through polkit: `CheckAuthorization` on our own action, answered by the
 /// session's authentication agent (the desktop's dialog, or `pkttyagent` on a terminal).

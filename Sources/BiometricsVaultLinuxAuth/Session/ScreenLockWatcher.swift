@@ -1,6 +1,7 @@
 #if os(Linux)
 import BiometricsVaultCore
 import BiometricsVaultDBus
+import BiometricsVaultProcess
 import Dispatch
 
 /// Watches the desktop session for "the screen locked" and calls back, so an app can end its vault

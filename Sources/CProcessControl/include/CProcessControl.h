@@ -9,6 +9,10 @@ int bv_set_not_dumpable(void);
 /// thread). gettid and syscall have no Swift spelling. Returns 0 or -1 (errno); elsewhere 0, nothing done.
 int bv_set_thread_nice(int nice);
 
+/// prctl(PR_SET_NAME, name): the calling thread's name (15 bytes are kept), as `ps -L` and a debugger show
+/// it. Returns 0 or -1 (errno); elsewhere 0, nothing done.
+int bv_set_thread_name(const char *name);
+
 /// prctl(PR_GET_DUMPABLE): 0 or 1, or -1 (errno).
 int bv_get_dumpable(void);
 

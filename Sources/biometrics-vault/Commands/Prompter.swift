@@ -2,7 +2,7 @@ import ArgumentParser
 import BiometricsVault
 #if os(Linux)
 import BiometricsVaultDBus
-import BiometricsVaultLinuxAuth
+import BiometricsVaultProcess
 import BiometricsVaultService
 #endif
 
