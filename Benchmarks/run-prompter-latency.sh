@@ -38,7 +38,9 @@ vault_service_install "$BIN"
 AS_USER=(runuser -u "$BV_TEST_USER" -- env -i PATH=/usr/bin:/bin HOME="$WORK/home" XDG_RUNTIME_DIR="$WORK/home/run" SWIFT_BACKTRACE=enable=no)
 
 # The user's desktop: a session bus, a display and dunst on it, and the prompter.
-ADDRESS=$("${AS_USER[@]}" dbus-daemon --session --fork --print-address=1 --print-pid=1 | head -n 1)
+BUS=$("${AS_USER[@]}" dbus-daemon --session --fork --print-address=1 --print-pid=1)
+ADDRESS=$(sed -n 1p <<< "$BUS")
+PIDS+=("$(sed -n 2p <<< "$BUS")")
 SESSION=(env DBUS_SESSION_BUS_ADDRESS="$ADDRESS")
 "${AS_USER[@]}" Xvfb :29 -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 &
 PIDS+=($!)
