@@ -413,6 +413,12 @@ var targets: [Target] = [
             .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
     fuzzTarget(
+        "FuzzProviderRecord",
+        [
+            "BiometricsVaultCore", "BiometricsVaultTesting",
+            .target(name: "BiometricsVaultSecretServiceProvider", condition: linux),
+        ]),
+    fuzzTarget(
         "FuzzVaultServiceRequest",
         [
             "BiometricsVaultCore",

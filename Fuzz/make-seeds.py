@@ -337,3 +337,11 @@ for name, (method, members) in requests.items():
     write("FuzzVaultServiceRequest", name, bytes([method, 1]) + gvariant_tuple(members))
 write("FuzzVaultServiceRequest", "read-as-list", b"\x06\x00\x03(s)" + gvariant_tuple([("s", "svc")]))
 write("FuzzVaultServiceRequest", "unknown-member", b"\x0e\x01" + gvariant_tuple([("s", "svc")]))
+
+# FuzzProviderRecord: byte 0 = 0 a catalog, 1 an item record, 2 a payload (then one byte of part size).
+record = b'{"label":"GitHub token","attributes":{"service":"github","username":"u"},"contentType":"text/plain","created":1700000000,"modified":1700000001,"policy":"biometryAny"}'
+write("FuzzProviderRecord", "catalog", b"\x00" + b'{"collections":[{"id":"login","label":"Login","created":1,"modified":2}],"aliases":{"default":"login"}}')
+write("FuzzProviderRecord", "item-record", b"\x01" + record)
+write("FuzzProviderRecord", "payload-plain", b"\x02\x00" + struct.pack(">IIQ", len(record), 0, 7) + record + b"secret")
+write("FuzzProviderRecord", "payload-parts", b"\x02\x10" + struct.pack(">IIQ", 0, 2, 9) + b"first-part")
+write("FuzzProviderRecord", "payload-cut", b"\x02\x00" + struct.pack(">IIQ", 4096, 0, 1) + record)

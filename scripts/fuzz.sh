@@ -18,7 +18,7 @@ seconds="${1:-60}"
 shift || true
 all_targets=(
     FuzzEnvelope FuzzItemHeader FuzzFileStoreFormat FuzzJSONValue FuzzGitCredentialRequest FuzzDockerCredentialRequest
-    FuzzAgentFrame FuzzProcessStat FuzzConfigFile FuzzSecretServiceReply FuzzVaultServiceRequest
+    FuzzAgentFrame FuzzProcessStat FuzzConfigFile FuzzSecretServiceReply FuzzVaultServiceRequest FuzzProviderRecord
 )
 targets=("${@:-${all_targets[@]}}")
 

@@ -15,10 +15,10 @@ import Foundation
 /// let change = try FileStoreKey.Change(currentSecret: { kind in try askCurrent(kind) })
 /// let outcome = try change.apply(.tpm(pin: try askNewPIN()))
 /// ```
-public enum FileStoreKey {
+package enum FileStoreKey {
     /// What protects the master key, as its key file records it (read without unsealing anything).
     /// The raw value is the name `biometrics-vault key status` prints.
-    public enum Protection: String, Sendable, Hashable, CaseIterable {
+    package enum Protection: String, Sendable, Hashable, CaseIterable {
         /// A plain key file (`master.key`, 0600).
         case keyFile = "key-file"
         /// Wrapped by a passphrase (scrypt).
@@ -41,7 +41,7 @@ public enum FileStoreKey {
     }
 
     /// A protection to change to.
-    public enum NewProtection: Sendable {
+    package enum NewProtection: Sendable {
         /// A plain key file, no longer bound to a TPM or a passphrase.
         case keyFile
         /// Wrapped by this passphrase (not empty).
@@ -51,7 +51,7 @@ public enum FileStoreKey {
     }
 
     /// What ``Change/apply(_:)`` did.
-    public enum ChangeOutcome: Sendable, Equatable {
+    package enum ChangeOutcome: Sendable, Equatable {
         /// The existing store's master key is protected the new way (its items are unchanged).
         case changed
         /// There was no store: an empty one was created, protected the new way.
@@ -59,20 +59,20 @@ public enum FileStoreKey {
     }
 
     /// The directory of the default store (`$XDG_DATA_HOME/biometrics-vault`).
-    public static var defaultDirectory: URL { EncryptedFileStore.defaultDirectory() }
+    package static var defaultDirectory: URL { EncryptedFileStore.defaultDirectory() }
 
     /// What protects the store in `directory` (default ``defaultDirectory``); `nil` when it has no key
     /// file yet. Reads only the key file's header (and removes what an interrupted change left beside it).
     ///
     /// - Throws: `corruptedItem` for a damaged key file; `storeUnavailable` for I/O errors.
-    public static func protection(directory: URL? = nil) throws -> Protection? {
+    package static func protection(directory: URL? = nil) throws -> Protection? {
         try EncryptedFileStore.keyProtection(directory: directory).map(Protection.init)
     }
 
     /// A change of the store's protection, opened with its current secret.
-    public struct Change: Sendable {
+    package struct Change: Sendable {
         /// What protects the store now; `nil` when there is no store yet.
-        public let current: Protection?
+        package let current: Protection?
         private let directory: URL?
         private let currentSource: EncryptedFileStore.KeySource?
         private let tpm: TPMConfiguration
@@ -83,7 +83,7 @@ public enum FileStoreKey {
         /// the key now or will (the default: the kernel's resource manager, 15 s per operation).
         ///
         /// - Throws: what ``FileStoreKey/protection(directory:)`` throws; what `currentSecret` throws.
-        public init(
+        package init(
             directory: URL? = nil, tpm: TPMConfiguration = TPMConfiguration(), currentSecret: (StoreSecretKind) throws -> SecretBytes
         ) throws {
             self.directory = directory
@@ -112,7 +112,7 @@ public enum FileStoreKey {
         ///   `storeUnavailable` when the TPM cannot be reached (or did not answer within its
         ///   ``TPMConfiguration/timeout``); `corruptedItem` for a damaged key file.
         @discardableResult
-        public func apply(_ protection: NewProtection) throws -> ChangeOutcome {
+        package func apply(_ protection: NewProtection) throws -> ChangeOutcome {
             let target: EncryptedFileStore.KeySource
             switch protection {
             case .keyFile: target = .keyFile
@@ -129,30 +129,11 @@ public enum FileStoreKey {
         }
     }
 
-    /// The TPM's identity and dictionary-attack state.
-    public struct TPMState: Sendable, Equatable {
-        /// The vendor ID (e.g. "IBM" for swtpm, "INTC", "AMD", "MSFT").
-        public var manufacturer: String
-        /// Failed authorizations counted against PIN-protected keys.
-        public var lockoutCounter: UInt32
-        /// Failures allowed before lockout.
-        public var maximumTries: UInt32
-        /// Seconds after which the TPM forgets one failure.
-        public var lockoutInterval: UInt32
-        /// Seconds before the lockout authorization may be tried again after it failed.
-        public var lockoutRecovery: UInt32
-        /// Whether the TPM refuses PIN-protected keys now.
-        public var inLockout: Bool
-    }
-
     /// Reads the state of the TPM `tpm` names; needs no authorization and never counts against its lockout.
     ///
     /// - Throws: `storeUnavailable` when there is no TPM, no permission to use it, or no answer within
     ///   `tpm.timeout` seconds.
-    public static func tpmState(_ tpm: TPMConfiguration = TPMConfiguration()) throws -> TPMState {
-        let status = try TPMStatus.read(tpm)
-        return TPMState(
-            manufacturer: status.manufacturer, lockoutCounter: status.lockoutCounter, maximumTries: status.maximumTries,
-            lockoutInterval: status.lockoutInterval, lockoutRecovery: status.lockoutRecovery, inLockout: status.inLockout)
+    package static func tpmState(_ tpm: TPMConfiguration = TPMConfiguration()) throws -> TPMStatus {
+        try TPMStatus.read(tpm)
     }
 }

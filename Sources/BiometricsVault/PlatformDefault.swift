@@ -54,8 +54,8 @@ extension VaultConfiguration {
         PlatformBackends.prepareStore(store)
     }
 
-    /// Probes every store and authenticator of this platform, without prompting.
-    public static func platformDiagnosis(interaction: PlatformInteraction = .terminal) -> PlatformDiagnosis {
+    /// Probes every store and authenticator of this platform, without prompting (`biometrics-vault doctor`).
+    package static func platformDiagnosis(interaction: PlatformInteraction = .terminal) -> PlatformDiagnosis {
         PlatformBackends.diagnose(interaction: interaction)
     }
 }

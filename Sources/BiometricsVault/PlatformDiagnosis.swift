@@ -1,7 +1,7 @@
 /// One store or authenticator the platform offers, and whether it can be used here.
-public struct PlatformComponent: Sendable, Hashable, Codable {
+package struct PlatformComponent: Sendable, Hashable, Codable {
     /// What the component does.
-    public enum Role: String, Sendable, Hashable, Codable, CaseIterable {
+    package enum Role: String, Sendable, Hashable, Codable, CaseIterable {
         /// Keeps the bytes.
         case store
         /// Biometric authentication.
@@ -10,19 +10,19 @@ public struct PlatformComponent: Sendable, Hashable, Codable {
         case ownerAuthentication
     }
 
-    public var role: Role
+    package var role: Role
     /// The name used by `--store` / `--authenticator` (`"secret-service"`, `"file"`, `"fprintd"`, ...).
-    public var name: String
+    package var name: String
     /// Whether it can be used now.
-    public var isUsable: Bool
+    package var isUsable: Bool
     /// Why it cannot be used (the exact reason), or a short note about where it is when it can.
-    public var detail: String
+    package var detail: String
     /// The error code behind an unusable component (`storeUnavailable`, `biometryNotEnrolled`, ...).
-    public var errorCode: String?
+    package var errorCode: String?
     /// Whether `auto` picks it.
-    public var isSelected: Bool
+    package var isSelected: Bool
 
-    public init(role: Role, name: String, isUsable: Bool, detail: String, errorCode: String? = nil, isSelected: Bool = false) {
+    package init(role: Role, name: String, isUsable: Bool, detail: String, errorCode: String? = nil, isSelected: Bool = false) {
         self.role = role
         self.name = name
         self.isUsable = isUsable
@@ -45,21 +45,21 @@ public struct PlatformComponent: Sendable, Hashable, Codable {
 }
 
 /// Every store and authenticator of this platform, usable or not and why, and which ones `auto` picks.
-public struct PlatformDiagnosis: Sendable, Hashable, Codable {
+package struct PlatformDiagnosis: Sendable, Hashable, Codable {
     /// In the order `auto` considers them, per role.
-    public var components: [PlatformComponent]
+    package var components: [PlatformComponent]
 
-    public init(components: [PlatformComponent]) {
+    package init(components: [PlatformComponent]) {
         self.components = components
     }
 
     /// The components of one role.
-    public func components(_ role: PlatformComponent.Role) -> [PlatformComponent] {
+    package func components(_ role: PlatformComponent.Role) -> [PlatformComponent] {
         components.filter { $0.role == role }
     }
 
     /// The component `auto` picks for `role` (`nil` when none of that role is usable).
-    public func selected(_ role: PlatformComponent.Role) -> PlatformComponent? {
+    package func selected(_ role: PlatformComponent.Role) -> PlatformComponent? {
         components.first { $0.role == role && $0.isSelected }
     }
 }

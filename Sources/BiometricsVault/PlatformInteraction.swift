@@ -2,7 +2,7 @@ import BiometricsVaultCore
 import BiometricsVaultTPM
 
 /// Which secret opens the file store (``PlatformInteraction/readStoreSecret``).
-public enum StoreSecretKind: Sendable, Hashable {
+package enum StoreSecretKind: Sendable, Hashable {
     /// The passphrase that wraps the store's key (`key passphrase`).
     case passphrase
     /// The PIN the TPM checks before it unseals the store's key (`key seal --tpm --pin`).
@@ -20,8 +20,8 @@ public struct PlatformInteraction: Sendable {
     /// Shows an informational line from the authentication stack (PAM text info / error messages).
     public var showMessage: @Sendable (_ text: String) -> Void
     /// Reads the secret that opens the file store (its passphrase, or the PIN of its TPM-sealed key).
-    /// By default the same as ``readSecret``; a command-line tool may take it from stdin instead.
-    public var readStoreSecret: @Sendable (_ kind: StoreSecretKind, _ prompt: String) -> SecretBytes?
+    /// By default the same as ``readSecret``; the CLI may take it from stdin instead.
+    package var readStoreSecret: @Sendable (_ kind: StoreSecretKind, _ prompt: String) -> SecretBytes?
     /// Whether the store may run a confirmation its provider asks for (a Secret Service prompt object:
     /// gnome-keyring's unlock dialog, KWallet's wallet password). `false` for a caller that must not
     /// interact (a status line): `Prompt()` is never called, and an operation that needs it is
@@ -42,8 +42,16 @@ public struct PlatformInteraction: Sendable {
     public init(
         hasTerminal: Bool,
         readSecret: @escaping @Sendable (_ prompt: String) -> SecretBytes?,
+        showMessage: @escaping @Sendable (_ text: String) -> Void
+    ) {
+        self.init(hasTerminal: hasTerminal, readSecret: readSecret, showMessage: showMessage, readStoreSecret: nil)
+    }
+
+    package init(
+        hasTerminal: Bool,
+        readSecret: @escaping @Sendable (_ prompt: String) -> SecretBytes?,
         showMessage: @escaping @Sendable (_ text: String) -> Void,
-        readStoreSecret: (@Sendable (_ kind: StoreSecretKind, _ prompt: String) -> SecretBytes?)? = nil
+        readStoreSecret: (@Sendable (_ kind: StoreSecretKind, _ prompt: String) -> SecretBytes?)?
     ) {
         self.hasTerminal = hasTerminal
         self.readSecret = readSecret

@@ -76,7 +76,7 @@ public struct SessionAwareAuthenticator: Authenticator {
         /// Names library calls only.
         public static let library = Guidance(
             lockoutWayOut: "clear it with the login password (SessionAwareAuthenticator.clearLockout) where a terminal or polkit agent can ask for it",
-            readerDiagnosis: "VaultConfiguration.platformDiagnosis() shows what is missing")
+            readerDiagnosis: "`biometrics-vault doctor` shows what is missing")
     }
 
     /// What ``clearLockout()`` did.

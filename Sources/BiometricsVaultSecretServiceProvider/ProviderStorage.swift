@@ -9,7 +9,7 @@ import Foundation
 
 /// What the provider knows about one item without its secret: what every client may see of it, locked
 /// or not (the Secret Service shows a locked item's label and attributes).
-struct ItemRecord: Codable, Sendable, Equatable {
+package struct ItemRecord: Codable, Sendable, Equatable {
     var label: String
     var attributes: [String: String]
     var contentType: String
@@ -22,7 +22,7 @@ struct ItemRecord: Codable, Sendable, Equatable {
 }
 
 /// A collection's own record.
-struct CollectionRecord: Codable, Sendable, Equatable {
+package struct CollectionRecord: Codable, Sendable, Equatable {
     var id: String
     var label: String
     var created: UInt64
@@ -34,7 +34,7 @@ struct CollectionRecord: Codable, Sendable, Equatable {
 }
 
 /// The provider's list of collections and its aliases.
-struct CatalogRecord: Codable, Sendable, Equatable {
+package struct CatalogRecord: Codable, Sendable, Equatable {
     var collections: [CollectionRecord]
     var aliases: [String: String]
 }
@@ -56,19 +56,21 @@ struct CatalogRecord: Codable, Sendable, Equatable {
 ///
 /// So a plain item is one read and one atomic write; a protected item's secret is released only by the
 /// store's own check.
-struct ProviderStorage: Sendable {
+package struct ProviderStorage: Sendable {
     let store: any SecretStore
+
+    package init(store: any SecretStore) { self.store = store }
     /// The most bytes one item of the store holds.
     var partSize = VaultLimits.maximumCredentialsSize
 
     /// The catalog's item (its names pass `SecretItemID`'s checks; built where it is used, so that no
     /// path of the provider can trap).
     static func catalogID() throws -> SecretItemID { try SecretItemID(service: "secret-service", key: "catalog") }
-    static let headerSize = 16
+    package static let headerSize = 16
 
     static func itemService(_ collection: String) -> String { "secret-service:\(collection)" }
     static func metaService(_ collection: String) -> String { "secret-service:\(collection):meta" }
-    static func partService(_ collection: String) -> String { "secret-service:\(collection):parts" }
+    package static func partService(_ collection: String) -> String { "secret-service:\(collection):parts" }
 
     func loadCatalog() throws -> CatalogRecord? {
         guard let item = try store.read(try Self.catalogID(), authorization: nil), let payload = item.payload else { return nil }
@@ -169,7 +171,7 @@ struct ProviderStorage: Sendable {
 
     // MARK: Encoding
 
-    static func partKey(_ item: String, _ generation: UInt64, _ index: Int) -> String {
+    package static func partKey(_ item: String, _ generation: UInt64, _ index: Int) -> String {
         "\(item).\(String(generation, radix: 16)).\(index)"
     }
 
@@ -179,7 +181,7 @@ struct ProviderStorage: Sendable {
     }
 
     /// The record and the whole secret of an item's payload, its parts read with `authorization`.
-    func assemble(collection: String, item: String, _ payload: SecretBytes, authorization: Authorization?) throws
+    package func assemble(collection: String, item: String, _ payload: SecretBytes, authorization: Authorization?) throws
         -> (record: ItemRecord?, secret: SecretBytes)
     {
         var bytes = payload.copyBytes()

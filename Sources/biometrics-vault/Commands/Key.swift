@@ -154,7 +154,7 @@ extension KeySecrets {
     }
 }
 
-extension FileStoreKey.TPMState {
+extension TPMStatus {
     var json: JSONValue {
         .object([
             "reachable": .bool(true), "manufacturer": .string(manufacturer), "lockoutCounter": .integer(Int64(lockoutCounter)),
@@ -173,7 +173,7 @@ extension FileStoreKey.TPMState {
 /// `doctor`'s TPM section.
 enum TPMDoctor {
     /// The TPM as `doctor --json` and `key status --json` show it.
-    static func json(_ status: Result<FileStoreKey.TPMState, any Error> = Result { try FileStoreKey.tpmState(TPMSettings.current) }) -> JSONValue {
+    static func json(_ status: Result<TPMStatus, any Error> = Result { try FileStoreKey.tpmState(TPMSettings.current) }) -> JSONValue {
         switch status {
         case .success(let status): status.json
         case .failure(let error): .object(["reachable": .bool(false), "error": .string(Console.describe(error).2)])
