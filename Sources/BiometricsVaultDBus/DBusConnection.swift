@@ -78,8 +78,8 @@ package final class DBusCancellation: @unchecked Sendable {
 ///   may run on any threads at once (GDBus's calls are). Signals need a ``DBusSignalSubscription``.
 ///
 /// `@unchecked Sendable` is safe: the only stored state is the immutable `GDBusConnection` pointer and
-/// its kind; GObject reference counting is atomic, and GDBus documents its connection's calls,
-/// subscriptions and close as safe from any thread.
+/// its kind; GObject reference counting is atomic, and GDBus documents its connection's calls, signal
+/// emission, subscriptions and close as safe from any thread.
 package final class DBusConnection: @unchecked Sendable {
     /// What a call waits for its reply by default: 5 s, not GDBus's 25 s, so that a hung daemon does not
     /// freeze a `retrieveVault` (which probes fprintd) for long. Calls that wait for a person (polkit's

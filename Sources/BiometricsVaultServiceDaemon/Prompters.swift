@@ -41,9 +41,6 @@ final class Prompters: Sendable {
         }
     }
 
-    /// Whether no user has a prompter (the service may then go idle).
-    var isEmpty: Bool { registered.withLock { $0.isEmpty } }
-
     /// The prompter `uid` registered, if any.
     func prompter(uid: UInt32) -> String? { registered.withLock { $0[uid] } }
 

@@ -35,7 +35,7 @@ import Testing
         ])
         #expect(sent.to(":1.9").isEmpty)
         prompters.left(":1.9")
-        #expect(prompters.isEmpty && prompters.prompter(uid: 1001) == nil)
+        #expect(prompters.prompter(uid: 1001) == nil)
     }
 
     /// Cancel from the prompter ends the check, for its own user's prompts only, and the withdrawal then
