@@ -34,7 +34,8 @@ extension SystemdBoxTests {
         /// What dunst showed, in order.
         func shown() -> [Shown] {
             let log = (try? String(contentsOfFile: desktop + "/out/shown.log", encoding: .utf8)) ?? ""
-            return log.components(separatedBy: "---\n").compactMap { entry in
+            // Only entries dunst's script has finished (it writes one in several appends, "---" last).
+            return log.components(separatedBy: "---\n").dropLast().compactMap { entry in
                 var shown = Shown()
                 for line in entry.split(separator: "\n", omittingEmptySubsequences: false) {
                     if line.hasPrefix("id=") { shown.id = String(line.dropFirst(3)) }
