@@ -202,7 +202,7 @@ var targets: [Target] = [
         name: "BiometricsVaultService",
         dependencies: [
             .target(name: "BiometricsVaultProcess", condition: linux),
-            "BiometricsVaultCore", .target(name: "BiometricsVaultDBus", condition: linux),
+            "BiometricsVaultCore", "BiometricsVaultSSH", .target(name: "BiometricsVaultDBus", condition: linux),
             // The attestation socket's client: the agent's socket calls.
             .target(name: "BiometricsVaultAgent", condition: linux),
         ],
@@ -212,7 +212,7 @@ var targets: [Target] = [
     .target(
         name: "BiometricsVaultServiceDaemon",
         dependencies: [
-            "BiometricsVaultCore", "BiometricsVaultFileStore", "BiometricsVaultTPM", "BiometricsVaultJSON",
+            "BiometricsVaultCore", "BiometricsVaultFileStore", "BiometricsVaultTPM", "BiometricsVaultJSON", "BiometricsVaultSSH",
             .target(name: "BiometricsVaultService", condition: linux),
             .target(name: "BiometricsVaultAgent", condition: linux),
             .target(name: "BiometricsVaultDBus", condition: linux),
@@ -258,6 +258,25 @@ var targets: [Target] = [
         name: "BiometricsVaultProcess",
         dependencies: ["BiometricsVaultCore", .target(name: "CProcessControl", condition: linux)],
         swiftSettings: strictSettings),
+
+    // MARK: SSH keys (owner: vault service)
+    // The SSH agent protocol (RFC 9987 with OpenSSH's extensions), the SSH wire encoding, and the keys the
+    // vault service keeps and signs with (Ed25519, ECDSA P-256/P-384, RSA), on swift-crypto. Platform-free:
+    // no sockets, no bus; `biometrics-vault ssh-agent` and the service use it. In no product.
+    .target(
+        name: "BiometricsVaultSSH",
+        dependencies: [
+            "BiometricsVaultCore",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ],
+        swiftSettings: strictSettings
+    ),
+    .testTarget(
+        name: "BiometricsVaultSSHTests",
+        dependencies: ["BiometricsVaultSSH", "BiometricsVaultCore", "BiometricsVaultTestSupport"],
+        swiftSettings: strictSettings
+    ),
 
     // MARK: unlock-window agent (owner: agent)
     // `biometrics-vault agent`'s server, its client, and the authenticator wrapper that asks it first: those
@@ -354,6 +373,7 @@ var targets: [Target] = [
             "BiometricsVaultTPM",
             "BiometricsVaultJSON",
             "BiometricsVaultCredentialHelpers",
+            "BiometricsVaultSSH",
             "CProcessControl",
             .target(name: "BiometricsVaultProcess", condition: linux),
             .target(name: "BiometricsVaultServiceDaemon", condition: linux),

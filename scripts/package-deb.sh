@@ -11,6 +11,8 @@
 #   /etc/pam.d/biometrics-vault                PAM service (a conffile)
 #   /usr/lib/systemd/user/biometrics-vault-prompter.service, /etc/xdg/autostart/biometrics-vault-prompter.desktop
 #                                              the prompter, started with every graphical session
+#   /usr/lib/systemd/user/biometrics-vault-ssh-agent.{socket,service}
+#                                              the SSH agent, socket-activated (not enabled: Docs/SSHAgent.md)
 #   /usr/share/polkit-1/actions/io.github.biometricsvault.policy
 #   /usr/lib/systemd/user/biometrics-vault-agent.service   the unlock-window agent as a user unit (not enabled:
 #                                              `systemctl --user enable --now biometrics-vault-agent.service`)
@@ -104,6 +106,10 @@ install -m 644 Resources/linux/prompter/$PACKAGE-prompter.service "$PKG/usr/lib/
 install -d "$PKG/usr/lib/systemd/user/graphical-session.target.wants" "$PKG/etc/xdg/autostart"
 ln -s "../$PACKAGE-prompter.service" "$PKG/usr/lib/systemd/user/graphical-session.target.wants/$PACKAGE-prompter.service"
 install -m 644 Resources/linux/prompter/$PACKAGE-prompter.desktop "$PKG/etc/xdg/autostart/"
+# The SSH agent over the vault service's keys (Docs/SSHAgent.md): a socket-activated user unit, which a
+# user enables (`systemctl --user enable --now biometrics-vault-ssh-agent.socket`).
+install -m 644 Resources/linux/ssh-agent/$PACKAGE-ssh-agent.socket Resources/linux/ssh-agent/$PACKAGE-ssh-agent.service \
+    "$PKG/usr/lib/systemd/user/"
 # Maintainer scripts (Resources/linux/service/deb): the system user and state directory also where
 # systemd's tools are missing; the service stopped before its files go; the state directory (every
 # user's items) removed on purge only.

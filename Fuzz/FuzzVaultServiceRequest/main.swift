@@ -15,8 +15,8 @@
 //   header with `corruptedItem`, a condition with `invalidVault` or `corruptedItem`; what they accept
 //   encodes back to what was given.
 //
-// The first input byte picks the member (mod 13: the interface's 12 methods, then a name it does not
-// have); the second picks the body's type (odd: the method's input type; even: a type read from the
+// The first input byte picks the member (mod the number of the interface's methods plus one: each
+// method, then a name it does not have); the second picks the body's type (odd: the method's input type; even: a type read from the
 // input, up to 16 bytes after a length byte); the rest is the serialized body.
 #if os(Linux)
 import BiometricsVaultCore
@@ -63,7 +63,13 @@ func checkArguments(of request: VaultServiceRequest) {
         }
     case .authenticate(let policy, _, _, _, _):
         if let known = ProtectionPolicy(rawValue: policy) { fuzzRequire(known.rawValue == policy, "a policy's name changed") }
-    case .status, .attest, .authenticateOwner, .cancelAuthentication, .revoke, .lock, .audit, .registerPrompter, .cancelPrompt:
+    case .sshKeyGenerate(let name, _, let policy), .sshKeyImport(let name, _, let policy, _, _):
+        checkItem(service: "biometrics-vault.ssh-key", key: name)
+        if let known = ProtectionPolicy(rawValue: policy) { fuzzRequire(known.rawValue == policy, "a policy's name changed") }
+    case .sshKeyDelete(let name):
+        checkItem(service: "biometrics-vault.ssh-key", key: name)
+    case .status, .attest, .authenticateOwner, .cancelAuthentication, .revoke, .lock, .audit, .registerPrompter, .cancelPrompt, .sshKeys,
+        .sshSign:
         break
     }
 }

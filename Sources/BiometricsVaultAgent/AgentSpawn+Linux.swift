@@ -4,16 +4,17 @@ import Glibc
 
 /// Starting the agent, and what its process closes and reads about itself.
 extension AgentSocket {
-    /// Starts `executable agent` outside this process's session and process tree: `sh` (in a new session,
-    /// so the agent has no controlling terminal and no terminal signal reaches it) starts it in the
-    /// background and exits at once, so the agent is nobody's child here (a program `exec` runs never
-    /// sees a stray child). Its stdin, stdout and stderr are /dev/null: with `--log-file` it opens its
-    /// log itself (``AgentLog/openOwnLog(_:)``), never through a shell redirection that would follow a
-    /// symlink planted as `agent.log`.
     /// glibc's `POSIX_SPAWN_SETSID` (2.26 and later), which Glibc's module leaves out (`_GNU_SOURCE`).
     private static let spawnSetSID: Int32 = 0x80
 
-    static func startDetached(executable: String) throws(VaultError) {
+    /// Starts `executable` with `agentArguments` (the unlock-window agent's by default; the SSH agent's)
+    /// outside this process's session and process tree: `sh` (in a new session, so the agent has no
+    /// controlling terminal and no terminal signal reaches it) starts it in the background and exits at
+    /// once, so the agent is nobody's child here (a program `exec` runs never sees a stray child). Its
+    /// stdin, stdout and stderr are /dev/null: with `--log-file` the unlock-window agent opens its log
+    /// itself (``AgentLog/openOwnLog(_:)``), never through a shell redirection that would follow a
+    /// symlink planted as `agent.log`.
+    package static func startDetached(executable: String, arguments agentArguments: [String] = ["agent", "--log-file"]) throws(VaultError) {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -25,7 +26,7 @@ extension AgentSocket {
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(Self.spawnSetSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let arguments = ["sh", "-c", #""$0" agent --log-file </dev/null >/dev/null 2>/dev/null &"#, executable]
+        let arguments = ["sh", "-c", #""$0" "$@" </dev/null >/dev/null 2>/dev/null &"#, executable] + agentArguments
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
@@ -52,7 +53,7 @@ extension AgentSocket {
     }
 
     /// This process's executable (`/proc/self/exe`), to start the agent from.
-    static func currentExecutable() -> String? {
+    package static func currentExecutable() -> String? {
         var bytes = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink("/proc/self/exe", &bytes, bytes.count - 1)
         guard count > 0 else { return nil }

@@ -15,7 +15,7 @@ package enum VaultServiceInterface {
     /// D-Bus error names are this prefix followed by a `VaultError.Code` name (`...Error.biometryLockout`).
     package static let errorPrefix = "io.github.biometricsvault.Vault1.Error."
     /// The minor version of the interface, in ``Status``'s `version`.
-    package static let minorVersion: UInt32 = 3
+    package static let minorVersion: UInt32 = 4
 
     /// The service's own socket, where a client learns a token that names it as the kernel saw it connect
     /// (`SO_PEERPIDFD`), which ``Attest`` then binds to the client's bus connection.

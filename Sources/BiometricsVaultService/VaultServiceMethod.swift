@@ -21,6 +21,11 @@ package enum VaultServiceMethod: String, CaseIterable, Sendable {
     case list = "List"
     case registerPrompter = "RegisterPrompter"
     case cancelPrompt = "CancelPrompt"
+    case sshKeys = "SSHKeys"
+    case sshKeyGenerate = "SSHKeyGenerate"
+    case sshKeyImport = "SSHKeyImport"
+    case sshKeyDelete = "SSHKeyDelete"
+    case sshSign = "SSHSign"
 
     /// One argument: its name in the introspection and its D-Bus type.
     package struct Argument: Sendable, Equatable {
@@ -34,7 +39,7 @@ package enum VaultServiceMethod: String, CaseIterable, Sendable {
 
     package var inputs: [Argument] {
         switch self {
-        case .status, .cancelAuthentication, .lock, .registerPrompter: []
+        case .status, .cancelAuthentication, .lock, .registerPrompter, .sshKeys: []
         case .attest: [.init("token", "ay")]
         case .authenticate:
             [.init("policy", "s"), .init("reason", "s"), .init("service", "s"), .init("window", "u"), .init("scope", "s")]
@@ -48,6 +53,12 @@ package enum VaultServiceMethod: String, CaseIterable, Sendable {
         case .audit: [.init("since", "t")]
         case .list: [.init("service", "s")]
         case .cancelPrompt: [.init("prompt", "t")]
+        case .sshKeyGenerate: [.init("name", "s"), .init("type", "s"), .init("policy", "s")]
+        case .sshKeyImport: [.init("name", "s"), .init("key", "ay"), .init("policy", "s"), .init("confirm", "b"), .init("lifetime", "u")]
+        case .sshKeyDelete: [.init("name", "s")]
+        case .sshSign:
+            [.init("publicKey", "ay"), .init("data", "ay"), .init("flags", "u"), .init("binding", "ay"), .init("reason", "s"),
+             .init("window", "u")]
         }
     }
 
@@ -59,7 +70,11 @@ package enum VaultServiceMethod: String, CaseIterable, Sendable {
         case .lock: [.init("closed", "u")]
         case .audit: [.init("entries", "as")]
         case .list: [.init("keys", "as"), .init("unreadable", "u")]
-        case .attest, .authenticateOwner, .cancelAuthentication, .revoke, .write, .delete, .registerPrompter, .cancelPrompt: []
+        case .sshKeys: [.init("keys", "a(sssbtb)")]
+        case .sshKeyGenerate, .sshKeyImport: [.init("publicKey", "s")]
+        case .sshSign: [.init("signature", "ay")]
+        case .attest, .authenticateOwner, .cancelAuthentication, .revoke, .write, .delete, .registerPrompter, .cancelPrompt,
+             .sshKeyDelete: []
         }
     }
 
@@ -87,6 +102,14 @@ package enum VaultServiceRequest: Sendable {
     case list(service: String)
     case registerPrompter
     case cancelPrompt(prompt: UInt64)
+    case sshKeys
+    case sshKeyGenerate(name: String, type: String, policy: String)
+    /// `key`: ``SSHPrivateKey/serialized``, secret bytes zeroed when the request goes.
+    case sshKeyImport(name: String, key: SecretBytes, policy: String, confirm: Bool, lifetimeSeconds: UInt32)
+    case sshKeyDelete(name: String)
+    /// `binding`: the contents of the `session-bind@openssh.com` the agent's client sent on its
+    /// connection (empty if none), which the service verifies itself; `reason`: the agent's own words.
+    case sshSign(publicKey: [UInt8], data: [UInt8], flags: UInt32, binding: [UInt8], reason: String, windowSeconds: UInt32)
 
     /// A call the interface does not have, or whose arguments are not of its method's types.
     package struct Malformed: Error, Sendable, Equatable {
@@ -125,6 +148,17 @@ package enum VaultServiceRequest: Sendable {
         case .list: self = .list(service: string(0))
         case .registerPrompter: self = .registerPrompter
         case .cancelPrompt: self = .cancelPrompt(prompt: parameters[0].uint64 ?? 0)
+        case .sshKeys: self = .sshKeys
+        case .sshKeyGenerate: self = .sshKeyGenerate(name: string(0), type: string(1), policy: string(2))
+        case .sshKeyImport:
+            self = .sshKeyImport(
+                name: string(0), key: parameters[1].secretBytes ?? SecretBytes([]), policy: string(2), confirm: parameters[3].bool ?? false,
+                lifetimeSeconds: parameters[4].uint32 ?? 0)
+        case .sshKeyDelete: self = .sshKeyDelete(name: string(0))
+        case .sshSign:
+            self = .sshSign(
+                publicKey: bytes(0), data: bytes(1), flags: parameters[2].uint32 ?? 0, binding: bytes(3), reason: string(4),
+                windowSeconds: parameters[5].uint32 ?? 0)
         }
     }
 
@@ -132,7 +166,7 @@ package enum VaultServiceRequest: Sendable {
     /// decoded.
     package var arguments: DBusArgument {
         switch self {
-        case .status, .cancelAuthentication, .lock, .registerPrompter: .tuple([])
+        case .status, .cancelAuthentication, .lock, .registerPrompter, .sshKeys: .tuple([])
         case .attest(let token): .tuple([.bytes(token)])
         case .authenticate(let policy, let reason, let service, let windowSeconds, let scope):
             .tuple([.string(policy), .string(reason), .string(service), .uint32(windowSeconds), .string(scope)])
@@ -145,6 +179,12 @@ package enum VaultServiceRequest: Sendable {
         case .audit(let since): .tuple([.uint64(since)])
         case .list(let service): .tuple([.string(service)])
         case .cancelPrompt(let prompt): .tuple([.uint64(prompt)])
+        case .sshKeyGenerate(let name, let type, let policy): .tuple([.string(name), .string(type), .string(policy)])
+        case .sshKeyImport(let name, let key, let policy, let confirm, let lifetimeSeconds):
+            .tuple([.string(name), .secretBytes(key), .string(policy), .bool(confirm), .uint32(lifetimeSeconds)])
+        case .sshKeyDelete(let name): .tuple([.string(name)])
+        case .sshSign(let publicKey, let data, let flags, let binding, let reason, let windowSeconds):
+            .tuple([.bytes(publicKey), .bytes(data), .uint32(flags), .bytes(binding), .string(reason), .uint32(windowSeconds)])
         }
     }
 
@@ -165,6 +205,11 @@ package enum VaultServiceRequest: Sendable {
         case .list: .list
         case .registerPrompter: .registerPrompter
         case .cancelPrompt: .cancelPrompt
+        case .sshKeys: .sshKeys
+        case .sshKeyGenerate: .sshKeyGenerate
+        case .sshKeyImport: .sshKeyImport
+        case .sshKeyDelete: .sshKeyDelete
+        case .sshSign: .sshSign
         }
     }
 }

@@ -106,7 +106,7 @@ enum VaultServiceConnection {
 
     /// The calls whose answer depends on which process calls (windows, prompts): the connection is
     /// attested before each (the service may have exited and started again since the last one).
-    private static let attestedCalls: Set<VaultServiceMethod> = [.status, .authenticate, .authenticateOwner]
+    private static let attestedCalls: Set<VaultServiceMethod> = [.status, .authenticate, .authenticateOwner, .sshSign]
 
     /// Calls the service with `request`; its reply, of the method's reply type.
     static func call(_ request: VaultServiceRequest, timeout: Duration, cancellation: DBusCancellation? = nil) throws(VaultError) -> DBusValue {

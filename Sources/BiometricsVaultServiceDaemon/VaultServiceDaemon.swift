@@ -5,6 +5,7 @@ import BiometricsVaultDBus
 import BiometricsVaultLinuxAuth
 import BiometricsVaultProcess
 import BiometricsVaultService
+import BiometricsVaultSSH
 import BiometricsVaultTPM
 import CProcessControl
 import Glibc
@@ -307,6 +308,43 @@ final class DaemonState: Sendable {
                 }
                 requests.audit.record(caller, "promptCancelled", result: "prompt \(prompt)")
                 call.reply(nil)
+            case .sshKeys:
+                let keys = try requests.sshKeys(caller).map { key in
+                    DBusArgument.tuple([
+                        .string(key.name), .string(key.publicKey.openSSH(comment: key.name)), .string(key.policy), .bool(key.confirm),
+                        .uint64(key.expires), .bool(key.generated),
+                    ])
+                }
+                call.reply(.tuple([.array(of: "(sssbtb)", keys)]))
+            case .sshKeyGenerate(let name, let type, let policy):
+                audited = (caller, "sshKeyGenerate", "\(SSHKeyRecord.service)/\(name)")
+                let key = try requests.sshKeyGenerate(caller, name: name, type: type, policy: policy)
+                requests.audit.record(caller, "sshKeyGenerate", item: audited?.item, result: "\(key.type.rawValue) \(key.fingerprint), \(policy)")
+                audited = nil
+                call.reply(.tuple([.string(key.openSSH(comment: name))]))
+            case .sshKeyImport(let name, let serialized, let policy, let confirm, let lifetime):
+                audited = (caller, "sshKeyImport", "\(SSHKeyRecord.service)/\(name)")
+                let key = try requests.sshKeyImport(
+                    caller, name: name, key: serialized, policy: policy, confirm: confirm, lifetimeSeconds: lifetime)
+                requests.audit.record(
+                    caller, "sshKeyImport", item: audited?.item,
+                    result: "\(key.type.rawValue) \(key.fingerprint), \(policy)" + (confirm ? ", confirm" : "") + (lifetime > 0 ? ", for \(lifetime) s" : ""))
+                audited = nil
+                call.reply(.tuple([.string(key.openSSH(comment: name))]))
+            case .sshKeyDelete(let name):
+                audited = (caller, "sshKeyDelete", "\(SSHKeyRecord.service)/\(name)")
+                try requests.sshKeyDelete(caller, name: name)
+                requests.audit.record(caller, "sshKeyDelete", item: audited?.item, result: "deleted")
+                audited = nil
+                call.reply(nil)
+            case .sshSign(let publicKey, let data, let flags, let binding, let reason, let window):
+                audited = (caller, "sshSign", nil)
+                let signed = try await requests.sshSign(
+                    caller, publicKey: publicKey, data: data, flags: flags, binding: binding, reason: reason, windowSeconds: Int(window),
+                    scopes: scopes(caller))
+                requests.audit.record(caller, "sshSign", item: "\(SSHKeyRecord.service)/\(signed.name)", result: "\(signed.what): \(signed.how)")
+                audited = nil
+                call.reply(.tuple([.bytes(signed.signature)]))
             case .list(let service):
                 let listing = try requests.listing(caller, service: service)
                 call.reply(.tuple([.strings(listing.keys), .uint32(UInt32(clamping: listing.unreadable))]))

@@ -101,10 +101,11 @@ final class VaultServiceRequests: Sendable {
     /// caller's prompt (finger, or password through polkit). A prompt then opens a window of
     /// `windowSeconds` when asked: for the caller's terminal session (if it has one) and `policy`, or,
     /// for `command`, for the caller's process and its descendants and every policy the prompt
-    /// satisfies. Returns how it was granted, for the audit log.
+    /// satisfies. `purpose`: what the prompt says the check is for, when the service knows better than
+    /// the item service's name. Returns how it was granted, for the audit log.
     func authenticate(
         _ caller: Caller, policy: String, reason: String, service: String, windowSeconds: Int, windowScope: String,
-        scopes: ServiceWindows.CallerScopes
+        scopes: ServiceWindows.CallerScopes, purpose: String? = nil
     ) async throws -> (token: [UInt8], enrollment: EnrollmentFingerprint?, how: String) {
         try Self.refuseExited(caller)
         guard let policy = ProtectionPolicy(rawValue: policy) else {
@@ -131,7 +132,7 @@ final class VaultServiceRequests: Sendable {
         let reader = reader
         let (authorization, shown) = try await shownCheck(
             caller, sight, asking: policy == .devicePasscode ? "Enter your password" : "Touch the fingerprint reader",
-            for: "\(service) (\(policy.rawValue))", reason: reason
+            for: purpose ?? "\(service) (\(policy.rawValue))", reason: reason
         ) {
             policy == .devicePasscode
                 ? try await authenticator.authenticate(for: policy, prompt: prompt)
@@ -311,7 +312,7 @@ final class VaultServiceRequests: Sendable {
     }
 
     func read(_ caller: Caller, service: String, key: String, token: [UInt8]) throws -> StoredItem? {
-        let id = try SecretItemID(service: service, key: key)
+        let id = try Self.itemID(service: service, key: key)
         let grant = try grants.grant(token, connection: caller.connection, uid: caller.uid)
         guard let item = try store(caller).read(id, authorization: nil) else { return nil }
         guard item.header.protection != .none else { return item }
@@ -327,7 +328,7 @@ final class VaultServiceRequests: Sendable {
         _ caller: Caller, service: String, key: String, header: String, payload: SecretBytes, condition: WriteCondition,
         token: [UInt8]
     ) throws {
-        let id = try SecretItemID(service: service, key: key)
+        let id = try Self.itemID(service: service, key: key)
         let header = try ItemHeader(attributeValue: header)
         guard payload.count <= VaultLimits.maximumCredentialsSize else {
             throw VaultError(.credentialsTooLarge, underlying: .message("more than \(VaultLimits.maximumCredentialsSize) bytes"))
@@ -348,16 +349,7 @@ final class VaultServiceRequests: Sendable {
             try condition.check(current)
             if let current { try authorize(current) }
             do {
-                let lock = writing.withLock { locks in
-                    if let lock = locks[caller.uid] { return lock }
-                    let lock = LockedValue(())
-                    locks[caller.uid] = lock
-                    return lock
-                }
-                try lock.withLock { _ in
-                    try limits.check(ServiceLimits.usage(of: usersDirectory + "/\(caller.uid)"), adding: current == nil, payload: payload.count)
-                    try store.write(item, for: id, if: current.map { .matching($0) } ?? .absent, authorization: nil)
-                }
+                try writeWithinLimits(caller, item, for: id, replacing: current)
                 return
             } catch let error as VaultError where [.invalidVault, .itemNotFound, .biometryChanged].contains(error.code) {
                 continue  // another writer changed the item between the check and the write
@@ -366,12 +358,40 @@ final class VaultServiceRequests: Sendable {
         throw VaultError(.invalidVault, underlying: .message("the item kept changing under concurrent writers"))
     }
 
+    /// Writes `item` if the stored one still has the header `current` (`nil`: none is stored), within
+    /// the user's limits: counted and written under the user's lock.
+    func writeWithinLimits(_ caller: Caller, _ item: StoredItem, for id: SecretItemID, replacing current: ItemHeader?) throws {
+        let lock = writing.withLock { locks in
+            if let lock = locks[caller.uid] { return lock }
+            let lock = LockedValue(())
+            locks[caller.uid] = lock
+            return lock
+        }
+        let store = try store(caller)
+        try lock.withLock { _ in
+            try limits.check(
+                ServiceLimits.usage(of: usersDirectory + "/\(caller.uid)"), adding: current == nil, payload: item.payload?.count ?? 0)
+            try store.write(item, for: id, if: current.map { .matching($0) } ?? .absent, authorization: nil)
+        }
+    }
+
     func delete(_ caller: Caller, service: String, key: String) throws {
-        try store(caller).delete(try SecretItemID(service: service, key: key))
+        try store(caller).delete(try Self.itemID(service: service, key: key))
     }
 
     func listing(_ caller: Caller, service: String) throws -> KeyListing {
-        try store(caller).listing(service: service)
+        _ = try Self.itemID(service: service, key: "-")
+        return try store(caller).listing(service: service)
+    }
+
+    /// An item of the methods `Read`, `Write`, `Delete` and `List`: never one of the SSH keys, which the
+    /// service only signs with (``SSHKeyRecord/service``).
+    private static func itemID(service: String, key: String) throws(VaultError) -> SecretItemID {
+        guard service != SSHKeyRecord.service else {
+            throw VaultError(.invalidKey, underlying: .message(
+                "the service \(service) holds SSH keys, which no method reads or writes as items"))
+        }
+        return try SecretItemID(service: service, key: key)
     }
 
     // MARK: Private
@@ -390,7 +410,7 @@ final class VaultServiceRequests: Sendable {
 
     /// The caller's own store: `users/<uid>` (0700, the service's user), its key in `master.key` there,
     /// readable by the service's user alone, and sealed to the TPM when the service can use one.
-    private func store(_ caller: Caller) throws -> EncryptedFileStore {
+    func store(_ caller: Caller) throws -> EncryptedFileStore {
         // Opened under the lock: two first calls of one user never both seal its key.
         try stores.withLock { stores in
             if let store = stores[caller.uid] { return store }
@@ -428,7 +448,7 @@ final class VaultServiceRequests: Sendable {
 
     /// The caller's fingerprints and password: fprintd claimed for the caller's user name, polkit asked
     /// about the caller's connection, failures counted in `lockout/` (one file per user name).
-    private func fingerprintAuthenticator(_ caller: Caller) throws(VaultError) -> FingerprintAuthenticator {
+    func fingerprintAuthenticator(_ caller: Caller) throws(VaultError) -> FingerprintAuthenticator {
         guard let user = Self.userName(caller.uid) else {
             throw VaultError(.biometryNotAvailable, underlying: .message("uid \(caller.uid) has no user name"))
         }

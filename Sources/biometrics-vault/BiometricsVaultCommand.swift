@@ -36,6 +36,7 @@ struct BiometricsVaultCommand: AsyncParsableCommand {
             Import.self, Doctor.self, Setup.self, PasswordPromptCheck.self,
             GitCredential.self, DockerCredential.self, Exec.self, ClearLockout.self, Key.self,
             Agent.self, Lock.self, Service.self, SecretService.self, Prompter.self, Audit.self, Unlock.self,
+            SSHKey.self, SSHAgentCommand.self,
         ]
     )
 

@@ -38,7 +38,10 @@ for name in aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger aSameUs
     theServiceExitsWhenIdleAndLeavesNothingBehind aClientKeptPastItsProcessJoinsNoProviderWindowByPidReuse \
     refusedReadsOfAHugeKeyWriteBoundedEntriesAndKeepEarlierOnes anItemInTheStoreUsedBeforeIsNamedWithTheImportThatMovesIt \
     aUserAtTheItemLimitIsRefusedAWholeNewItemWhileAnotherUserStores twoUsersChecksTakeTurnsAtTheReader \
-    aCheckNothingWouldShowIsRefusedAtOnce; do
+    aCheckNothingWouldShowIsRefusedAtOnce sshKeysLiveInTheServiceAndOnlyTheirPublicHalfLeavesIt \
+    aGitSignatureThroughTheAgentNeedsAMatchingFinger sshLogsInToALoopbackServerOnlyAfterAMatchingFinger \
+    aSignatureAskedFromTheFarSideOfSSHDashAIsNamedForwarded gitSignsACommitThroughTheAgentAndVerifiesIt \
+    sshAddGivesKeysToTheServiceWhichKeepsThemAcrossRestarts anotherUserAndAProgramWithoutAFingerGetNoSignature; do
     grep -q "$name() passed" "$LOG" || { echo "the vault service test $name did not run"; exit 1; }
 done
 for name in 'aConnectionKeptPastItsProcessJoinsNoWindowByPidReuse(parentAttests:)'; do
