@@ -173,13 +173,13 @@ _biometrics-vault() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|git-credential|docker-credential|exec|clear-lockout|key|agent|lock|service|secret-service|prompter|audit|unlock|help)
+    status|store|show|update|upgrade|downgrade|reset|list|import|doctor|setup|git-credential|docker-credential|exec|clear-lockout|key|agent|lock|service|secret-service|prompter|audit|unlock|ssh-key|ssh-agent|help)
         # Offer subcommand argument completions
         "_biometrics-vault_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup git-credential docker-credential exec clear-lockout key agent lock service secret-service prompter audit unlock help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status store show update upgrade downgrade reset list import doctor setup git-credential docker-credential exec clear-lockout key agent lock service secret-service prompter audit unlock ssh-key ssh-agent help' -- "${cur}"))
         ;;
     esac
 }
@@ -863,6 +863,174 @@ _biometrics-vault_unlock() {
 
     # Offer option value completions
     case "${prev}" in
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_ssh-key() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __biometrics-vault_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    generate|list|public|delete)
+        # Offer subcommand argument completions
+        "_biometrics-vault_ssh-key_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'generate list public delete' -- "${cur}"))
+        ;;
+    esac
+}
+
+_biometrics-vault_ssh-key_generate() {
+    repeating_flags=()
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--service --store --authenticator --unlock-window --type --policy)
+    __biometrics-vault_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
+        return
+        ;;
+    '--type')
+        return
+        ;;
+    '--policy')
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_ssh-key_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--service --store --authenticator --unlock-window)
+    __biometrics-vault_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_ssh-key_public() {
+    repeating_flags=()
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--service --store --authenticator --unlock-window)
+    __biometrics-vault_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_ssh-key_delete() {
+    repeating_flags=()
+    non_repeating_flags=(--json --verbose --pin-stdin --passphrase-stdin --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--service --store --authenticator --unlock-window)
+    __biometrics-vault_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--service')
+        return
+        ;;
+    '--store')
+        __biometrics-vault_add_completions -W 'auto'$'\n''service'$'\n''secret-service'$'\n''file'
+        return
+        ;;
+    '--authenticator')
+        __biometrics-vault_add_completions -W 'auto'$'\n''fprintd'$'\n''pam'$'\n''polkit'$'\n''none'
+        return
+        ;;
+    '--unlock-window')
+        return
+        ;;
+    esac
+}
+
+_biometrics-vault_ssh-agent() {
+    repeating_flags=()
+    non_repeating_flags=(--print-env --json --verbose --pin-stdin --passphrase-stdin --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--socket --policy --window --service --store --authenticator --unlock-window)
+    __biometrics-vault_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        return
+        ;;
+    '--policy')
+        return
+        ;;
+    '--window')
+        return
+        ;;
     '--service')
         return
         ;;
