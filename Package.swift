@@ -420,6 +420,7 @@ var targets: [Target] = [
     fuzzTarget("FuzzGitCredentialRequest", ["BiometricsVaultCore", "BiometricsVaultCredentialHelpers", "BiometricsVaultJSON"]),
     fuzzTarget("FuzzDockerCredentialRequest", ["BiometricsVaultCore", "BiometricsVaultCredentialHelpers", "BiometricsVaultJSON"]),
     fuzzTarget("FuzzAgentFrame", ["BiometricsVaultAgent", "BiometricsVaultCore"]),
+    fuzzTarget("FuzzSSHAgentMessage", ["BiometricsVaultSSH", "BiometricsVaultCore"]),
     fuzzTarget("FuzzProcessStat", [.target(name: "BiometricsVaultProcess", condition: linux)]),
     fuzzTarget("FuzzConfigFile", ["BiometricsVaultAgent"]),
     fuzzTarget(

@@ -6,6 +6,7 @@ Seeds are well-formed inputs of each format, built from the format descriptions 
 of each decoder (named at each target below), plus a few near misses, so libFuzzer starts past the magic
 numbers and checksums. Re-running it rewrites the same files.
 """
+import hashlib
 import json
 import os
 import struct
@@ -184,6 +185,111 @@ for index, (choice, service, enrollment) in enumerate([(6, "biometrics-vault", N
     windows += bytes([choice]) + field(service) + (field("userPresence") if choice & 1 else b"") + struct.pack(">I", 600)[1:]
     windows += field(enrollment) if enrollment else b""
 write("FuzzAgentFrame", "fitting-status", b"\x02" + windows)
+
+# FuzzSSHAgentMessage (BiometricsVaultSSHTests): mode byte 0 = a request frame, 1 = an answer frame,
+# 2 = session-bind contents, 3 = a public key blob (a string), a signature blob (a string) and the data it
+# signs, 4 = a stored key. The keys: Ed25519 is RFC 8032's first test vector (its seed is public); the ECDSA
+# key, the RSA public key and the signatures were made once by BiometricsVaultSSH, none anyone's key; each
+# signature verifies over the data it is written with below, except in "session-bind-rsa-host" and
+# "signature-hostbound", near misses (a signature of other data).
+def ssh_string(data):
+    data = data.encode() if isinstance(data, str) else data
+    return struct.pack(">I", len(data)) + data
+
+
+def agent_frame(body):
+    return struct.pack(">I", len(body)) + body
+
+
+ed25519_seed = bytes.fromhex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
+ed25519_public = bytes.fromhex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
+ed25519_blob = ssh_string("ssh-ed25519") + ssh_string(ed25519_public)
+ed25519_fields = ssh_string("ssh-ed25519") + ssh_string(ed25519_public) + ssh_string(ed25519_seed + ed25519_public)
+p256_fields = bytes.fromhex(
+    "0000001365636473612d736861322d6e69737470323536000000086e69737470323536000000410472f8a6b52f2978cf78e0"
+    "adab549fedf1d2145592c5ee956511671f43547327af62f08d3e3b42b21dcec933d915a11a420454fec1e80f7c8ea693fc10"
+    "3dc3dcda000000203940728bf7d5ae790bc145e4d9f6f5da7a6c5cedbbc4c704c5e521b9328c2ace"
+)
+rsa_blob = bytes.fromhex(
+    "000000077373682d727361000000030100010000018100b7873984c2dec411e7d5e0ca4dbc88bb7b11ee9e931c54f5be31a4"
+    "13373b457b357ecc8590b24388925c2527b449729219f638151b80c9d97c5943e6d0fa1171e7b3a0014db336159ecece0177"
+    "9d874e73550532ee65847e83e784f80a262ff322ecc58141fc31165929aaf472a4832e2e8b1d9d97f971229553e2b0615dae"
+    "e305f0ed5ffb21bc1dc23636aeaef14ce3e8f2570ee9f0be4a700289ba7a5e8a89e1e7a2c9e53a0d9d14efcff7cb0617ec70"
+    "8ca48bad3787f84d2894fd31ead2e2aa870568c5291f30451eb124bb02d5643148dfcd17bae8efadfd9c0b99ca0d312cc5ee"
+    "048fa106e6e5870f83afb1deb1c09130f43dcaef2830df6ad505c21f2d879be591f2dd9043ff1a6addd8226b5d1b52eb2ea4"
+    "0f2085fc65487f727eac2bd44dd35bf323afc0751b5b8f6062c7876d8011882ffe67b534c07a4a8c06ee12145e3a7f1f626a"
+    "8b0aa90fe334943ec55fb72096fa769a72c36e64f495062fd86a8aaa0bd1307dca1d02c7c30917e6d368b153cb645949b99d"
+    "88b6c9aeb2f5f5"
+)
+ed25519_signature_of_session = bytes.fromhex(
+    "0000000b7373682d656432353531390000004000c1db988bb12fd7351a6054ae3fac90fab7e4fc56b1651c7181f5f55f896f"
+    "663933d3a90605d9058e9d0ac45950ee2d3c9c9b14857415587179fe0ccac35f09"
+)
+rsa_signature_of_userauth = bytes.fromhex(
+    "0000000c7273612d736861322d323536000001809c2c8d534e23ddcbc9acc534ceac5c980dba89454c0d0f61c52c0a1b675b"
+    "70ab8967c8f1c6fdf21712b51a111f86237c86c86ffa88a6a72e5fd3d7f11b4cd93063b49b144fd28df7e4b96ae674cdb6c0"
+    "634413214e90b2fde3fdd926051253880c4f24aa551f34965966eb1f2229b00b1c70ee4290e9d8a4d2b78a2649b3c62a60c6"
+    "45ed8ab97d5474733f14977f6d3de442d2842d7c5b2a3455c844b0342c7e588d1a154416484a7d603e3e3e2ea326377c6401"
+    "eb0f7594644dabf4f9bbd481e3a98418aea259ab10ba02a64afb0e12597c23b482cc3a4380eefe40dab859447d7b80081cc3"
+    "2a35ef47f8b055817dc0ae3d26ca2bde4bf759906bdb1296fbf676093df6095f1a01d0e4f1ad34ad296b9a790310bc8699c8"
+    "1fc666227a279e17d8b9f30948c5b777f4b6802dd7b6a127b529729e03f8debddff045a7fbbe79a59790f92adfbfda0f5df7"
+    "a399c74fec9fcfc3d4539d40b304429f22b30545f5be176e7af362786b588631e22e1a940a0fbca0e1bc245dedda0f0d5e2a"
+    "06d360c1"
+)
+p256_signature_of_sshsig = bytes.fromhex(
+    "0000001365636473612d736861322d6e697374703235360000004a0000002100f8092539e5e09ce307199c054d4705c436e4"
+    "bb156f98c0c5cfbae20dbb63b9500000002100dafe71f28e41877b79ba160b802d43eb82600aa8ffb0725f44fc760375c8b0"
+    "b9"
+)
+p256_blob = p256_fields[:4 + 19 + 4 + 8 + 4 + 65]  # its type, curve and point: the public key blob
+session_id = bytes(range(32))
+userauth = (ssh_string(session_id) + b"\x32" + ssh_string("alice") + ssh_string("ssh-connection") + ssh_string("publickey")
+            + b"\x01" + ssh_string("rsa-sha2-256") + ssh_string(rsa_blob))
+hostbound = (ssh_string(session_id) + b"\x32" + ssh_string("alice") + ssh_string("ssh-connection")
+             + ssh_string("publickey-hostbound-v00@openssh.com") + b"\x01" + ssh_string("ssh-ed25519") + ssh_string(ed25519_blob)
+             + ssh_string(p256_blob))
+sshsig_data = (b"SSHSIG" + ssh_string("git") + ssh_string(b"") + ssh_string("sha512")
+               + ssh_string(hashlib.sha512(b"message").digest()))
+session_bind = ssh_string(ed25519_blob) + ssh_string(session_id) + ssh_string(ed25519_signature_of_session) + b"\x01"
+for name, body in {
+    "request-identities": b"\x0b",
+    "sign-userauth": b"\x0d" + ssh_string(rsa_blob) + ssh_string(userauth) + struct.pack(">I", 2),
+    "sign-hostbound": b"\x0d" + ssh_string(ed25519_blob) + ssh_string(hostbound) + struct.pack(">I", 0),
+    "sign-sshsig": b"\x0d" + ssh_string(p256_blob) + ssh_string(sshsig_data) + struct.pack(">I", 0),
+    "add-ed25519": b"\x11" + ed25519_fields + ssh_string("rfc8032"),
+    "add-p256-constrained": b"\x19" + p256_fields + ssh_string("laptop") + b"\x01" + struct.pack(">I", 600) + b"\x02"
+    + b"\x03" + struct.pack(">I", 10) + b"\xff" + ssh_string("restrict-destination-v00@openssh.com") + ssh_string(b"")
+    + b"\xff" + ssh_string("associated-certs-v00@openssh.com") + b"\x00" + ssh_string(b""),
+    "add-rsa-1024": b"\x11" + ssh_string("ssh-rsa") + b"".join(ssh_string(b"\x00\xc5" + b"\x3a" * 127) for _ in range(6)) + ssh_string(""),
+    "add-dsa": b"\x11" + ssh_string("ssh-dss") + ssh_string(b"\x01") * 5 + ssh_string(""),
+    "remove-identity": b"\x12" + ssh_string(ed25519_blob),
+    "remove-all": b"\x13",
+    "add-smartcard": b"\x14" + ssh_string("/usr/lib/x86_64-linux-gnu/opensc-pkcs11.so") + ssh_string("123456"),
+    "remove-smartcard": b"\x15" + ssh_string("/usr/lib/x86_64-linux-gnu/opensc-pkcs11.so") + ssh_string(""),
+    "lock": b"\x16" + ssh_string("passphrase"),
+    "unlock": b"\x17" + ssh_string("passphrase"),
+    "session-bind": b"\x1b" + ssh_string("session-bind@openssh.com") + session_bind,
+    "extension-query": b"\x1b" + ssh_string("query"),
+    "unknown-type": b"\x09",
+    "trailing-byte": b"\x0b\x00",
+}.items():
+    write("FuzzSSHAgentMessage", f"request-{name}", b"\x00" + agent_frame(body))
+write("FuzzSSHAgentMessage", "request-too-long", b"\x00" + struct.pack(">I", 256 * 1024 + 1) + b"\x0b")
+for name, body in {
+    "failure": b"\x05",
+    "success": b"\x06",
+    "identities": b"\x0c" + struct.pack(">I", 2) + ssh_string(ed25519_blob) + ssh_string("rfc8032") + ssh_string(rsa_blob) + ssh_string(""),
+    "signature": b"\x0e" + ssh_string(ed25519_signature_of_session),
+    "extension-failure": b"\x1c",
+}.items():
+    write("FuzzSSHAgentMessage", f"answer-{name}", b"\x01" + agent_frame(body))
+write("FuzzSSHAgentMessage", "session-bind", b"\x02" + session_bind)
+write("FuzzSSHAgentMessage", "session-bind-rsa-host", b"\x02" + ssh_string(rsa_blob) + ssh_string(session_id) + ssh_string(rsa_signature_of_userauth) + b"\x00")
+write("FuzzSSHAgentMessage", "signature-userauth", b"\x03" + ssh_string(rsa_blob) + ssh_string(rsa_signature_of_userauth) + userauth)
+write("FuzzSSHAgentMessage", "signature-sshsig", b"\x03" + ssh_string(p256_blob) + ssh_string(p256_signature_of_sshsig) + sshsig_data)
+write("FuzzSSHAgentMessage", "signature-hostbound", b"\x03" + ssh_string(ed25519_blob) + ssh_string(ed25519_signature_of_session) + hostbound)
+write("FuzzSSHAgentMessage", "stored-ed25519", b"\x04\x01" + ed25519_fields)
+write("FuzzSSHAgentMessage", "stored-p256", b"\x04\x01" + p256_fields)
 
 # FuzzProcessStat: mode byte 0 = a stat line, 1 = a name field and the numbers of a line the harness writes.
 stat_tail = " ".join(str(n * 7) for n in range(4, 53))

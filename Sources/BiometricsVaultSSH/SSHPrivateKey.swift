@@ -217,7 +217,8 @@ package struct SSHPrivateKey: Sendable, Equatable, CustomStringConvertible, Cust
         return SecretBytes(writer.bytes)
     }
 
-    /// Reads ``serialized`` back, with the checks of ``init(agentFields:)``.
+    /// Reads ``serialized`` back, with the checks of ``init(agentFields:)``; only the exact bytes
+    /// ``serialized`` writes are read.
     package init(serialized: SecretBytes) throws(SSHError) {
         var reader = serialized.withUnsafeBytes { SSHReader(Array($0)) }
         defer { reader.wipe() }
@@ -236,6 +237,8 @@ package struct SSHPrivateKey: Sendable, Equatable, CustomStringConvertible, Cust
             try self.init(agentFields: &reader)
         }
         try reader.expectEnd("the stored SSH key")
+        // One key has one stored form (no PKCS#8 wrapping, no redundant zeros): what is read is what is written.
+        guard self.serialized == serialized else { throw SSHError("the stored SSH key is not in its canonical form") }
     }
 
     // MARK: Signing

@@ -26,7 +26,8 @@ package struct SSHReader {
 
     /// The next `count` bytes, raw.
     package mutating func readBytes(_ count: Int) throws(SSHError) -> [UInt8] {
-        guard count >= 0, count <= remainingCount else {
+        guard count >= 0 else { throw SSHError("a field of a negative length") }
+        guard count <= remainingCount else {
             throw SSHError("the message ends \(count - remainingCount) bytes short of a field")
         }
         defer { offset += count }

@@ -93,10 +93,14 @@ extension VaultServiceRequests {
             throw VaultError(.invalidVault, underlying: .message("unknown SSH key type \(type) (ed25519, ecdsa, ecdsa-p384, rsa)"))
         }
         let header = try sshKeyHeader(caller, policy: policy)
+        let id = try sshKeyID(name)
+        guard try store(caller).read(id, authorization: nil) == nil else {
+            throw VaultError(.invalidKey, underlying: .message("an SSH key is named \(name) already"))
+        }
         let key: SSHPrivateKey
         do { key = try SSHPrivateKey.generate(type) } catch { throw VaultError(.invalidVault, underlying: .message(error.message)) }
         let record = SSHKeyRecord(key: key, confirm: false, expires: 0, generated: true)
-        try writeWithinLimits(caller, StoredItem(header: header, payload: record.payload), for: try sshKeyID(name), replacing: nil)
+        try writeWithinLimits(caller, StoredItem(header: header, payload: record.payload), for: id, replacing: nil)
         return key.publicKey
     }
 

@@ -2,12 +2,17 @@
 # The public API against its committed baseline, scripts/api/public-api.txt: every public declaration
 # and conformance of the modules an app can import (scripts/api/dump-public-api.sh lists them), read from
 # the run's build. Any difference, an addition as much as a removal, fails the run: a change to what
-# apps see is made on purpose, and shows in the baseline's diff.
+# apps see is made on purpose, and shows in the baseline's diff. The Apple build's BiometricsVaultApple is
+# read from the Apple-stubs check target of the same build (a target of the package, built with it).
+#   bash scripts/extra-tests/05-public-api.sh [BUILD_BIN_DIR]    (default: `swift build --show-bin-path`,
+#                                                                  built first if the modules are missing)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 baseline=scripts/api/public-api.txt
-bin=$(swift build --show-bin-path)
-if [ ! -e "$bin/Modules/BiometricsVault.swiftmodule" ] || [ ! -e "$bin/Modules/BiometricsVaultServiceDaemon.swiftmodule" ]; then
+bin=${1:-$(swift build --show-bin-path)}
+if [ $# -eq 0 ] && { [ ! -e "$bin/Modules/BiometricsVault.swiftmodule" ] \
+        || [ ! -e "$bin/Modules/BiometricsVaultServiceDaemon.swiftmodule" ] \
+        || [ ! -e "$bin/Modules/BiometricsVaultAppleCheck.swiftmodule" ]; }; then
     # Run on its own, before any build: the same flags as the test build, so the folder is not rebuilt.
     # shellcheck source=../lib/test-build-flags.sh
     source scripts/lib/test-build-flags.sh
