@@ -161,6 +161,40 @@ extension SystemdBoxTests {
             }
         }
 
+        /// The SSH agent as the package starts it (its user socket unit, enabled by the user) over a key
+        /// made in the service: `ssh-add -L` starts it and lists the key; a signature asked by a program
+        /// without a terminal is shown on the desktop naming the key and what is signed, and made after
+        /// the finger.
+        @Test func anSSHSignatureThroughTheSocketUnitIsShownNamingWhatIsSigned() async throws {
+            try await box.enrollOnly(box.user, finger: SystemdBox.finger)
+            let socket = "SSH_AUTH_SOCK=$XDG_RUNTIME_DIR/biometrics-vault/ssh-agent.sock"
+            try await withCleanup { () async throws -> Void in
+                let enabled = try await box.run(as: box.user, "systemctl --user enable --now biometrics-vault-ssh-agent.socket")
+                #expect(enabled.status == 0, "\(enabled.stdout)\(enabled.stderr)")
+                let made = try await box.run(as: box.user, "\(SystemdBox.cli) ssh-key generate box-ssh | tee ~/box-ssh.pub")
+                #expect(made.status == 0 && made.stdout.hasPrefix("ssh-ed25519 "), "\(made.stdout)\(made.stderr)")
+                let listed = try await box.run(as: box.user, "\(socket) ssh-add -L")
+                #expect(listed.stdout == made.stdout, "\(listed.stdout)\(listed.stderr)")
+                let state = try await box.run(as: box.user, "systemctl --user is-active biometrics-vault-ssh-agent.service")
+                #expect(state.stdout == "active\n", "the socket did not start the agent's unit: \(state.stdout)")
+                let before = shown().count
+                let box = box
+                async let signed = box.run(as: box.user, "echo data | \(socket) ssh-keygen -Y sign -n git -f ~/box-ssh.pub")
+                let prompt = try await waitForShown(after: before, summary: "Touch the fingerprint reader")
+                #expect(prompt.body.contains("SSH key box-ssh: sign a git commit or tag") && prompt.body.contains("ssh-keygen"), "\(prompt.body)")
+                try await box.reader.waitForFingerNeeded()
+                try await box.reader.scan(SystemdBox.finger)
+                let result = try await signed
+                #expect(result.status == 0 && result.stdout.contains("BEGIN SSH SIGNATURE"), "\(result.stdout)\(result.stderr)")
+                #expect(try await waitUntilNothingIsDisplayed(), "the prompt stayed after the check ended")
+            } cleanup: {
+                _ = try? await box.run(as: box.user, "\(SystemdBox.cli) ssh-key delete box-ssh; rm -f ~/box-ssh.pub")
+                _ = try? await box.run(
+                    as: box.user, "systemctl --user disable --now biometrics-vault-ssh-agent.socket; systemctl --user stop biometrics-vault-ssh-agent.service")
+                _ = try? await box.run(["fprintd-delete", box.user])
+            }
+        }
+
         /// A desktop's program without a terminal reading through the Secret Service provider
         /// (`secret-tool`, as a browser or an IDE would): the check the provider asks of the service is
         /// shown, and names the provider (`/usr/bin/biometrics-vault`) and, in its reason, the client; it goes

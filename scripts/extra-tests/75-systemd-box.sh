@@ -108,7 +108,8 @@ for name in aCallActivatesTheUnitWithEveryLineOfItsHardening theServiceExitsWhen
     'theEndOfTheLogindSessionClosesTheWindow(ending:)' theFirstSecretToolCallStartsTheUserUnitAndARestartKeepsTheItems \
     theSessionsLockClosesTheProvidersWindows aCheckWithoutATerminalIsShownOnTheDesktopUntilItEnds \
     cancelOnTheNotificationEndsTheCheckAtOnce aCheckNothingWouldShowIsRefusedAtOnce aSecondPrompterIsAuditedAndAnnounced \
-    secretToolWithoutATerminalIsShownNamingIt gitWithoutATerminalIsShownNamingIt; do
+    secretToolWithoutATerminalIsShownNamingIt gitWithoutATerminalIsShownNamingIt \
+    anSSHSignatureThroughTheSocketUnitIsShownNamingWhatIsSigned; do
     [[ $name == *")" ]] || name="$name()"
     grep -F "Test $name " "$LOG" | grep -q ' passed after' || { echo "the systemd box test $name did not run"; exit 1; }
 done
