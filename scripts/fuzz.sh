@@ -19,6 +19,7 @@ shift || true
 all_targets=(
     FuzzEnvelope FuzzItemHeader FuzzFileStoreFormat FuzzJSONValue FuzzGitCredentialRequest FuzzDockerCredentialRequest
     FuzzAgentFrame FuzzProcessStat FuzzConfigFile FuzzSecretServiceReply FuzzVaultServiceRequest FuzzProviderRecord
+    FuzzSSHAgentMessage
 )
 targets=("${@:-${all_targets[@]}}")
 

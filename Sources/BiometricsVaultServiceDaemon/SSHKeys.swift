@@ -138,10 +138,10 @@ extension VaultServiceRequests {
     /// key for the caller's process tree (the agent's); a `confirm` key asks every time. The prompt says
     /// what is signed as the service reads it from `data` itself and from the session bindings it
     /// verified (`binding`: each `session-bind@openssh.com` of the agent's connection, as SSH strings).
-    /// Returns the signature, the key's name, what was signed and how it was allowed, for the audit.
+    /// `scopes` are read only for a key that asks (they cost logind a call). Returns the signature, the key's name, what was signed and how it was allowed, for the audit.
     func sshSign(
         _ caller: Caller, publicKey: [UInt8], data: [UInt8], flags: UInt32, binding: [UInt8], reason: String, windowSeconds: Int,
-        scopes: ServiceWindows.CallerScopes
+        scopes: () -> ServiceWindows.CallerScopes
     ) async throws -> (signature: [UInt8], name: String, what: String, how: String) {
         try Self.refuseExited(caller)
         guard let (name, header, record) = try sshKeyRecords(caller).first(where: { $0.record.key.publicKey.blob == publicKey }) else {
@@ -153,7 +153,7 @@ extension VaultServiceRequests {
         if let policy = header.protection.policy {
             let (token, _, checked) = try await authenticate(
                 caller, policy: policy.rawValue, reason: reason, service: service, windowSeconds: record.confirm ? 0 : windowSeconds,
-                windowScope: "command", scopes: record.confirm ? .none : scopes, purpose: "SSH key \(name): \(what)")
+                windowScope: "command", scopes: record.confirm ? .none : scopes(), purpose: "SSH key \(name): \(what)")
             defer { grants.revoke(token, connection: caller.connection) }
             guard let grant = try grants.grant(token, connection: caller.connection, uid: caller.uid) else {
                 throw VaultError(.vaultLocked, underlying: .message("the authentication ended"))

@@ -341,7 +341,7 @@ final class DaemonState: Sendable {
                 audited = (caller, "sshSign", nil)
                 let signed = try await requests.sshSign(
                     caller, publicKey: publicKey, data: data, flags: flags, binding: binding, reason: reason, windowSeconds: Int(window),
-                    scopes: scopes(caller))
+                    scopes: { self.scopes(caller) })
                 requests.audit.record(caller, "sshSign", item: "\(SSHKeyRecord.service)/\(signed.name)", result: "\(signed.what): \(signed.how)")
                 audited = nil
                 call.reply(.tuple([.bytes(signed.signature)]))

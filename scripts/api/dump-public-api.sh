@@ -27,6 +27,7 @@ modules=(
     BiometricsVaultFileStore BiometricsVaultTPM BiometricsVaultSecretService BiometricsVaultLinuxAuth
     BiometricsVaultService BiometricsVaultDBus BiometricsVaultAgent BiometricsVaultProcess BiometricsVaultApple
     BiometricsVaultJSON BiometricsVaultCredentialHelpers BiometricsVaultServiceDaemon BiometricsVaultSecretServiceProvider
+    BiometricsVaultSSH
     BiometricsVaultAppleCheck
 )
 [ -d "$bin/Modules" ] || { echo "no build in $bin: run swift build first" >&2; exit 2; }
