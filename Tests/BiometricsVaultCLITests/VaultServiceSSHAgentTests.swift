@@ -279,6 +279,68 @@ extension VaultServiceCLITests {
     }
 
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser, openSSHNeed))
+    func aWindowServesSeveralLoginsButAKeyToConfirmAsksEachTime() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        let agent = try await startSSHAgent(as: user, ["--window", "60"])
+        let made = try await run(["ssh-key", "generate", "windowed"], as: user)
+        let confirmed = sandbox.root.appendingPathComponent("home-\(user)/id_confirm").path
+        _ = try await run(["-q", "-t", "ed25519", "-N", "", "-C", "confirm-each", "-f", confirmed], as: user, executable: "/usr/bin/ssh-keygen")
+        let sshd = try await startSSHD(authorizing: made.stdout, for: user)
+        try await withCleanup { () async throws -> Void in
+            let login = sshOptions(port: sshd.port) + ["\(user)@127.0.0.1", "echo logged-in"]
+            let first = try await withAgent("/usr/bin/ssh", login, as: user, agent: agent.socket, finger: Self.finger)
+            #expect(first.stdout == "logged-in\n", "\(first.stdout)\(first.stderr)")
+            for _ in 0..<2 {
+                let again = try await withAgent("/usr/bin/ssh", login, as: user, agent: agent.socket)
+                #expect(again.stdout == "logged-in\n", "a login inside the window: \(again.stdout)\(again.stderr)")
+            }
+            let windowed = try await auditResults("sshSign", as: user).filter { $0.contains(sshd.hostFingerprint) && $0.hasSuffix("inside a window") }
+            #expect(windowed.count == 2, "\(windowed)")
+            // ssh-add -c: the agent's window serves this key never; each signature asks.
+            let add = try await withAgent("/usr/bin/ssh-add", ["-c", confirmed], as: user, agent: agent.socket)
+            #expect(add.status == 0, "\(add.stderr)")
+            let publicKey = confirmed + ".pub"
+            for _ in 0..<2 {
+                let signed = try await withAgent(
+                    "/usr/bin/ssh-keygen", ["-Y", "sign", "-n", "git", "-f", publicKey], as: user, agent: agent.socket, finger: Self.finger)
+                #expect(signed.stdout.contains("BEGIN SSH SIGNATURE"), "\(signed.stderr)")
+            }
+            let listed = try await run(["ssh-key", "list"], as: user)
+            #expect(listed.stdout.contains("biometryAny  confirm  (added by ssh-add)"), "\(listed.stdout)")
+        } cleanup: {
+            sshd.process.process.terminate()
+            try? await stop(agent)
+            await deleteSSHKeys(of: [user])
+        }
+    }
+
+    @Test(.needs(CLINeeds.testUser, openSSHNeed))
+    func printEnvStartsOneAgentForAShell() async throws {
+        try await prepareHomes()
+        let directory = "/tmp/bv-ssh-env-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/chown"), [user, directory])
+        _ = try await sandbox.run(executable: URL(fileURLWithPath: "/bin/chmod"), ["700", directory])
+        let socket = directory + "/agent.sock"
+        try await withCleanup { () async throws -> Void in
+            let made = try await run(["ssh-key", "generate", "from-env", "--policy", "none"], as: user)
+            let first = try await run(["ssh-agent", "--print-env", "--socket", socket], as: user)
+            #expect(first.status == 0 && first.stdout == "SSH_AUTH_SOCK='\(socket)'; export SSH_AUTH_SOCK;\n", "\(first.stdout)\(first.stderr)")
+            let second = try await run(["ssh-agent", "--print-env", "--socket", socket], as: user)
+            #expect(second.stdout == first.stdout)
+            let agents = try await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pgrep"), ["-u", user, "-f", "ssh-agent --socket \(socket)"])
+            #expect(agents.stdout.split(separator: "\n").count == 1, "agents: \(agents.stdout)")
+            let shell = try await run(["-c", "eval \"$1\"; ssh-add -L", "sh", first.stdout], as: user, executable: "/bin/sh")
+            #expect(shell.stdout == made.stdout, "\(shell.stdout)\(shell.stderr)")
+        } cleanup: {
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pkill"), ["-u", user, "-f", "ssh-agent --socket \(socket)"])
+            try? FileManager.default.removeItem(atPath: directory)
+            await deleteSSHKeys(of: [user])
+        }
+    }
+
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser, openSSHNeed))
     func gitSignsACommitThroughTheAgentAndVerifiesIt() async throws {
         try await prepareHomes()
         try await enrollOnly(user, finger: Self.finger)

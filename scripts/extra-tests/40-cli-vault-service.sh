@@ -41,7 +41,8 @@ for name in aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger aSameUs
     aCheckNothingWouldShowIsRefusedAtOnce sshKeysLiveInTheServiceAndOnlyTheirPublicHalfLeavesIt \
     aGitSignatureThroughTheAgentNeedsAMatchingFinger sshLogsInToALoopbackServerOnlyAfterAMatchingFinger \
     aSignatureAskedFromTheFarSideOfSSHDashAIsNamedForwarded gitSignsACommitThroughTheAgentAndVerifiesIt \
-    sshAddGivesKeysToTheServiceWhichKeepsThemAcrossRestarts anotherUserAndAProgramWithoutAFingerGetNoSignature; do
+    sshAddGivesKeysToTheServiceWhichKeepsThemAcrossRestarts anotherUserAndAProgramWithoutAFingerGetNoSignature \
+    aWindowServesSeveralLoginsButAKeyToConfirmAsksEachTime printEnvStartsOneAgentForAShell; do
     grep -q "$name() passed" "$LOG" || { echo "the vault service test $name did not run"; exit 1; }
 done
 for name in 'aConnectionKeptPastItsProcessJoinsNoWindowByPidReuse(parentAttests:)'; do
