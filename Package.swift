@@ -226,7 +226,7 @@ var targets: [Target] = [
     .testTarget(
         name: "BiometricsVaultServiceDaemonTests",
         dependencies: [
-            "BiometricsVaultCore", "BiometricsVaultJSON",
+            "BiometricsVaultCore", "BiometricsVaultJSON", "BiometricsVaultSSH",
             .target(name: "BiometricsVaultDBus", condition: linux),
             .target(name: "BiometricsVaultService", condition: linux),
             .target(name: "BiometricsVaultServiceDaemon", condition: linux),
