@@ -203,8 +203,6 @@ var targets: [Target] = [
         dependencies: [
             .target(name: "BiometricsVaultProcess", condition: linux),
             "BiometricsVaultCore", "BiometricsVaultSSH", .target(name: "BiometricsVaultDBus", condition: linux),
-            // The attestation socket's client: the agent's socket calls.
-            .target(name: "BiometricsVaultAgent", condition: linux),
         ],
         swiftSettings: strictSettings
     ),
@@ -214,7 +212,6 @@ var targets: [Target] = [
         dependencies: [
             "BiometricsVaultCore", "BiometricsVaultFileStore", "BiometricsVaultTPM", "BiometricsVaultJSON", "BiometricsVaultSSH",
             .target(name: "BiometricsVaultService", condition: linux),
-            .target(name: "BiometricsVaultAgent", condition: linux),
             .target(name: "BiometricsVaultDBus", condition: linux),
             .target(name: "BiometricsVaultLinuxAuth", condition: linux),
             .target(name: "BiometricsVaultProcess", condition: linux),
@@ -245,7 +242,6 @@ var targets: [Target] = [
             .target(name: "BiometricsVaultSecretService", condition: linux),
             .target(name: "BiometricsVaultService", condition: linux),
             .target(name: "BiometricsVaultLinuxAuth", condition: linux),
-            .target(name: "BiometricsVaultAgent", condition: linux),
             .target(name: "CProcessControl", condition: linux),
         ],
         swiftSettings: strictSettings
@@ -253,7 +249,10 @@ var targets: [Target] = [
 
     // What Linux processes of the package share: the reader of /proc/PID/stat, the one parser of that
     // line (Fuzz/FuzzProcessStat), for the agent's scopes, the vault service's callers and polkit's
-    // subjects; the one thread helper (DedicatedThread) for blocking work.
+    // subjects; the one thread helper (DedicatedThread) for blocking work; the Unix-socket calls and the
+    // peer's credentials (UnixSocket) of the agent, the vault service's attestation socket and the SSH
+    // agent; a peer pinned by a pidfd (PeerProcess) and the terminal session it runs in (PeerScope), the
+    // scope of the windows of the agent, the vault service and the Secret Service provider.
     .target(
         name: "BiometricsVaultProcess",
         dependencies: ["BiometricsVaultCore", .target(name: "CProcessControl", condition: linux)],

@@ -1,6 +1,7 @@
 #if os(Linux)
 import BiometricsVaultAgent
 import BiometricsVaultCore
+import BiometricsVaultProcess
 import FoundationEssentials
 
 /// This user's unlock windows, kept by the unlock-window agent that `biometrics-vault agent` runs, for a

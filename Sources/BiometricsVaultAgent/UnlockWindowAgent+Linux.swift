@@ -115,7 +115,7 @@ package final class UnlockWindowAgent {
         guard let lock else { return nil }
         let listener: Int32
         do {
-            listener = try AgentSocket.listen(at: paths.socket)
+            listener = try UnixSocket.listen(at: paths.socket)
         } catch {
             AgentSocket.closeDescriptor(lock)
             throw error
@@ -192,7 +192,7 @@ package final class UnlockWindowAgent {
     }
 
     private func acceptWaiting() {
-        while clients.count < Self.maximumClients, let (descriptor, credentials) = AgentSocket.accept(listener) {
+        while clients.count < Self.maximumClients, let (descriptor, credentials) = UnixSocket.accept(listener) {
             lastActivity = AgentSocket.now()
             guard credentials.uid == AgentSocket.userID else {
                 AgentSocket.log(
@@ -244,7 +244,7 @@ package final class UnlockWindowAgent {
             AgentSocket.log("pid \(client.peer.pid) sent a malformed request; refused")
             response = .refused(reason: "malformed request")
         }
-        if let frame = try? AgentFrame.encode(response) { _ = AgentSocket.writeAll(descriptor, frame) }
+        if let frame = try? AgentFrame.encode(response) { _ = UnixSocket.writeAll(descriptor, frame) }
         lastActivity = AgentSocket.now()
         drop(descriptor)
     }
@@ -295,8 +295,8 @@ package final class UnlockWindowAgent {
         guard peer.isStillThere else { return dropGonePeer(descriptor, peer) }
         // Logged before the key leaves, so the log has the line by the time the peer has the key.
         AgentSocket.log("handed the key of the store \(store) to pid \(peer.pid) on \(scope)")
-        guard let frame = try? AgentFrame.encode(AgentResponse.storeKey(found: true)), AgentSocket.writeAll(descriptor, frame),
-            kept.key.withUnsafeBytes({ AgentSocket.writeAll(descriptor, raw: $0) })
+        guard let frame = try? AgentFrame.encode(AgentResponse.storeKey(found: true)), UnixSocket.writeAll(descriptor, frame),
+            kept.key.withUnsafeBytes({ UnixSocket.writeAll(descriptor, raw: $0) })
         else {
             AgentSocket.log("the key of the store \(store) did not reach pid \(peer.pid): the connection failed")
             lastActivity = AgentSocket.now()
@@ -332,7 +332,7 @@ package final class UnlockWindowAgent {
     }
 
     private func reply(_ descriptor: Int32, _ response: AgentResponse) {
-        if let frame = try? AgentFrame.encode(response) { _ = AgentSocket.writeAll(descriptor, frame) }
+        if let frame = try? AgentFrame.encode(response) { _ = UnixSocket.writeAll(descriptor, frame) }
         lastActivity = AgentSocket.now()
         drop(descriptor)
     }

@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVaultCore
+import BiometricsVaultProcess
 
 /// Wraps an authenticator with the unlock-window agent: inside an open window for this terminal's scope,
 /// ``authenticate(for:prompt:)`` returns without prompting; otherwise it prompts through the wrapped

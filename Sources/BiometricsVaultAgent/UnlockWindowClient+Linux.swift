@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVaultCore
+import BiometricsVaultProcess
 import FoundationEssentials
 
 /// Talks to this user's unlock-window agent: one connection per request, every read and write bounded
@@ -26,7 +27,7 @@ package struct UnlockWindowAgentClient: Sendable {
     /// Whether an agent listens now (its socket accepts a connection); never starts one.
     package var isListening: Bool {
         guard (try? AgentSocket.prepareDirectory(paths.directory, create: false)) != nil else { return false }
-        switch AgentSocket.connect(to: paths.socket, timeout: Self.timeoutSeconds) {
+        switch UnixSocket.connect(to: paths.socket, timeout: Self.timeoutSeconds) {
         case .success(let descriptor):
             AgentSocket.closeDescriptor(descriptor)
             return true
@@ -50,19 +51,19 @@ package struct UnlockWindowAgentClient: Sendable {
         }
         let descriptor = try connect(startingAgent: startingAgent)
         defer { AgentSocket.closeDescriptor(descriptor) }
-        guard let peer = AgentSocket.peerCredentials(descriptor), peer.uid == AgentSocket.userID else {
+        guard let peer = UnixSocket.peerCredentials(descriptor), peer.uid == AgentSocket.userID else {
             throw VaultError(.storeUnavailable, underlying: .message("the process on \(paths.socket) is not this user's agent"))
         }
-        guard AgentSocket.writeAll(descriptor, try AgentFrame.encode(request)),
-            storeKey?.withUnsafeBytes({ AgentSocket.writeAll(descriptor, raw: $0) }) ?? true
+        guard UnixSocket.writeAll(descriptor, try AgentFrame.encode(request)),
+            storeKey?.withUnsafeBytes({ UnixSocket.writeAll(descriptor, raw: $0) }) ?? true
         else {
             throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent did not take the request"))
         }
-        guard let header = AgentSocket.readExactly(descriptor, 4) else {
+        guard let header = UnixSocket.readExactly(descriptor, 4) else {
             throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent did not answer within \(Self.timeoutSeconds) s"))
         }
         let length = AgentFrame.length(of: header)
-        guard length > 0, length <= AgentFrame.maximumBodySize, let body = AgentSocket.readExactly(descriptor, length) else {
+        guard length > 0, length <= AgentFrame.maximumBodySize, let body = UnixSocket.readExactly(descriptor, length) else {
             throw VaultError(.storeUnavailable, underlying: .message("the unlock-window agent's answer was cut short or too long"))
         }
         let response: AgentResponse
@@ -84,7 +85,7 @@ package struct UnlockWindowAgentClient: Sendable {
 
     private func connect(startingAgent: Bool) throws(VaultError) -> Int32 {
         try AgentSocket.prepareDirectory(paths.directory, create: startingAgent)
-        switch AgentSocket.connect(to: paths.socket, timeout: Self.timeoutSeconds) {
+        switch UnixSocket.connect(to: paths.socket, timeout: Self.timeoutSeconds) {
         case .success(let descriptor): return descriptor
         case .failure(let error):
             guard startingAgent, let agentExecutable else { throw error }
@@ -92,7 +93,7 @@ package struct UnlockWindowAgentClient: Sendable {
             // The agent listens within milliseconds; allow a loaded machine 3 s.
             var last = error
             for _ in 0..<150 {
-                switch AgentSocket.connect(to: paths.socket, timeout: Self.timeoutSeconds) {
+                switch UnixSocket.connect(to: paths.socket, timeout: Self.timeoutSeconds) {
                 case .success(let descriptor): return descriptor
                 case .failure(let error): last = error
                 }

@@ -1,12 +1,13 @@
 #if os(Linux)
 import BiometricsVaultCore
+import BiometricsVaultProcess
 
 extension UnlockWindowAgentClient {
     /// Why windows cannot work with these paths before any connection is tried (a socket path longer
     /// than a Unix socket address holds); `nil` when nothing is known to be wrong.
     package var unavailability: String? {
         do {
-            try AgentSocket.checkAddress(paths.socket)
+            try UnixSocket.checkAddress(paths.socket)
             return nil
         } catch {
             return Self.reason(error)

@@ -1,5 +1,6 @@
 #if os(Linux)
 import BiometricsVaultCore
+import BiometricsVaultProcess
 
 /// Keeps the file store's key in the unlock-window agent for a window of ``seconds``: for the terminal
 /// and session the agent sees the asking process in (as windows are scoped), bound to the store's root

@@ -1,7 +1,7 @@
 #if os(Linux)
-import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultDBus
+import BiometricsVaultProcess
 import BiometricsVaultSecretService
 import BiometricsVaultService
 import Glibc

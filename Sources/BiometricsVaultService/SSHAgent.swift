@@ -1,5 +1,4 @@
 #if os(Linux)
-import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultProcess
 import BiometricsVaultSSH
@@ -36,11 +35,6 @@ package final class SSHAgent: Sendable {
         self.log = log
     }
 
-    /// Where the agent of this user listens by default: `$XDG_RUNTIME_DIR/biometrics-vault/ssh-agent.sock`.
-    package static func defaultSocketPath() -> String? {
-        AgentPaths.current().map { $0.directory + "/ssh-agent.sock" }
-    }
-
     /// A listening socket at `path` (0600), in a directory of this user's alone (made 0700 if missing).
     package static func listen(at path: String) throws(VaultError) -> Int32 {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
@@ -54,7 +48,7 @@ package final class SSHAgent: Sendable {
                     "\(directory) must be a directory of this user's that group and others cannot enter (0700)"))
             }
         }
-        return try AgentSocket.listen(at: path)
+        return try UnixSocket.listen(at: path)
     }
 
     /// Serves connections on `listener` until `stop` says so (checked each second).
@@ -66,7 +60,7 @@ package final class SSHAgent: Sendable {
             guard descriptor >= 0 else { continue }
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
-            guard let peer = AgentSocket.peerCredentials(descriptor), peer.uid == getuid() else {
+            guard let peer = UnixSocket.peerCredentials(descriptor), peer.uid == getuid() else {
                 log("refused a connection of another user")
                 close(descriptor)
                 continue
@@ -96,13 +90,13 @@ package final class SSHAgent: Sendable {
     private func serveConnection(_ descriptor: Int32, peer: PeerCredentials) {
         var bindings: [[UInt8]] = []
         while true {
-            guard let header = AgentSocket.readExactly(descriptor, 4) else { return }
+            guard let header = UnixSocket.readExactly(descriptor, 4) else { return }
             let length: Int
             do { length = try SSHAgentFrame.bodyLength(header: header) } catch {
                 log("closed a connection: \(error.message)")
                 return
             }
-            guard var body = AgentSocket.readExactly(descriptor, length) else { return }
+            guard var body = UnixSocket.readExactly(descriptor, length) else { return }
             let response: SSHAgentResponse
             do {
                 let request = try SSHAgentRequest(body: body)
@@ -113,7 +107,7 @@ package final class SSHAgent: Sendable {
                 log("refused a request: \(error.message)")
                 response = .failure
             }
-            guard AgentSocket.writeAll(descriptor, response.frame) else { return }
+            guard UnixSocket.writeAll(descriptor, response.frame) else { return }
         }
     }
 
@@ -179,11 +173,18 @@ package final class SSHAgent: Sendable {
             case .extension(let name, let contents):
                 switch name {
                 case "session-bind@openssh.com":
-                    do { _ = try SSHSessionBind(contents: contents) } catch {
+                    let binding: SSHSessionBind
+                    do { binding = try SSHSessionBind(contents: contents) } catch {
                         log("refused a session binding: \(error.message)")
                         return .failure
                     }
-                    guard bindings.count < Self.maximumBindings else { return .failure }
+                    // As OpenSSH's agent: a connection bound to a session it was not forwarded through is
+                    // that session's, and binds no other.
+                    if let last = bindings.last, let previous = try? SSHSessionBind(contents: last), !previous.isForwarding {
+                        log("refused a session binding after a binding that was not forwarded")
+                        return .failure
+                    }
+                    guard bindings.count < Self.maximumBindings, !binding.sessionID.isEmpty else { return .failure }
                     bindings.append(contents)
                     return .success
                 default:

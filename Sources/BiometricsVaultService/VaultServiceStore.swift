@@ -1,7 +1,7 @@
 #if os(Linux)
-import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultDBus
+import BiometricsVaultProcess
 import Glibc
 
 /// The vault service as a `SecretStore`: items kept by `biometrics-vault service`, a system service under
@@ -146,11 +146,11 @@ enum VaultServiceConnection {
     /// The token the service's socket answers this process, or `nil` without one.
     private static func attestationToken(timeout: Duration) -> [UInt8]? {
         let seconds = max(1, Int(timeout.components.seconds))
-        guard case .success(let socket) = AgentSocket.connect(to: VaultServiceInterface.attestationSocket, timeout: seconds) else {
+        guard case .success(let socket) = UnixSocket.connect(to: VaultServiceInterface.attestationSocket, timeout: seconds) else {
             return nil
         }
         defer { close(socket) }
-        return AgentSocket.readExactly(socket, VaultServiceInterface.attestationTokenLength)
+        return UnixSocket.readExactly(socket, VaultServiceInterface.attestationTokenLength)
     }
 }
 

@@ -1,5 +1,4 @@
 #if os(Linux)
-import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultLinuxAuth
 import BiometricsVaultProcess
@@ -65,7 +64,7 @@ final class PeerAttestation: Sendable {
     /// serves it on a thread of its own until ``stop()``. Throws why it cannot.
     init(path: String) throws(VaultError) {
         // Every user connects to it; the token it answers is good only for the process that connected.
-        let socket = try AgentSocket.listen(at: path, mode: 0o666)
+        let socket = try UnixSocket.listen(at: path, mode: 0o666)
         _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) & ~O_NONBLOCK)
         listener = socket
         let status = DedicatedThread.start(name: "vault-attest") { [self] in serve() }
@@ -114,7 +113,7 @@ final class PeerAttestation: Sendable {
     /// pidfd is opened from the peer's pid at accept, while the peer waits for its token (as the agent's
     /// peers are pinned, SECURITY.md).
     private func answer(_ connection: Int32) {
-        guard let peer = AgentSocket.peerCredentials(connection) else { return }
+        guard let peer = UnixSocket.peerCredentials(connection) else { return }
         let (pidfd, _) = PeerProcess.pin(socket: connection, credentials: peer)
         guard pidfd >= 0 else { return }
         let uid = peer.uid, pid = peer.pid
@@ -128,7 +127,7 @@ final class PeerAttestation: Sendable {
             for (old, _) in mine.prefix(max(0, mine.count - Self.pendingPerUser + 1)) { pending[old] = nil }
             pending[token] = Pending(process: process, pid: pid, issued: now)
         }
-        _ = AgentSocket.writeAll(connection, token)
+        _ = UnixSocket.writeAll(connection, token)
     }
 }
 #endif

@@ -171,8 +171,9 @@ extension VaultServiceRequests {
     }
 
     /// What a signature of `data` is for, in words for the prompt and the audit, read from the data:
-    /// an SSH login (with the host as the verified session bindings name it, and the host a forwarded
-    /// request came through), an SSHSIG signature (its namespace), or data the service cannot name.
+    /// an SSH login (with the host as the verified session bindings name it, never as the data alone
+    /// does, and the hosts a forwarded request came through), an SSHSIG signature (its namespace), or
+    /// data the service cannot name.
     static func describeSigned(_ data: [UInt8], keyBlob: [UInt8], bindings: [UInt8]) throws(VaultError) -> String {
         var verified: [SSHSessionBind] = []
         do throws(SSHError) {
@@ -181,7 +182,12 @@ extension VaultServiceRequests {
         } catch {
             throw VaultError(.authenticationFailed, underlying: .message("a session binding does not verify: \(error.message)"))
         }
-        let forwardedFrom = verified.first(where: \.isForwarding).map { " (a request forwarded from the host \($0.hostKey.fingerprint))" } ?? ""
+        let hops = verified.filter(\.isForwarding).map(\.hostKey.fingerprint)
+        let forwardedFrom = switch hops.count {
+        case 0: ""
+        case 1: " (a request forwarded from the host \(hops[0]))"
+        default: " (a request forwarded through the hosts \(hops.joined(separator: ", ")))"
+        }
         switch SSHSignedData(data) {
         case .userAuthentication(let sessionID, let user, let signedKey, let hostKey):
             guard signedKey == keyBlob else {
@@ -194,7 +200,9 @@ extension VaultServiceRequests {
             if let hostKey, let binding, hostKey != binding.hostKey {
                 throw VaultError(.authenticationFailed, underlying: .message("the login request names another host than the one its client bound"))
             }
-            let host = (binding?.hostKey ?? hostKey).map { "the host \($0.fingerprint)" } ?? "a host its client did not name"
+            // The host key a `publickey-hostbound` request carries is the client's word: named only as
+            // a binding whose signature the service checked names it.
+            let host = binding.map { "the host \($0.hostKey.fingerprint)" } ?? "a host its client did not name"
             return "log in to \(host) as \(user)\(forwardedFrom)"
         case .sshsig(let namespace, _):
             switch namespace {

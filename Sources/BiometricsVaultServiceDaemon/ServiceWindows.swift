@@ -1,5 +1,4 @@
 #if os(Linux)
-import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultLinuxAuth
 import BiometricsVaultProcess
@@ -68,8 +67,8 @@ final class ServiceWindows: Sendable {
         let session: String?
     }
 
-    /// The longest window, as for the agent's.
-    static let maximumSeconds = AgentFrame.maximumWindowSeconds
+    /// The longest window: a day, as for the agent's (`AgentFrame.maximumWindowSeconds`).
+    static let maximumSeconds = 86_400
     /// Windows one user may hold at once.
     static let maximumPerUser = 32
 
@@ -86,8 +85,11 @@ final class ServiceWindows: Sendable {
     /// Opens (or renews) a window, opened by a process of the logind session `session`; `false` when the
     /// user holds too many.
     func open(_ key: Key, seconds: Int, method: Grant.Method, session: String?) -> Bool {
-        let window = Window(method: method, expires: .now + .seconds(min(seconds, Self.maximumSeconds)), session: session)
+        let now = ContinuousClock.now
+        let window = Window(method: method, expires: now + .seconds(min(seconds, Self.maximumSeconds)), session: session)
         return table.withLock { table in
+            // Windows of the user that ended (their time, their process tree) take no place: dropped here.
+            table = table.filter { $0.key.uid != key.uid || ($0.value.expires > now && $0.key.scope.isCurrent) }
             guard table[key] != nil || table.keys.filter({ $0.uid == key.uid }).count < Self.maximumPerUser else { return false }
             table[key] = window
             return true
@@ -149,7 +151,7 @@ final class ServiceWindows: Sendable {
         let now = ContinuousClock.now
         return table.withLock { table in
             table.compactMap { key, window in
-                guard key.uid == uid, key.scope == scope, window.expires > now else { return nil }
+                guard key.uid == uid, key.scope == scope, window.expires > now, key.scope.isCurrent else { return nil }
                 return (key.service, key.policy, Int((window.expires - now).components.seconds))
             }
         }

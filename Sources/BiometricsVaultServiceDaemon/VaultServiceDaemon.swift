@@ -1,5 +1,4 @@
 #if os(Linux)
-import BiometricsVaultAgent
 import BiometricsVaultCore
 import BiometricsVaultDBus
 import BiometricsVaultLinuxAuth

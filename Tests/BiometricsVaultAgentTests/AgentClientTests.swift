@@ -1,6 +1,7 @@
 #if os(Linux)
 @testable import BiometricsVaultAgent
 import BiometricsVaultCore
+import BiometricsVaultProcess
 import Dispatch
 import Foundation
 import Glibc
@@ -15,20 +16,20 @@ import Testing
         try #require(mkdir(directory, 0o700) == 0)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let paths = AgentPaths(directory: directory)
-        let listener = try AgentSocket.listen(at: paths.socket)
+        let listener = try UnixSocket.listen(at: paths.socket)
         defer { close(listener) }
         let answer = Array(body.utf8)
         let served = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             defer { served.signal() }
             guard AgentSocket.waitReadable([listener], milliseconds: 10_000).contains(listener),
-                let (descriptor, _) = AgentSocket.accept(listener)
+                let (descriptor, _) = UnixSocket.accept(listener)
             else { return }
             defer { close(descriptor) }
             guard AgentSocket.waitReadable([descriptor], milliseconds: 10_000).contains(descriptor) else { return }
             _ = AgentSocket.readAvailable(descriptor, upTo: AgentFrame.maximumBodySize + 4)
             let length = UInt32(answer.count)
-            _ = AgentSocket.writeAll(descriptor, [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + answer)
+            _ = UnixSocket.writeAll(descriptor, [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + answer)
         }
         let client = UnlockWindowAgentClient(paths: paths, agentExecutable: nil)
         let result = Result { () throws(VaultError) in try client.send(request, startingAgent: false) }

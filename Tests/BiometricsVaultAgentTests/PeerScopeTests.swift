@@ -1,6 +1,5 @@
 #if os(Linux)
-@testable import BiometricsVaultAgent
-import BiometricsVaultProcess
+@testable import BiometricsVaultProcess
 import Glibc
 import Testing
 

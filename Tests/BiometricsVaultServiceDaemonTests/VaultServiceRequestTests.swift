@@ -17,6 +17,12 @@ import Testing
         .write(service: "svc", key: "k", header: "bv1;n", payload: SecretBytes(utf8: #"{"token":"t"}"#), condition: "absent", expected: "", grant: grant),
         .delete(service: "svc", key: "k"), .lock, .audit(since: 1_700_000_000), .list(service: "svc"),
         .registerPrompter, .cancelPrompt(prompt: 7),
+        .sshKeys, .sshKeyGenerate(name: "work", type: "ed25519", policy: "biometryAny"),
+        .sshKeyImport(name: "laptop", key: SecretBytes([1, 0, 0, 0, 11, 0xFF]), policy: "none", confirm: true, lifetimeSeconds: 3600),
+        .sshKeyDelete(name: "work"),
+        .sshSign(
+            publicKey: [0, 0, 0, 11] + Array("ssh-ed25519".utf8), data: Array("SSHSIG".utf8), flags: 4, binding: [0, 0, 0, 1, 9],
+            reason: "ssh git@github.com", windowSeconds: 300),
     ]
 
     @Test func everyMethodHasARequestHere() {
@@ -42,6 +48,23 @@ import Testing
                 Issue.record("\(member) with (s) was decoded")
             } catch {
                 #expect(error.message == message)
+            }
+        }
+    }
+
+    /// Every method refuses a body of any other method's type, naming itself, the type it takes and the
+    /// type it was given; none decodes it into a request.
+    @Test(arguments: requests)
+    func aBodyOfAnotherTypeIsRefusedByTheMethodsName(request: VaultServiceRequest) {
+        let member = request.method.rawValue
+        let others = Self.requests.map { DBusValue($0.arguments) }.filter { $0.typeString != request.method.inputType }
+        #expect(others.count >= Self.requests.count / 2)
+        for body in others {
+            do {
+                let decoded = try VaultServiceRequest(member: member, parameters: body)
+                Issue.record("\(member) with \(body.typeString) was decoded as \(decoded.method)")
+            } catch {
+                #expect(error.message == "\(member) takes \(request.method.inputType), not \(body.typeString)")
             }
         }
     }

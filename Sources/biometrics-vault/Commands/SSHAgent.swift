@@ -49,7 +49,7 @@ extension BiometricsVaultCommand {
         func run() async throws {
             try await Console.run(options) {
                 #if os(Linux)
-                guard let path = socket ?? SSHAgent.defaultSocketPath() else {
+                guard let path = socket ?? Self.defaultSocketPath() else {
                     throw VaultError(.storeUnavailable, underlying: .message("no XDG_RUNTIME_DIR: say where to listen with --socket"))
                 }
                 if printEnv { return try printEnvironment(path) }
@@ -63,6 +63,12 @@ extension BiometricsVaultCommand {
         }
 
         #if os(Linux)
+        /// Where the agent of this user listens by default: `$XDG_RUNTIME_DIR/biometrics-vault/ssh-agent.sock`,
+        /// beside the unlock-window agent's socket.
+        static func defaultSocketPath() -> String? {
+            AgentPaths.current().map { $0.directory + "/ssh-agent.sock" }
+        }
+
         /// The socket systemd passed (socket activation: `LISTEN_PID` is this process, `LISTEN_FDS` 1).
         static func activatedListener() -> Int32? {
             guard let pid = getenv("LISTEN_PID").flatMap({ Int32(String(cString: $0)) }), pid == getpid(),
@@ -78,7 +84,7 @@ extension BiometricsVaultCommand {
         /// Makes sure an agent listens at `path`, then prints the shell's line.
         private func printEnvironment(_ path: String) throws {
             func listening() -> Bool {
-                guard case .success(let descriptor) = AgentSocket.connect(to: path, timeout: 1) else { return false }
+                guard case .success(let descriptor) = UnixSocket.connect(to: path, timeout: 1) else { return false }
                 close(descriptor)
                 return true
             }

@@ -1,5 +1,4 @@
 #if os(Linux)
-import BiometricsVaultProcess
 import CProcessControl
 import Glibc
 
@@ -19,14 +18,15 @@ import Glibc
 /// - before an answer is sent, ``isStillThere`` checks again (and that its start time is unchanged):
 ///   an answer that names a scope or carries a key goes to a live peer only.
 ///
-/// Owns the pidfd (closed on release). Used on the agent's one thread only.
+/// Owns the pidfd (closed on release). Used on the agent's one thread only. ``pin(socket:credentials:)``
+/// alone also pins the peers of the vault service's attestation socket.
 package final class PeerProcess {
-    let pid: Int32
-    let uid: UInt32
+    package let pid: Int32
+    package let uid: UInt32
     /// The scope read at accept; `nil` when the peer had no terminal, or had gone, or could not be pinned.
-    let scope: PeerScope?
+    package let scope: PeerScope?
     /// How the peer was pinned, for the log when that was weaker than `SO_PEERPIDFD`.
-    let pinning: Pinning
+    package let pinning: Pinning
     private let pidfd: Int32
     private let startTime: UInt64?
 
@@ -43,7 +43,7 @@ package final class PeerProcess {
     private static let peerPIDFDOption: Int32 = 77
 
     /// Pins the peer of the accepted `socket`, whose `SO_PEERCRED` are `credentials`.
-    init(socket descriptor: Int32, credentials: PeerCredentials) {
+    package init(socket descriptor: Int32, credentials: PeerCredentials) {
         pid = credentials.pid
         uid = credentials.uid
         let (pinned, how) = Self.pin(socket: descriptor, credentials: credentials)
@@ -83,7 +83,7 @@ package final class PeerProcess {
     }
 
     /// Whether the pinned process is still alive, and still the process with this pid and start time.
-    var isStillThere: Bool {
+    package var isStillThere: Bool {
         guard pidfd >= 0, let startTime, ProcessStat.isAlive(pidfd: pidfd), let stat = ProcessStat.read(pid: pid),
             ProcessStat.isAlive(pidfd: pidfd)
         else {

@@ -1,7 +1,5 @@
 #if os(Linux)
-import BiometricsVaultProcess
 import CProcessControl
-import FoundationEssentials
 import Glibc
 
 /// Where a peer process runs, as far as unlock windows go: its controlling terminal, its session, and
