@@ -227,6 +227,7 @@ var targets: [Target] = [
             .target(name: "BiometricsVaultDBus", condition: linux),
             .target(name: "BiometricsVaultService", condition: linux),
             .target(name: "BiometricsVaultServiceDaemon", condition: linux),
+            .target(name: "BiometricsVaultProcess", condition: linux),
         ],
         swiftSettings: strictSettings
     ),
