@@ -379,18 +379,23 @@ final class VaultServiceRequests: Sendable {
     }
 
     func listing(_ caller: Caller, service: String) throws -> KeyListing {
-        _ = try Self.itemID(service: service, key: "-")
+        try Self.refuseSSHKeys(service)
         return try store(caller).listing(service: service)
     }
 
-    /// An item of the methods `Read`, `Write`, `Delete` and `List`: never one of the SSH keys, which the
-    /// service only signs with (``SSHKeyRecord/service``).
+    /// An item of the methods `Read`, `Write` and `Delete`.
     private static func itemID(service: String, key: String) throws(VaultError) -> SecretItemID {
+        try refuseSSHKeys(service)
+        return try SecretItemID(service: service, key: key)
+    }
+
+    /// The items' methods never reach the SSH keys, which the service only signs with
+    /// (``SSHKeyRecord/service``).
+    private static func refuseSSHKeys(_ service: String) throws(VaultError) {
         guard service != SSHKeyRecord.service else {
             throw VaultError(.invalidKey, underlying: .message(
                 "the service \(service) holds SSH keys, which no method reads or writes as items"))
         }
-        return try SecretItemID(service: service, key: key)
     }
 
     // MARK: Private

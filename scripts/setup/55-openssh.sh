@@ -2,7 +2,8 @@
 # OpenSSH's client and server for the SSH agent's tests (Tests/BiometricsVaultCLITests/
 # VaultServiceSSHAgentTests.swift): ssh, ssh-add, ssh-keygen and the ssh-agent they are compared with, and
 # sshd, which each test starts itself on the loopback with a configuration of its own. The package's start
-# of a system-wide sshd is held back (policy-rc.d) while it installs: nothing listens on port 22.
+# of a system-wide sshd is held back (policy-rc.d) while it installs: this script starts no sshd (a
+# systemd that boots later, as the systemd box's, may start the package's unit).
 # Appends BV_SSHD to $BV_ENV_FILE.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

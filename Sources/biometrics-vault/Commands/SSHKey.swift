@@ -19,6 +19,9 @@ extension BiometricsVaultCommand {
                 """,
             subcommands: [SSHKeyGenerate.self, SSHKeyList.self, SSHKeyPublic.self, SSHKeyDelete.self]
         )
+
+        /// What each verb answers where there is no vault service.
+        static let elsewhere = VaultError(.storeUnavailable, underlying: .message("SSH keys in the vault service are Linux only"))
     }
 
     /// `ssh-key generate NAME`: a new key made in the service; prints its public key.
@@ -55,7 +58,7 @@ extension BiometricsVaultCommand {
                     options, json: .object(["name": .string(name), "publicKey": .string(key.openSSH(comment: name)), "fingerprint": .string(key.fingerprint)]),
                     text: key.openSSH(comment: name))
                 #else
-                throw VaultError(.storeUnavailable, underlying: .message("SSH keys in the vault service are Linux only"))
+                throw SSHKey.elsewhere
                 #endif
             }
         }
@@ -87,7 +90,7 @@ extension BiometricsVaultCommand {
                 }
                 Console.emit(options, json: .array(rows), text: lines.isEmpty ? nil : lines.joined(separator: "\n"))
                 #else
-                throw VaultError(.storeUnavailable, underlying: .message("SSH keys in the vault service are Linux only"))
+                throw SSHKey.elsewhere
                 #endif
             }
         }
@@ -113,7 +116,7 @@ extension BiometricsVaultCommand {
                 let line = key.publicKey.openSSH(comment: name)
                 Console.emit(options, json: .object(["name": .string(name), "publicKey": .string(line)]), text: line)
                 #else
-                throw VaultError(.storeUnavailable, underlying: .message("SSH keys in the vault service are Linux only"))
+                throw SSHKey.elsewhere
                 #endif
             }
         }
@@ -136,7 +139,7 @@ extension BiometricsVaultCommand {
                 try VaultServiceSSHKeys.delete(name: name)
                 Console.emit(options, json: .object(["deleted": .string(name)]), text: nil)
                 #else
-                throw VaultError(.storeUnavailable, underlying: .message("SSH keys in the vault service are Linux only"))
+                throw SSHKey.elsewhere
                 #endif
             }
         }
