@@ -50,12 +50,12 @@ public struct VaultServiceAuthenticator: Authenticator {
 
     /// Closes every unlock window of this user in the service; how many were open.
     package static func lock() throws(VaultError) -> Int {
-        Int(try VaultServiceConnection.call(.lock, timeout: .seconds(10))[0].uint32 ?? 0)
+        Int(try VaultServiceConnection.call(.lock, timeout: VaultServiceInterface.callTimeout)[0].uint32 ?? 0)
     }
 
     /// This user's audit entries (JSON objects, one per string) since `since` (seconds since the epoch).
     package static func audit(since: Int64) throws(VaultError) -> [String] {
-        try VaultServiceConnection.call(.audit(since: UInt64(max(0, since))), timeout: .seconds(10))[0].strings ?? []
+        try VaultServiceConnection.call(.audit(since: UInt64(max(0, since))), timeout: VaultServiceInterface.callTimeout)[0].strings ?? []
     }
 
     /// What the service says about the caller's fingerprint and password, without prompting.
@@ -68,7 +68,7 @@ public struct VaultServiceAuthenticator: Authenticator {
     package static func status() throws(VaultError) -> VaultServiceStatus {
         let now = ContinuousClock.now
         if let (status, at) = recentStatus.withLock({ $0 }), now - at <= statusLifetime { return status }
-        let status = VaultServiceStatus(try VaultServiceConnection.call(.status, timeout: .seconds(10))[0])
+        let status = VaultServiceStatus(try VaultServiceConnection.call(.status, timeout: VaultServiceInterface.callTimeout)[0])
         recentStatus.withLock { $0 = (status, now) }
         if !status.caller.isEmpty { callerSeen.withLock { $0 = status.caller } }
         return status

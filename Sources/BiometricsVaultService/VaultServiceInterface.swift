@@ -17,6 +17,10 @@ package enum VaultServiceInterface {
     /// The minor version of the interface, in ``Status``'s `version`.
     package static let minorVersion: UInt32 = 4
 
+    /// How long a call that asks no one waits for the service's reply: the bus's own default (what
+    /// libsecret's calls wait), since the service every user shares may be busy with other users' calls.
+    package static let callTimeout: Duration = .seconds(25)
+
     /// The service's own socket, where a client learns a token that names it as the kernel saw it connect
     /// (`SO_PEERPIDFD`), which ``Attest`` then binds to the client's bus connection.
     package static let attestationSocket = "/run/biometrics-vault/peer.socket"

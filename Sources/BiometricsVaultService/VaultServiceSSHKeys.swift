@@ -25,7 +25,7 @@ package enum VaultServiceSSHKeys {
     package static let policies = ["none"] + ProtectionPolicy.allCases.map(\.rawValue)
 
     package static func keys() throws(VaultError) -> [Key] {
-        let reply = try VaultServiceConnection.call(.sshKeys, timeout: .seconds(10))
+        let reply = try VaultServiceConnection.call(.sshKeys, timeout: VaultServiceInterface.callTimeout)
         var keys: [Key] = []
         for entry in reply[0].children {
             guard let name = entry[0].string, let line = entry[1].string, let publicKey = try? SSHPublicKey(openSSH: line) else {
@@ -49,11 +49,11 @@ package enum VaultServiceSSHKeys {
     ) throws(VaultError) -> SSHPublicKey {
         let request = VaultServiceRequest.sshKeyImport(
             name: name, key: key.serialized, policy: policy, confirm: confirm, lifetimeSeconds: lifetimeSeconds)
-        return try publicKey(VaultServiceConnection.call(request, timeout: .seconds(10)))
+        return try publicKey(VaultServiceConnection.call(request, timeout: VaultServiceInterface.callTimeout))
     }
 
     package static func delete(name: String) throws(VaultError) {
-        _ = try VaultServiceConnection.call(.sshKeyDelete(name: name), timeout: .seconds(10))
+        _ = try VaultServiceConnection.call(.sshKeyDelete(name: name), timeout: VaultServiceInterface.callTimeout)
     }
 
     /// The service's signature of `data` with the key `publicKey`, after its check (up to `timeout`).

@@ -16,10 +16,11 @@ import Glibc
 /// Every call is bounded by ``timeout``. A service that is not installed, not running and not activatable,
 /// or that does not answer, is `storeUnavailable`.
 public struct VaultServiceStore: SecretStore {
-    /// How long one call waits for the service (its start by D-Bus activation included).
+    /// How long one call waits for the service (its start by D-Bus activation included); by default the
+    /// bus's own 25 s (``VaultServiceInterface/callTimeout``).
     public let timeout: Duration
 
-    public init(timeout: Duration = .seconds(10)) {
+    public init(timeout: Duration = .seconds(25)) {
         self.timeout = timeout
     }
 
@@ -36,7 +37,7 @@ public struct VaultServiceStore: SecretStore {
 
     /// Pings the vault service on the system bus (`org.freedesktop.DBus.Peer.Ping`, which D-Bus
     /// activation answers by starting it). Never prompts.
-    package static func ping(timeout: Duration = .seconds(10)) -> Ping {
+    package static func ping(timeout: Duration = VaultServiceInterface.callTimeout) -> Ping {
         do {
             _ = try VaultServiceConnection.connection(timeout: timeout).call(
                 DBusMethod(destination: VaultServiceInterface.busName, path: VaultServiceInterface.objectPath,

@@ -51,7 +51,7 @@ final class PeerAttestation: Sendable {
     /// Enough for a user's parallel commands (a build's credential helpers); each holds a pidfd.
     static let pendingPerUser = 256
 
-    private struct Pending: Sendable {
+    fileprivate struct Pending: Sendable {
         let process: AttestedProcess
         let pid: Int32
         let issued: ContinuousClock.Instant
@@ -80,15 +80,27 @@ final class PeerAttestation: Sendable {
         pending.withLock { $0 = [:] }
     }
 
-    /// The process that was given `token`, if it was issued to `uid`, is unused and has not expired,
-    /// and that process is still `pid`. The token is used up either way.
-    func take(_ token: [UInt8], uid: UInt32, pid: Int32) -> AttestedProcess? {
+    /// A token claimed by the call that carried it (``claim(_:arrived:)``): the process it was issued to,
+    /// until the call's caller is checked against it (``process(uid:pid:)``).
+    struct Claim: Sendable {
+        fileprivate let pending: Pending
+
+        /// The process the token was issued to, if that was `uid` and is still `pid`.
+        func process(uid: UInt32, pid: Int32) -> AttestedProcess? {
+            guard pending.process.uid == uid, pending.pid == pid, pending.process.pid == pid else { return nil }
+            return pending.process
+        }
+    }
+
+    /// Takes `token` for the call that `arrived` with it, if it is unused and was issued less than
+    /// ``tokenLifetime`` before that call arrived: how long the call then waits for a busy service to
+    /// handle it does not age the token. The token is used up either way.
+    func claim(_ token: [UInt8], arrived: ContinuousClock.Instant) -> Claim? {
         guard token.count == VaultServiceInterface.attestationTokenLength,
             let found = pending.withLock({ $0.removeValue(forKey: token) }),
-            ContinuousClock.now - found.issued < Self.tokenLifetime, found.process.uid == uid, found.pid == pid,
-            found.process.pid == pid
+            arrived - found.issued < Self.tokenLifetime
         else { return nil }
-        return found.process
+        return Claim(pending: found)
     }
 
     private func serve() {

@@ -14,8 +14,9 @@ struct ServiceLimits: Sendable, Equatable {
     static let path = "/etc/biometrics-vault/service.conf"
     var maximumItems = 10_000
     var maximumBytes = 64 << 20
-    /// Calls of one user in progress at once (a prompt, a read, a listing); `Lock`, `Revoke` and
-    /// `CancelAuthentication`, which only end things, are not counted.
+    /// Calls of one user in progress at once (a prompt, a read, a listing); `Lock`, `Revoke`,
+    /// `CancelAuthentication` and `CancelPrompt`, which only end things, and `Attest`, which holds
+    /// nothing, are not counted.
     var maximumCalls = 32
     /// Checks (a finger or the password) one user's calls start in any 60 s: one a second, past any
     /// person's pace, far below a script's. A read inside an unlock window is no check.

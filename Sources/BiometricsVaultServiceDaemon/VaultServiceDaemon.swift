@@ -157,13 +157,27 @@ final class DaemonState: Sendable {
     }
 
     func dispatch(_ call: DBusMethodCall) {
+        let request: VaultServiceRequest
+        do {
+            request = try VaultServiceRequest(member: call.member, parameters: call.parameters)
+        } catch {
+            call.fail(name: "org.freedesktop.DBus.Error.InvalidArgs", message: error.message)
+            return
+        }
+        // An attestation token is claimed as its call arrives: the time the call then waits for a busy
+        // service does not age it.
+        let claim: PeerAttestation.Claim? = if case .attest(let token) = request {
+            attestation?.claim(token, arrived: .now)
+        } else {
+            nil
+        }
         let sender = call.sender
         running.withLock { state in
             let id = state.next
             state.next += 1
             state.last = .now
             let task = Task { [self] in
-                await handle(call)
+                await handle(call, request, claim: claim)
                 running.withLock { state in
                     state.calls[sender]?[id] = nil
                     if state.calls[sender]?.isEmpty == true { state.calls[sender] = nil }
@@ -193,26 +207,22 @@ final class DaemonState: Sendable {
         ServiceWindows.scopes(of: caller, sessions: requests.sessions)
     }
 
-    private func handle(_ call: DBusMethodCall) async {
-        let request: VaultServiceRequest
-        do {
-            request = try VaultServiceRequest(member: call.member, parameters: call.parameters)
-        } catch {
-            call.fail(name: "org.freedesktop.DBus.Error.InvalidArgs", message: error.message)
-            return
-        }
+    /// Answers `call`; `claim` is the attestation token an `Attest` call claimed as it arrived.
+    private func handle(_ call: DBusMethodCall, _ request: VaultServiceRequest, claim: PeerAttestation.Claim?) async {
         var audited: (caller: Caller, event: String, item: String?)?
         do {
             let caller = try caller(call.sender)
-            // What only ends things is never refused: a user at the limit can still cancel and lock.
-            let counted = ![.lock, .revoke, .cancelAuthentication, .cancelPrompt].contains(request.method)
+            // What only ends things is never refused: a user at the limit can still cancel and lock. Nor is
+            // `Attest`, which holds nothing: refused, it would leave the connection's next call outside
+            // every window.
+            let counted = ![.attest, .lock, .revoke, .cancelAuthentication, .cancelPrompt].contains(request.method)
             if counted { try requests.admission.begin(uid: caller.uid) }
             defer { if counted { requests.admission.end(uid: caller.uid) } }
             switch request {
-            case .attest(let token):
+            case .attest:
                 // The process the kernel named at the service's socket, if the bus reports the same uid and
                 // pid for this connection now: both are the process that connected to the bus.
-                guard let process = attestation?.take(token, uid: caller.uid, pid: Int32(bitPattern: caller.pid)) else {
+                guard let process = claim?.process(uid: caller.uid, pid: Int32(bitPattern: caller.pid)) else {
                     throw VaultError(.authenticationFailed, underlying: .message(
                         "no such attestation for this connection's process (a token is good once, for 10 s, for the process that took it)"))
                 }
