@@ -232,6 +232,18 @@ var targets: [Target] = [
         swiftSettings: strictSettings
     ),
 
+    // The provider's parts in-process, without a bus.
+    .testTarget(
+        name: "BiometricsVaultSecretServiceProviderTests",
+        dependencies: [
+            "BiometricsVaultCore",
+            .target(name: "BiometricsVaultDBus", condition: linux),
+            .target(name: "BiometricsVaultSecretService", condition: linux),
+            .target(name: "BiometricsVaultSecretServiceProvider", condition: linux),
+        ],
+        swiftSettings: strictSettings
+    ),
+
     // The Secret Service provider (`biometrics-vault secret-service`): the spec's API on the session bus,
     // its items in the vault service. In no product.
     .target(

@@ -2,10 +2,12 @@
 import BiometricsVaultCore
 internal import CGio
 
-// The serving side for a tree of objects whose set changes while it runs (a Secret Service provider's
+// The serving side of the package's one D-Bus layer: a well-known name on a bus and the objects under it,
+// one (the vault service's) or a tree whose set changes while it runs (a Secret Service provider's
 // collections, items, sessions and prompts): GDBus subtrees, each flat (its root and one level below),
-// with properties and signals. GDBus does the marshalling, introspection and the Properties interface;
-// the tree only says which objects exist, what their properties hold and what a call does.
+// with properties and signals. GDBus does the marshalling, framing, introspection, the Properties
+// interface and name ownership; the tree only says which objects exist, what their properties hold and
+// what a call does. Nothing here encodes anything itself.
 
 /// The objects a ``DBusObjectServer`` serves. Every requirement is called on the server's thread and must
 /// not block for long: a call that waits (a prompt) answers later from another thread.
@@ -24,14 +26,26 @@ package protocol DBusObjectTree: AnyObject, Sendable {
     func peerLeft(_ uniqueName: String)
 }
 
-/// A well-known name on a bus and a tree of objects under it.
+/// How a server holds its well-known name.
+package enum NameOwnership: Sendable, Equatable {
+    /// The name is this server's alone: one already owned fails at once, and no later server may take
+    /// it over (the vault service, whose name the system bus's policy gives one user only).
+    case exclusive
+    /// A later server may take the name over (``DBusObjectServer/run(queueTimeout:whenQueued:ready:)``
+    /// ends when it does); `takeOver`: this one takes it from the current owner.
+    case replaceable(takeOver: Bool)
+}
+
+/// A well-known name on a bus and the objects under it.
 ///
 /// Implementation requirements:
-/// - **The bus vouches for the caller**, as for ``DBusServer``: the sender of a call is the name the bus
-///   daemon wrote into its header, and ``credentials(of:)`` asks the bus daemon.
-/// - **Ownership is asked for, never taken by surprise.** `replace` asks the bus to hand over the name
-///   from an owner that allows it; without it a name already owned is `refused`. The server stops when
-///   it loses the name.
+/// - **The bus vouches for the caller.** The sender of a call is the unique name the bus daemon wrote
+///   into its header, so no client can speak for another, and ``credentials(of:)`` asks the bus daemon.
+/// - **Departures are reported.** The tree's `peerLeft` runs (on the server's thread) with the unique
+///   name of every connection that leaves the bus, so work for a caller that disconnected can be stopped.
+/// - **Ownership is asked for, never taken by surprise** (``NameOwnership``): a name already owned is
+///   `refused` unless this server may take it over from an owner that allows it. The server stops when
+///   it loses the name, when ``stop()`` is called, or when its bus connection closes.
 ///
 /// `@unchecked Sendable` is safe: the connection is a ``DBusConnection``; the registrations are read and
 /// written only under `registrations`' lock; `emit` and `serve(subtreeAt:)` call GLib functions that are
@@ -42,22 +56,23 @@ package final class DBusObjectServer: @unchecked Sendable {
     package let name: String
     private let node: UnsafeMutablePointer<GDBusNodeInfo>
     private let tree: any DBusObjectTree
-    private let replace: Bool
+    private let ownership: NameOwnership
     private let context: OpaquePointer
+    private let stopped = LockedValue(false)
     private let registrations = LockedValue<[String: (id: UInt32, subtree: Unmanaged<Subtree>)]>([:])
     private let box: Unmanaged<Box>
     private let subtreeVTable: UnsafeMutablePointer<GDBusSubtreeVTable>
     private let interfaceVTable: UnsafeMutablePointer<GDBusInterfaceVTable>
 
     /// `interfaceXML`: one `<node>` declaring every interface any object of the tree has.
-    package init(bus: DBusBus, name: String, interfaceXML: String, replace: Bool, tree: any DBusObjectTree) throws(DBusFailure) {
+    package init(bus: DBusBus, name: String, interfaceXML: String, ownership: NameOwnership, tree: any DBusObjectTree) throws(DBusFailure) {
         connection = try DBusConnection(bus, sharing: .privateConnection)
         var error: UnsafeMutablePointer<GError>?
         guard let node = g_dbus_node_info_new_for_xml(interfaceXML, &error) else { throw DBusFailure(taking: error) }
         self.node = node
         self.name = name
         self.tree = tree
-        self.replace = replace
+        self.ownership = ownership
         context = g_main_context_new()
         interfaceVTable = .allocate(capacity: 1)
         interfaceVTable.initialize(to: GDBusInterfaceVTable())
@@ -177,12 +192,27 @@ package final class DBusObjectServer: @unchecked Sendable {
         connection.emit(to: nil, path: path, interface: interface, member: member, arguments)
     }
 
-    /// Takes the name and serves calls on the calling thread until the name is lost to a replacement, or
-    /// until the bus connection closes. `ready` runs once the name is owned.
+    /// Ends ``run(queueTimeout:whenQueued:ready:)`` (from any thread): no new call is taken; calls being
+    /// handled may still answer.
+    package func stop() {
+        stopped.withLock { $0 = true }
+        g_main_context_wakeup(context)
+    }
+
+    /// Runs `body` on the server's thread after `delay` (a timer on its main context).
+    package func schedule(after delay: Duration, _ body: @escaping () -> Void) {
+        let source = wakeSource(g_timeout_source_new(UInt32(DBusConnection.milliseconds(delay))), body)
+        g_source_attach(source, context)
+        g_source_unref(source)
+    }
+
+    /// Takes the name and serves calls on the calling thread until ``stop()``, until the name is lost to
+    /// a replacement, or until the bus connection closes. `ready` runs once the name is owned.
     ///
-    /// With `replace`, an owner that allows replacement hands the name over at once; one that does not
-    /// keeps it, and this server waits in the bus's queue for it: `whenQueued` gets the owner's pid (as the
-    /// bus reports it) to end that owner, and the name comes when it goes, within `queueTimeout`.
+    /// Taking over (``NameOwnership/replaceable(takeOver:)``), an owner that allows replacement hands the
+    /// name over at once; one that does not keeps it, and this server waits in the bus's queue for it:
+    /// `whenQueued` gets the owner's pid (as the bus reports it) to end that owner, and the name comes
+    /// when it goes, within `queueTimeout`.
     package func run(
         queueTimeout: Duration = .seconds(10), whenQueued: (UInt32) -> Void = { _ in }, ready: () -> Void = {}
     ) throws(DBusFailure) {
@@ -204,29 +234,30 @@ package final class DBusObjectServer: @unchecked Sendable {
                 }
             }, box.toOpaque(), nil)
         defer { g_dbus_connection_signal_unsubscribe(connection.raw, departures) }
-        let ownership = Ownership()
-        let ownershipBox = Unmanaged.passRetained(ownership)
-        defer { ownershipBox.release() }
+        let held = Ownership()
+        let heldBox = Unmanaged.passRetained(held)
+        defer { heldBox.release() }
         var subscriptions: [guint] = []
         for member in ["NameLost", "NameAcquired"] {
             subscriptions.append(g_dbus_connection_signal_subscribe(
                 connection.raw, "org.freedesktop.DBus", "org.freedesktop.DBus", member, "/org/freedesktop/DBus",
                 name, G_DBUS_SIGNAL_FLAGS_NONE,
                 { _, _, _, _, member, _, userData in
-                    let ownership = Unmanaged<Ownership>.fromOpaque(userData!).takeUnretainedValue()
+                    let held = Unmanaged<Ownership>.fromOpaque(userData!).takeUnretainedValue()
                     if String(cString: member!) == "NameAcquired" {
-                        ownership.acquired.withLock { $0 = true }
+                        held.acquired.withLock { $0 = true }
                     } else {
-                        ownership.lost.withLock { $0 = true }
+                        held.lost.withLock { $0 = true }
                     }
                 },
-                ownershipBox.toOpaque(), nil))
+                heldBox.toOpaque(), nil))
         }
         defer { for id in subscriptions { g_dbus_connection_signal_unsubscribe(connection.raw, id) } }
 
         // ALLOW_REPLACEMENT: a later `--replace` (ours or another provider's) may take the name over;
         // REPLACE_EXISTING and a place in the queue only when asked; else DO_NOT_QUEUE: fail at once.
-        let flags: UInt32 = 0x1 | (replace ? 0x2 : 0x4)
+        let takeOver = ownership == .replaceable(takeOver: true)
+        let flags: UInt32 = ownership == .exclusive ? 0x4 : 0x1 | (takeOver ? 0x2 : 0x4)
         let bus = DBusMethod(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "")
         func busCall(_ member: String, _ arguments: DBusArgument, _ type: String) throws(DBusFailure) -> DBusValue {
             var method = bus
@@ -238,17 +269,17 @@ package final class DBusObjectServer: @unchecked Sendable {
         switch reply {
         case 1, 4:
             break
-        case 2 where replace:
+        case 2 where takeOver:
             whenQueued(owner ?? 0)
             let deadline = ContinuousClock.now + queueTimeout
-            while !ownership.acquired.withLock({ $0 }) && ContinuousClock.now < deadline && g_dbus_connection_is_closed(connection.raw) == 0 {
+            while !held.acquired.withLock({ $0 }) && ContinuousClock.now < deadline && g_dbus_connection_is_closed(connection.raw) == 0 {
                 let source = wakeSource(g_timeout_source_new(100)) {}
                 g_source_attach(source, context)
                 g_main_context_iteration(context, 1)
                 g_source_destroy(source)
                 g_source_unref(source)
             }
-            guard ownership.acquired.withLock({ $0 }) else {
+            guard held.acquired.withLock({ $0 }) else {
                 _ = try? busCall("ReleaseName", .tuple([.string(name)]), "(u)")
                 throw DBusFailure(name: "org.freedesktop.DBus.Error.AccessDenied", code: 0,
                                   message: "\(name) is still owned by the process that had it (pid \(owner ?? 0)), which does not let it go",
@@ -265,7 +296,7 @@ package final class DBusObjectServer: @unchecked Sendable {
         g_source_set_callback(tick, { _ in 1 }, nil, nil)  // G_SOURCE_CONTINUE
         g_source_attach(tick, context)
         defer { g_source_destroy(tick); g_source_unref(tick) }
-        while !ownership.lost.withLock({ $0 }) && g_dbus_connection_is_closed(connection.raw) == 0 {
+        while !held.lost.withLock({ $0 }) && !stopped.withLock({ $0 }) && g_dbus_connection_is_closed(connection.raw) == 0 {
             g_main_context_iteration(context, 1)
         }
     }

@@ -182,8 +182,7 @@ final class SecretServiceClient: Sendable {
         /// protocol conformance in the binary, about 0.06 ms on the read's critical path.
         func search(_ attributes: some Sequence<(key: String, value: String)>) throws(VaultError) -> SearchResult {
             guard let reply = try handle.call(
-                SecretServiceClient.servicePath, SecretServiceClient.serviceInterface, "SearchItems",
-                .tuple([.stringDict(attributes)]), replyType: "(aoao)", deadline: deadline, timeout: timeout)
+                SecretServiceClient.servicePath, .searchItems, .tuple([.stringDict(attributes)]), deadline: deadline, timeout: timeout)
             else { throw SecretServiceClient.unexpected("SearchItems: no Secret Service object") }
             return SecretServiceReplies.searchResult(reply)
         }
@@ -198,16 +197,15 @@ final class SecretServiceClient: Sendable {
         func secret(at path: String) throws(VaultError) -> SecretBytes? {
             // No reply: the provider answered that `path` is no such object (``isNoSuchObject(_:)``).
             guard let reply = try handle.call(
-                SecretServiceClient.servicePath, SecretServiceClient.serviceInterface, "GetSecrets",
-                .tuple([.objectPaths([path]), .objectPath(handle.sessionPath)]),
-                replyType: "(a{o(oayays)})", deadline: deadline, timeout: timeout)
+                SecretServiceClient.servicePath, .getSecrets, .tuple([.objectPaths([path]), .objectPath(handle.sessionPath)]),
+                deadline: deadline, timeout: timeout)
             else { return nil }
             guard let secret = try SecretServiceReplies.encryptedSecret(in: reply, for: path, sessionPath: handle.sessionPath)
             else { return nil }
             // KWallet answers GetSecrets on a closed wallet with an empty value and no error (an
             // encrypted secret is never empty: it has at least one block of padding). Never the item.
             if secret.value.isEmpty {
-                if try isLocked(path, interface: "org.freedesktop.Secret.Item") {
+                if try isLocked(path, .itemLocked) {
                     throw locked([path], VaultError(.storeLocked, underlying: .message("the Secret Service item is locked")))
                 }
                 throw SecretServiceClient.unexpected("GetSecrets returned an empty value for an unlocked item")
@@ -225,11 +223,11 @@ final class SecretServiceClient: Sendable {
             let reply: DBusValue?
             do throws(VaultError) {
                 reply = try handle.call(
-                    collection, "org.freedesktop.Secret.Collection", "CreateItem",
+                    collection, .createItem,
                     .tuple([
                         .vardict([
-                            ("org.freedesktop.Secret.Item.Label", .string(label)),
-                            ("org.freedesktop.Secret.Item.Attributes", .stringDict(attributes.sorted { $0.key < $1.key })),
+                            (SecretServiceAPI.Property.itemLabel.qualifiedName, .string(label)),
+                            (SecretServiceAPI.Property.itemAttributes.qualifiedName, .stringDict(attributes.sorted { $0.key < $1.key })),
                         ]),
                         .tuple([
                             .objectPath(handle.sessionPath), .bytes(encrypted.parameters), .bytes(encrypted.value),
@@ -237,7 +235,7 @@ final class SecretServiceClient: Sendable {
                         ]),
                         .bool(false),
                     ]),
-                    replyType: "(oo)", deadline: deadline, timeout: timeout)
+                    deadline: deadline, timeout: timeout)
             } catch where error.isLockedByTheProvider {
                 // KWallet answers IsLocked (no prompt) for a closed wallet: unlocking the collection is the way.
                 lockedObjects.value = [collection]
@@ -260,8 +258,7 @@ final class SecretServiceClient: Sendable {
         /// Deletes one item; an item that is already gone is not an error. A prompt the provider returns
         /// (KeePassXC deletes only then; others to confirm) is completed (``completePrompt(_:purpose:)``).
         func deleteItem(at path: String) throws(VaultError) {
-            guard let reply = try handle.call(
-                path, "org.freedesktop.Secret.Item", "Delete", .tuple([]), replyType: "(o)", deadline: deadline, timeout: timeout)
+            guard let reply = try handle.call(path, .deleteItem, .tuple([]), deadline: deadline, timeout: timeout)
             else { return }
             if let prompt = reply[0].string, prompt != "/" {
                 _ = try completePrompt(prompt, purpose: "delete the item")
@@ -274,8 +271,7 @@ final class SecretServiceClient: Sendable {
         /// `storeLocked`, never run.
         func unlock(_ objects: [String]) throws(VaultError) {
             guard let reply = try handle.call(
-                SecretServiceClient.servicePath, SecretServiceClient.serviceInterface, "Unlock", .tuple([.objectPaths(objects)]),
-                replyType: "(aoo)", deadline: deadline, timeout: timeout)
+                SecretServiceClient.servicePath, .unlock, .tuple([.objectPaths(objects)]), deadline: deadline, timeout: timeout)
             else { throw SecretServiceClient.unexpected("Unlock: no Secret Service object") }
             if let prompt = reply[1].string, prompt != "/" {
                 _ = try completePrompt(prompt, purpose: "unlock the collection")
@@ -308,14 +304,13 @@ final class SecretServiceClient: Sendable {
 
             // Subscribed before `Prompt()`, so a provider that completes it at once (KWallet's `Unlock` of an
             // open wallet, KeePassXC without confirmations) cannot be missed.
+            let completed = SecretServiceAPI.Signal.completed
             let completion = handle.connection.subscribe([DBusSignalMatch(
-                sender: owner, path: prompt, interface: "org.freedesktop.Secret.Prompt", member: "Completed")])
+                sender: owner, path: prompt, interface: completed.interface.rawValue, member: completed.member)])
             defer { completion.cancel() }
             var outcome: DBusValue?
             do throws(VaultError) {
-                guard try handle.call(
-                    prompt, "org.freedesktop.Secret.Prompt", "Prompt", .tuple([.string("")]),
-                    replyType: "()", deadline: deadline, timeout: timeout) != nil
+                guard try handle.call(prompt, .prompt, .tuple([.string("")]), deadline: deadline, timeout: timeout) != nil
                 else { throw SecretServiceClient.unexpected("the Secret Service's prompt \(prompt) does not exist") }
                 waiting: while true {
                     switch completion.next(until: nil, cancellation: deadline.cancellation) {
@@ -352,14 +347,12 @@ final class SecretServiceClient: Sendable {
         private func dismiss(_ prompt: String) {
             let bound = Deadline(after: min(timeout, .seconds(1)))
             defer { bound.finish() }
-            _ = try? handle.call(
-                prompt, "org.freedesktop.Secret.Prompt", "Dismiss", .tuple([]), replyType: "()", deadline: bound,
-                timeout: min(timeout, .seconds(1)))
+            _ = try? handle.call(prompt, .dismiss, .tuple([]), deadline: bound, timeout: min(timeout, .seconds(1)))
         }
 
         /// The item's attributes (Properties.Get), or `nil` when the item vanished meanwhile.
         func attributes(at path: String) throws(VaultError) -> SecretAttributes? {
-            guard let value = try property(path, interface: "org.freedesktop.Secret.Item", name: "Attributes")
+            guard let value = try property(path, .itemAttributes)
             else { return nil }
             return SecretServiceReplies.attributes(value)
         }
@@ -381,7 +374,9 @@ final class SecretServiceClient: Sendable {
                         DBusMethod(destination: SecretServiceClient.secretsBusName, path: $0,
                                    interface: "org.freedesktop.DBus.Properties", member: "Get")
                     },
-                    arguments: { _ in .tuple([.string("org.freedesktop.Secret.Item"), .string("Attributes")]) },
+                    arguments: { _ in
+                        .tuple([.string(SecretServiceAPI.Property.itemAttributes.interface.rawValue), .string(SecretServiceAPI.Property.itemAttributes.name)])
+                    },
                     replyType: "(v)", autoStart: false, window: SecretServiceClient.pipelineWindow, timeout: timeout,
                     cancellation: deadline?.cancellation, tolerating: SecretServiceClient.isNoSuchObject)
             } catch {
@@ -395,20 +390,21 @@ final class SecretServiceClient: Sendable {
 
         /// The item's creation time (seconds since the epoch), or `nil` when it vanished meanwhile.
         func created(at path: String) throws(VaultError) -> UInt64? {
-            guard let value = try property(path, interface: "org.freedesktop.Secret.Item", name: "Created")
+            guard let value = try property(path, .itemCreated)
             else { return nil }
             return value.uint64 ?? 0
         }
 
         /// Whether the default collection is locked. No default collection is `storeUnavailable`.
         func defaultCollectionIsLocked() throws(VaultError) -> Bool {
-            try isLocked(try defaultCollection(), interface: "org.freedesktop.Secret.Collection")
+            try isLocked(try defaultCollection(), .collectionLocked)
         }
 
-        /// The `Locked` property of a collection or item; one that vanished is `storeUnavailable`.
-        func isLocked(_ path: String, interface: String) throws(VaultError) -> Bool {
-            guard let value = try property(path, interface: interface, name: "Locked")
-            else { throw interface == "org.freedesktop.Secret.Collection" ? Self.noDefaultCollection : SecretServiceClient.unexpected("the item vanished") }
+        /// The `Locked` property (`locked`: the collection's or the item's) of a collection or item; one
+        /// that vanished is `storeUnavailable`.
+        func isLocked(_ path: String, _ locked: SecretServiceAPI.Property) throws(VaultError) -> Bool {
+            guard let value = try property(path, locked)
+            else { throw locked == .collectionLocked ? Self.noDefaultCollection : SecretServiceClient.unexpected("the item vanished") }
             return value.bool ?? false
         }
 
@@ -423,8 +419,7 @@ final class SecretServiceClient: Sendable {
         func defaultCollection() throws(VaultError) -> String {
             if let known = defaultCollectionPath.value { return known }
             guard let reply = try handle.call(
-                SecretServiceClient.servicePath, SecretServiceClient.serviceInterface, "ReadAlias",
-                .tuple([.string("default")]), replyType: "(o)", deadline: deadline, timeout: timeout)
+                SecretServiceClient.servicePath, .readAlias, .tuple([.string("default")]), deadline: deadline, timeout: timeout)
             else { throw SecretServiceClient.unexpected("ReadAlias: no Secret Service object") }
             guard let path = reply[0].string, path != "/" else { throw Self.noDefaultCollection }
             defaultCollectionPath.value = path
@@ -438,9 +433,9 @@ final class SecretServiceClient: Sendable {
                     + "Integration settings; KWallet: create and open the default wallet)"))
 
         /// Properties.Get, the value unboxed; `nil` when the object does not exist.
-        private func property(_ path: String, interface: String, name: String) throws(VaultError) -> DBusValue? {
+        private func property(_ path: String, _ property: SecretServiceAPI.Property) throws(VaultError) -> DBusValue? {
             guard let reply = try handle.call(
-                path, "org.freedesktop.DBus.Properties", "Get", .tuple([.string(interface), .string(name)]),
+                path, "org.freedesktop.DBus.Properties", "Get", .tuple([.string(property.interface.rawValue), .string(property.name)]),
                 replyType: "(v)", deadline: deadline, timeout: timeout)
             else { return nil }
             return reply[0].unboxed
@@ -565,9 +560,8 @@ final class SecretServiceClient: Sendable {
             // opens takes a second, and eight in a row have a chance of 2^-64.
             for _ in 1...8 {
                 guard let reply = try Self.call(
-                    connection, Self.servicePath, Self.serviceInterface, "OpenSession",
-                    .tuple([.string(SessionEncryption.algorithm), .variant(.bytes(keyPair.publicKey))]), replyType: "(vo)",
-                    deadline: deadline, timeout: timeout)
+                    connection, Self.servicePath, .openSession,
+                    .tuple([.string(SessionEncryption.algorithm), .variant(.bytes(keyPair.publicKey))]), deadline: deadline, timeout: timeout)
                 else { throw Self.unexpected("OpenSession: no Secret Service object") }
                 let (output, sessionPath) = try SecretServiceReplies.openedSession(reply)
                 let encryption = try SessionEncryption(peerPublicKey: output, keyPair: keyPair)
@@ -575,9 +569,7 @@ final class SecretServiceClient: Sendable {
                     return ServiceHandle(connection, sessionPath: sessionPath, encryption: encryption)
                 }
                 // Closing is courtesy (the provider also drops it with the connection): its failure changes nothing.
-                _ = try? Self.call(
-                    connection, sessionPath, "org.freedesktop.Secret.Session", "Close", .tuple([]), replyType: "()",
-                    deadline: deadline, timeout: timeout)
+                _ = try? Self.call(connection, sessionPath, .closeSession, .tuple([]), deadline: deadline, timeout: timeout)
                 keyPair = try SessionEncryption.KeyPair()
             }
             throw Self.unexpected("OpenSession: eight sessions in a row had a shared secret with a leading zero byte")
@@ -605,7 +597,7 @@ final class SecretServiceClient: Sendable {
         do throws(VaultError) {
             _ = try Self.call(
                 connection, Self.servicePath, "org.freedesktop.DBus.Properties", "Get",
-                .tuple([.string(Self.serviceInterface), .string("Collections")]),
+                .tuple([.string(SecretServiceAPI.Property.collections.interface.rawValue), .string(SecretServiceAPI.Property.collections.name)]),
                 replyType: "(v)", deadline: deadline, timeout: timeout, autoStart: true)
         } catch {
             guard error.isRefusalByTheProvider else { throw error }
@@ -613,11 +605,21 @@ final class SecretServiceClient: Sendable {
     }
 
     static let servicePath = "/org/freedesktop/secrets"
-    static let serviceInterface = "org.freedesktop.Secret.Service"
     /// Attribute reads of a listing not yet answered at any time: enough to keep the provider busy, and
     /// well below dbus-daemon's per-connection limit of pending replies (128 on a bus whose configuration
     /// sets none).
     static let pipelineWindow = 64
+
+    /// `method` of the Secret Service API on the object at `path`, its reply of the method's type; `nil`
+    /// when the object does not exist.
+    fileprivate static func call(
+        _ connection: DBusConnection, _ path: String, _ method: SecretServiceAPI.Method, _ arguments: DBusArgument,
+        deadline: Deadline, timeout: Duration
+    ) throws(VaultError) -> DBusValue? {
+        try call(
+            connection, path, method.interface.rawValue, method.member, arguments, replyType: method.replyType, deadline: deadline,
+            timeout: timeout)
+    }
 
     /// One D-Bus call to the Secret Service on `connection`; `nil` when the object does not exist.
     fileprivate static func call(
@@ -770,6 +772,14 @@ final class ServiceHandle: Sendable {
         try SecretServiceClient.call(
             connection, path, interface, method, arguments, replyType: replyType, deadline: deadline, timeout: timeout,
             destination: destination)
+    }
+
+    /// `method` of the Secret Service API on the object at `path`, its reply of the method's type; `nil`
+    /// when the object does not exist.
+    func call(
+        _ path: String, _ method: SecretServiceAPI.Method, _ arguments: DBusArgument, deadline: Deadline, timeout: Duration
+    ) throws(VaultError) -> DBusValue? {
+        try SecretServiceClient.call(connection, path, method, arguments, deadline: deadline, timeout: timeout)
     }
 }
 

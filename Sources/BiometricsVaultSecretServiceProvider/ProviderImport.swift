@@ -27,30 +27,30 @@ enum ProviderImport {
     static func run(from bus: DBusBus, into storage: ProviderStorage, log: (String) -> Void) throws -> Outcome {
         let connection = try DBusConnection(bus, sharing: .privateConnection)
         try refuseSelf(connection)
-        func call(_ path: String, _ interface: String, _ member: String, _ arguments: DBusArgument?, _ type: String) throws -> DBusValue {
-            try connection.call(DBusMethod(destination: service, path: path, interface: interface, member: member), arguments,
-                                replyType: type, autoStart: false, timeout: timeout)
+        func call(_ path: String, _ method: SecretServiceAPI.Method, _ arguments: DBusArgument?) throws -> DBusValue {
+            try connection.call(
+                DBusMethod(destination: service, path: path, interface: method.interface.rawValue, member: method.member), arguments,
+                replyType: method.replyType, autoStart: false, timeout: timeout)
         }
-        func property(_ path: String, _ interface: String, _ name: String) throws -> DBusValue {
-            try connection.property(service, path: path, interface: interface, name: name, timeout: timeout)
+        func property(_ path: String, _ property: SecretServiceAPI.Property) throws -> DBusValue {
+            try connection.property(service, path: path, interface: property.interface.rawValue, name: property.name, timeout: timeout)
         }
 
         let keyPair = try SessionEncryption.KeyPair()
-        let opened = try call("/org/freedesktop/secrets", ProviderInterface.service, "OpenSession",
-                              .tuple([.string(SessionEncryption.algorithm), .variant(.bytes(keyPair.publicKey))]), "(vo)")
+        let opened = try call(ProviderInterface.root, .openSession, .tuple([.string(SessionEncryption.algorithm), .variant(.bytes(keyPair.publicKey))]))
         let sessionPath = opened[1].string ?? "/"
         let encryption = try SessionEncryption(peerPublicKey: opened[0].unboxed.bytes ?? [], keyPair: keyPair)
-        defer { _ = try? call(sessionPath, ProviderInterface.session, "Close", nil, "()") }
+        defer { _ = try? call(sessionPath, .closeSession, nil) }
 
-        let defaultPath = try call("/org/freedesktop/secrets", ProviderInterface.service, "ReadAlias", .tuple([.string("default")]), "(o)")[0].string
+        let defaultPath = try call(ProviderInterface.root, .readAlias, .tuple([.string("default")]))[0].string
         var catalog = try storage.loadCatalog() ?? SecretServiceProvider.initialCatalog()
         var outcome = Outcome()
-        for path in try property("/org/freedesktop/secrets", ProviderInterface.service, "Collections").strings ?? [] {
-            let label = try property(path, ProviderInterface.collection, "Label").string ?? ""
-            if try property(path, ProviderInterface.collection, "Locked").bool == true {
+        for path in try property(ProviderInterface.root, .collections).strings ?? [] {
+            let label = try property(path, .collectionLabel).string ?? ""
+            if try property(path, .collectionLocked).bool == true {
                 try unlock(path, connection: connection, call: call)
             }
-            let items = try property(path, ProviderInterface.collection, "Items").strings ?? []
+            let items = try property(path, .collectionItems).strings ?? []
             guard !items.isEmpty else { continue }
             let target: String
             if path == defaultPath {
@@ -66,22 +66,21 @@ enum ProviderImport {
             outcome.collections += 1
             var existing = try storage.loadItems(of: target)
             var next = existing.compactMap { UInt64($0.id) }.max().map { $0 + 1 } ?? 1
-            let secrets = try call("/org/freedesktop/secrets", ProviderInterface.service, "GetSecrets",
-                                   .tuple([.objectPaths(items), .objectPath(sessionPath)]), "(a{o(oayays)})")[0]
+            let secrets = try call(ProviderInterface.root, .getSecrets, .tuple([.objectPaths(items), .objectPath(sessionPath)]))[0]
             for entry in secrets.children {
                 guard let item = entry[0].string else { continue }
                 let value = entry[1]
                 let secret = try encryption.decrypt(parameters: value[1].bytes ?? [], value: value[2].bytes ?? [])
-                let attributes = Dictionary(try property(item, ProviderInterface.item, "Attributes").stringPairs ?? [],
+                let attributes = Dictionary(try property(item, .itemAttributes).stringPairs ?? [],
                                             uniquingKeysWith: { _, last in last })
                 if existing.contains(where: { $0.record.attributes == attributes && $0.secret == secret }) {
                     outcome.skipped += 1
                     continue
                 }
                 let record = ItemRecord(
-                    label: try property(item, ProviderInterface.item, "Label").string ?? "", attributes: attributes,
-                    contentType: value[3].string ?? "text/plain", created: try property(item, ProviderInterface.item, "Created").uint64 ?? 0,
-                    modified: try property(item, ProviderInterface.item, "Modified").uint64 ?? 0, policy: nil)
+                    label: try property(item, .itemLabel).string ?? "", attributes: attributes,
+                    contentType: value[3].string ?? "text/plain", created: try property(item, .itemCreated).uint64 ?? 0,
+                    modified: try property(item, .itemModified).uint64 ?? 0, policy: nil)
                 try storage.write(collection: target, item: String(next), record: record, secret: secret, authorization: nil)
                 existing.append((String(next), record, secret))
                 next += 1
@@ -116,12 +115,15 @@ enum ProviderImport {
 
     /// Unlocks a collection through its provider's prompt, and waits for the prompt to complete.
     private static func unlock(
-        _ path: String, connection: DBusConnection, call: (String, String, String, DBusArgument?, String) throws -> DBusValue
+        _ path: String, connection: DBusConnection, call: (String, SecretServiceAPI.Method, DBusArgument?) throws -> DBusValue
     ) throws {
-        let reply = try call("/org/freedesktop/secrets", ProviderInterface.service, "Unlock", .tuple([.objectPaths([path])]), "(aoo)")
+        let reply = try call(ProviderInterface.root, .unlock, .tuple([.objectPaths([path])]))
         guard let prompt = reply[1].string, prompt != "/" else { return }
-        let signals = connection.subscribe([DBusSignalMatch(sender: nil, path: prompt, interface: ProviderInterface.prompt, member: "Completed")])
-        _ = try call(prompt, ProviderInterface.prompt, "Prompt", .tuple([.string("")]), "()")
+        let completed = SecretServiceAPI.Signal.completed
+        let signals = connection.subscribe([
+            DBusSignalMatch(sender: nil, path: prompt, interface: completed.interface.rawValue, member: completed.member)
+        ])
+        _ = try call(prompt, .prompt, .tuple([.string("")]))
         switch signals.next(until: .now + .seconds(300)) {
         case .signal(let completed) where completed.parameters[0].bool == false:
             return

@@ -140,15 +140,13 @@ struct ProviderSession {
         return .tuple([.objectPath(path), .bytes([]), .bytes(bytes), .string(contentType)])
     }
 
-    /// The secret of a secret struct a client sent in this session.
-    func decrypt(_ value: DBusValue) throws -> SecretBytes {
-        guard value.typeString == "(oayays)", var bytes = value[2].bytes else {
-            throw ProviderError(ProviderInterface.Error.invalidArgs, "a secret is (oayays)")
-        }
+    /// The secret a client sent in this session.
+    func decrypt(_ secret: TransferredSecret) throws -> SecretBytes {
+        guard let encryption else { return secret.value }
+        var bytes = secret.value.copyBytes()
         defer { bytes.zeroize() }
-        guard let encryption else { return SecretBytes(bytes) }
         do {
-            return try encryption.decrypt(parameters: value[1].bytes ?? [], value: bytes)
+            return try encryption.decrypt(parameters: secret.parameters, value: bytes)
         } catch {
             throw ProviderError(ProviderInterface.Error.invalidArgs, "the secret does not decrypt in this session")
         }

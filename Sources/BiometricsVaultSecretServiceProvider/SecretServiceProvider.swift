@@ -75,7 +75,8 @@ package final class SecretServiceProvider: DBusObjectTree {
     /// stops another of its kind.
     package func run(bus: DBusBus, replace: Bool, ready: () -> Void = {}) throws {
         let server = try DBusObjectServer(
-            bus: bus, name: ProviderInterface.busName, interfaceXML: ProviderInterface.xml, replace: replace, tree: self)
+            bus: bus, name: ProviderInterface.busName, interfaceXML: SecretServiceAPI.introspectionXML, ownership: .replaceable(takeOver: replace),
+            tree: self)
         self.server.withLock { $0 = server }
         defer { self.server.withLock { $0 = nil } }
         for path in [ProviderInterface.root, ProviderInterface.collections, ProviderInterface.aliases, ProviderInterface.sessions,
@@ -137,12 +138,12 @@ package final class SecretServiceProvider: DBusObjectTree {
 
     package func interfaces(at path: String) -> [String]? {
         switch state.withLock({ object(at: path, in: $0) }) {
-        case .service: [ProviderInterface.service]
+        case .service: [SecretServiceAPI.Interface.service.rawValue]
         case .folder: []
-        case .collection: [ProviderInterface.collection]
-        case .item: [ProviderInterface.item]
-        case .session: [ProviderInterface.session]
-        case .prompt: [ProviderInterface.prompt]
+        case .collection: [SecretServiceAPI.Interface.collection.rawValue]
+        case .item: [SecretServiceAPI.Interface.item.rawValue]
+        case .session: [SecretServiceAPI.Interface.session.rawValue]
+        case .prompt: [SecretServiceAPI.Interface.prompt.rawValue]
         case nil: nil
         }
     }
@@ -168,13 +169,14 @@ package final class SecretServiceProvider: DBusObjectTree {
     package func handle(_ call: DBusMethodCall) {
         if windowSeconds > 0 { noteScope(of: call.sender) }
         do {
-            switch call.interface {
-            case ProviderInterface.service: try serviceCall(call)
-            case ProviderInterface.collection: try collectionCall(call)
-            case ProviderInterface.item: try itemCall(call)
-            case ProviderInterface.session: try sessionCall(call)
-            case ProviderInterface.prompt: try promptCall(call)
-            default: throw ProviderError(ProviderInterface.Error.notSupported, "no such interface")
+            let request = try ProviderRequest(interface: call.interface, member: call.member, parameters: call.parameters)
+            switch request {
+            case .openSession, .createCollection, .searchItems, .unlock, .lock, .getSecrets, .readAlias, .setAlias:
+                try serviceCall(call, request)
+            case .deleteCollection, .searchCollection, .createItem: try collectionCall(call, request)
+            case .deleteItem, .getSecret, .setSecret: try itemCall(call, request)
+            case .closeSession: sessionCall(call)
+            case .prompt, .dismiss: try promptCall(call, request)
             }
         } catch let error as ProviderError {
             call.fail(name: error.name, message: error.message)
@@ -185,29 +187,30 @@ package final class SecretServiceProvider: DBusObjectTree {
     }
 
     package func property(_ name: String, interface: String, at path: String, sender: String) -> DBusArgument? {
-        state.withLock { state -> DBusArgument? in
-            switch (object(at: path, in: state), name) {
-            case (.service, "Collections"):
+        guard let property = SecretServiceAPI.Property(interface: interface, name: name) else { return nil }
+        return state.withLock { state -> DBusArgument? in
+            switch (object(at: path, in: state), property) {
+            case (.service, .collections):
                 return .objectPaths(state.catalog.collections.map { Self.collectionPath($0.id) })
-            case (.collection(let id), let name):
+            case (.collection(let id), let property):
                 guard let record = state.catalog.collections.first(where: { $0.id == id }) else { return nil }
-                switch name {
-                case "Items": return .objectPaths(state.items[id, default: [:]].keys.sorted().map { Self.itemPath(id, $0) })
-                case "Label": return .string(record.label)
-                case "Locked": return .bool(state.isLocked(collection: id, for: sender))
-                case "Created": return .uint64(record.created)
-                case "Modified": return .uint64(record.modified)
+                switch property {
+                case .collectionItems: return .objectPaths(state.items[id, default: [:]].keys.sorted().map { Self.itemPath(id, $0) })
+                case .collectionLabel: return .string(record.label)
+                case .collectionLocked: return .bool(state.isLocked(collection: id, for: sender))
+                case .collectionCreated: return .uint64(record.created)
+                case .collectionModified: return .uint64(record.modified)
                 default: return nil
                 }
-            case (.item(let collection, let id), let name):
+            case (.item(let collection, let id), let property):
                 guard let item = state.items[collection]?[id] else { return nil }
-                switch name {
-                case "Locked": return .bool(state.isLocked(item.record, for: sender))
-                case "Attributes": return .stringDict(item.record.attributes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
-                case "Label": return .string(item.record.label)
-                case "Type": return .string(item.record.contentType)
-                case "Created": return .uint64(item.record.created)
-                case "Modified": return .uint64(item.record.modified)
+                switch property {
+                case .itemLocked: return .bool(state.isLocked(item.record, for: sender))
+                case .itemAttributes: return .stringDict(item.record.attributes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+                case .itemLabel: return .string(item.record.label)
+                case .itemType: return .string(item.record.contentType)
+                case .itemCreated: return .uint64(item.record.created)
+                case .itemModified: return .uint64(item.record.modified)
                 default: return nil
                 }
             default:
@@ -217,10 +220,13 @@ package final class SecretServiceProvider: DBusObjectTree {
     }
 
     package func setProperty(_ name: String, interface: String, at path: String, sender: String, value: DBusValue) -> Bool {
+        guard let property = SecretServiceAPI.Property(interface: interface, name: name), property.isWritable,
+            value.typeString == property.type
+        else { return false }
         let result: Result<String?, any Error> = state.withLock { state in
             do {
-                switch (object(at: path, in: state), name) {
-                case (.collection(let id), "Label"):
+                switch (object(at: path, in: state), property) {
+                case (.collection(let id), .collectionLabel):
                     guard let label = value.string, let index = state.catalog.collections.firstIndex(where: { $0.id == id }) else { return .success(nil) }
                     var catalog = state.catalog
                     catalog.collections[index].label = label
@@ -228,13 +234,14 @@ package final class SecretServiceProvider: DBusObjectTree {
                     try storage.save(catalog)
                     state.catalog = catalog
                     return .success(Self.collectionPath(id))
-                case (.item(let collection, let id), "Label"), (.item(let collection, let id), "Attributes"), (.item(let collection, let id), "Type"):
+                case (.item(let collection, let id), .itemLabel), (.item(let collection, let id), .itemAttributes),
+                    (.item(let collection, let id), .itemType):
                     guard var item = state.items[collection]?[id] else { return .success(nil) }
-                    switch name {
-                    case "Label":
+                    switch property {
+                    case .itemLabel:
                         guard let label = value.string else { return .success(nil) }
                         item.record.label = label
-                    case "Type":
+                    case .itemType:
                         guard let type = value.string else { return .success(nil) }
                         item.record.contentType = type
                     default:
@@ -266,9 +273,9 @@ package final class SecretServiceProvider: DBusObjectTree {
         }
         if changed.split(separator: "/").count == 6 {
             let collection = String(changed.split(separator: "/")[4])
-            emit(Self.collectionPath(collection), ProviderInterface.collection, "ItemChanged", .objectPath(changed))
+            emit(Self.collectionPath(collection), .itemChanged, .objectPath(changed))
         } else {
-            emit(ProviderInterface.root, ProviderInterface.service, "CollectionChanged", .objectPath(changed))
+            emit(ProviderInterface.root, .collectionChanged, .objectPath(changed))
         }
         return true
     }
@@ -331,18 +338,16 @@ package final class SecretServiceProvider: DBusObjectTree {
 
     // MARK: Signals
 
-    private func emit(_ path: String, _ interface: String, _ member: String, _ argument: DBusArgument) {
+    private func emit(_ path: String, _ signal: SecretServiceAPI.Signal, _ arguments: DBusArgument...) {
         guard let server = server.withLock({ $0 }) else { return }
-        server.emit(path: path, interface: interface, member: member, .tuple([argument]))
+        server.emit(path: path, interface: signal.interface.rawValue, member: signal.member, .tuple(arguments))
     }
 
     // MARK: Service
 
-    private func serviceCall(_ call: DBusMethodCall) throws {
-        let arguments = call.parameters
-        switch call.member {
-        case "OpenSession":
-            let algorithm = arguments[0].string ?? ""
+    private func serviceCall(_ call: DBusMethodCall, _ request: ProviderRequest) throws {
+        switch request {
+        case .openSession(let algorithm, let input):
             let encryption: SessionEncryption?
             let output: DBusArgument
             switch algorithm {
@@ -350,7 +355,7 @@ package final class SecretServiceProvider: DBusObjectTree {
                 encryption = nil
                 output = .string("")
             case SessionEncryption.algorithm:
-                guard let clientKey = arguments[1].unboxed.bytes else {
+                guard let clientKey = input.bytes else {
                     throw ProviderError(ProviderInterface.Error.invalidArgs, "the session input is not a public key")
                 }
                 let pair = try SessionEncryption.KeyPair()
@@ -371,10 +376,8 @@ package final class SecretServiceProvider: DBusObjectTree {
             }
             call.reply(.tuple([.variant(output), .objectPath(path)]))
 
-        case "CreateCollection":
-            let properties = arguments[0].properties ?? []
-            let alias = arguments[1].string ?? ""
-            let label = properties.first { $0.key == "org.freedesktop.Secret.Collection.Label" }?.value.string ?? ""
+        case .createCollection(let properties, let alias):
+            let label = properties.first { $0.key == SecretServiceAPI.Property.collectionLabel.qualifiedName }?.value.string ?? ""
             let policy = try properties.first { $0.key == ProviderInterface.collectionPolicyProperty }?.value.string.map(Self.policy(named:))
             let (path, created) = try state.withLock { state throws -> (String, Bool) in
                 if !alias.isEmpty, let existing = state.catalog.aliases[alias], state.items[existing] != nil {
@@ -392,12 +395,11 @@ package final class SecretServiceProvider: DBusObjectTree {
             }
             if created {
                 try server.withLock { $0 }?.serve(subtreeAt: path)
-                emit(ProviderInterface.root, ProviderInterface.service, "CollectionCreated", .objectPath(path))
+                emit(ProviderInterface.root, .collectionCreated, .objectPath(path))
             }
             call.reply(.tuple([.objectPath(path), .objectPath("/")]))
 
-        case "SearchItems":
-            let wanted = Self.attributes(arguments[0])
+        case .searchItems(let wanted):
             let (unlocked, locked) = state.withLock { state in
                 var unlocked: [String] = []
                 var locked: [String] = []
@@ -414,11 +416,10 @@ package final class SecretServiceProvider: DBusObjectTree {
             }
             call.reply(.tuple([.objectPaths(unlocked), .objectPaths(locked)]))
 
-        case "Unlock":
-            try unlock(call, objects: arguments[0].strings ?? [])
+        case .unlock(let objects):
+            try unlock(call, objects: objects)
 
-        case "Lock":
-            let objects = arguments[0].strings ?? []
+        case .lock(let objects):
             let (locked, revoked) = state.withLock { state -> ([String], [Authorization]) in
                 var policies = Set<ProtectionPolicy>()
                 var locked: [String] = []
@@ -451,9 +452,8 @@ package final class SecretServiceProvider: DBusObjectTree {
             for grant in revoked { grant.invalidate() }
             call.reply(.tuple([.objectPaths(locked), .objectPath("/")]))
 
-        case "GetSecrets":
-            let items = arguments[0].strings ?? []
-            let session = try self.session(arguments[1].string ?? "", for: call.sender)
+        case .getSecrets(let items, let sessionPath):
+            let session = try self.session(sessionPath, for: call.sender)
             var entries: [DBusArgument] = []
             for path in items {
                 guard let secret = try? secret(at: path, for: call.sender, session: session) else { continue }
@@ -461,16 +461,13 @@ package final class SecretServiceProvider: DBusObjectTree {
             }
             call.reply(.tuple([.array(of: "{o(oayays)}", entries)]))
 
-        case "ReadAlias":
-            let alias = arguments[0].string ?? ""
+        case .readAlias(let alias):
             let path = state.withLock { state in
                 state.catalog.aliases[alias].flatMap { state.items[$0] != nil ? Self.collectionPath($0) : nil } ?? "/"
             }
             call.reply(.tuple([.objectPath(path)]))
 
-        case "SetAlias":
-            let alias = arguments[0].string ?? ""
-            let target = arguments[1].string ?? "/"
+        case .setAlias(let alias, let target):
             guard !alias.isEmpty, !alias.contains("/") else { throw ProviderError(ProviderInterface.Error.invalidArgs, "an alias is a name") }
             try state.withLock { state throws in
                 var catalog = state.catalog
@@ -488,36 +485,32 @@ package final class SecretServiceProvider: DBusObjectTree {
             call.reply(nil)
 
         default:
-            throw ProviderError(ProviderInterface.Error.notSupported, "no method \(call.member)")
+            throw ProviderError(ProviderInterface.Error.notSupported, "no method \(call.member) of the service")
         }
     }
 
     // MARK: Collection
 
-    private func collectionCall(_ call: DBusMethodCall) throws {
+    private func collectionCall(_ call: DBusMethodCall, _ request: ProviderRequest) throws {
         guard case .collection(let id) = state.withLock({ object(at: call.path, in: $0) }) else {
             throw ProviderError(ProviderInterface.Error.noSuchObject, "no such collection")
         }
-        let arguments = call.parameters
-        switch call.member {
-        case "SearchItems":
-            let wanted = Self.attributes(arguments[0])
+        switch request {
+        case .searchCollection(let wanted):
             let found = state.withLock { state in
                 state.items[id, default: [:]].filter { $0.value.record.matches(wanted) }.keys.sorted().map { Self.itemPath(id, $0) }
             }
             call.reply(.tuple([.objectPaths(found)]))
 
-        case "CreateItem":
-            let properties = arguments[0].properties ?? []
-            let session = try self.session(arguments[1][0].string ?? "", for: call.sender)
-            let secret = try session.decrypt(arguments[1])
-            let replace = arguments[2].bool ?? false
+        case .createItem(let properties, let transferred, let replace):
+            let session = try self.session(transferred.session, for: call.sender)
+            let secret = try session.decrypt(transferred)
             var attributes: [String: String] = [:]
             var label = ""
             for (key, value) in properties {
                 switch key {
-                case "org.freedesktop.Secret.Item.Label": label = value.string ?? ""
-                case "org.freedesktop.Secret.Item.Attributes":
+                case SecretServiceAPI.Property.itemLabel.qualifiedName: label = value.string ?? ""
+                case SecretServiceAPI.Property.itemAttributes.qualifiedName:
                     attributes = Dictionary(value.stringPairs ?? [], uniquingKeysWith: { _, last in last })
                 default: break
                 }
@@ -528,7 +521,7 @@ package final class SecretServiceProvider: DBusObjectTree {
             }
             let now = ProviderState.now()
             let record = ItemRecord(
-                label: label, attributes: attributes, contentType: arguments[1][3].string ?? "text/plain", created: now, modified: now,
+                label: label, attributes: attributes, contentType: transferred.contentType, created: now, modified: now,
                 policy: policy?.rawValue)
             let write = PendingWrite(collection: id, record: record, secret: secret, replace: replace)
             if let policy, state.withLock({ $0.grant(for: policy, client: call.sender) }) == nil {
@@ -539,7 +532,7 @@ package final class SecretServiceProvider: DBusObjectTree {
             let path = try perform(write, for: call.sender)
             call.reply(.tuple([.objectPath(path), .objectPath("/")]))
 
-        case "Delete":
+        case .deleteCollection:
             let removed = try state.withLock { state throws -> [String] in
                 let ids = Array(state.items[id, default: [:]].keys)
                 for item in ids { try storage.delete(collection: id, item: item) }
@@ -552,29 +545,29 @@ package final class SecretServiceProvider: DBusObjectTree {
                 return ids
             }
             server.withLock { $0 }?.stopServing(subtreeAt: Self.collectionPath(id))
-            for item in removed { emit(Self.collectionPath(id), ProviderInterface.collection, "ItemDeleted", .objectPath(Self.itemPath(id, item))) }
-            emit(ProviderInterface.root, ProviderInterface.service, "CollectionDeleted", .objectPath(Self.collectionPath(id)))
+            for item in removed { emit(Self.collectionPath(id), .itemDeleted, .objectPath(Self.itemPath(id, item))) }
+            emit(ProviderInterface.root, .collectionDeleted, .objectPath(Self.collectionPath(id)))
             call.reply(.tuple([.objectPath("/")]))
 
         default:
-            throw ProviderError(ProviderInterface.Error.notSupported, "no method \(call.member)")
+            throw ProviderError(ProviderInterface.Error.notSupported, "no method \(call.member) of a collection")
         }
     }
 
     // MARK: Item
 
-    private func itemCall(_ call: DBusMethodCall) throws {
+    private func itemCall(_ call: DBusMethodCall, _ request: ProviderRequest) throws {
         guard case .item(let collection, let id) = state.withLock({ object(at: call.path, in: $0) }) else {
             throw ProviderError(ProviderInterface.Error.noSuchObject, "no such item")
         }
-        switch call.member {
-        case "GetSecret":
-            let session = try self.session(call.parameters[0].string ?? "", for: call.sender)
+        switch request {
+        case .getSecret(let sessionPath):
+            let session = try self.session(sessionPath, for: call.sender)
             call.reply(.tuple([try secret(at: call.path, for: call.sender, session: session)]))
 
-        case "SetSecret":
-            let session = try self.session(call.parameters[0][0].string ?? "", for: call.sender)
-            let secret = try session.decrypt(call.parameters[0])
+        case .setSecret(let transferred):
+            let session = try self.session(transferred.session, for: call.sender)
+            let secret = try session.decrypt(transferred)
             try state.withLock { state throws in
                 guard var item = state.items[collection]?[id] else { throw ProviderError(ProviderInterface.Error.noSuchObject, "no such item") }
                 let grant = try item.record.protection.map { policy throws -> Authorization in
@@ -583,50 +576,49 @@ package final class SecretServiceProvider: DBusObjectTree {
                     }
                     return grant
                 }
-                item.record.contentType = call.parameters[0][3].string ?? item.record.contentType
+                item.record.contentType = transferred.contentType
                 item.record.modified = ProviderState.now()
                 try storage.write(collection: collection, item: id, record: item.record, secret: secret, authorization: grant)
                 item.secret = item.record.protection == nil ? secret : nil
                 state.items[collection]?[id] = item
             }
-            emit(Self.collectionPath(collection), ProviderInterface.collection, "ItemChanged", .objectPath(call.path))
+            emit(Self.collectionPath(collection), .itemChanged, .objectPath(call.path))
             call.reply(nil)
 
-        case "Delete":
+        case .deleteItem:
             try state.withLock { state throws in
                 try storage.delete(collection: collection, item: id)
                 state.items[collection]?[id] = nil
             }
-            emit(Self.collectionPath(collection), ProviderInterface.collection, "ItemDeleted", .objectPath(call.path))
+            emit(Self.collectionPath(collection), .itemDeleted, .objectPath(call.path))
             call.reply(.tuple([.objectPath("/")]))
 
         default:
-            throw ProviderError(ProviderInterface.Error.notSupported, "no method \(call.member)")
+            throw ProviderError(ProviderInterface.Error.notSupported, "no method \(call.member) of an item")
         }
     }
 
     // MARK: Session and prompt
 
-    private func sessionCall(_ call: DBusMethodCall) throws {
-        guard call.member == "Close" else { throw ProviderError(ProviderInterface.Error.notSupported, "no method \(call.member)") }
+    private func sessionCall(_ call: DBusMethodCall) {
         state.withLock { state in
             if state.sessions[call.path]?.owner == call.sender { state.sessions[call.path] = nil }
         }
         call.reply(nil)
     }
 
-    private func promptCall(_ call: DBusMethodCall) throws {
+    private func promptCall(_ call: DBusMethodCall, _ request: ProviderRequest) throws {
         guard let prompt = state.withLock({ $0.prompts[call.path] }), prompt.owner == call.sender else {
             throw ProviderError(ProviderInterface.Error.noSuchObject, "no such prompt")
         }
-        switch call.member {
-        case "Prompt":
+        switch request {
+        case .prompt:
             call.reply(nil)
             let program = clientDescription(call.sender)
             prompt.start { [self] in
                 await runPrompt(prompt, path: call.path, program: program)
             }
-        case "Dismiss":
+        case .dismiss:
             call.reply(nil)
             prompt.cancel()
             finishPrompt(call.path, dismissed: true) { .variant(.objectPaths([])) }
@@ -728,8 +720,8 @@ package final class SecretServiceProvider: DBusObjectTree {
 
     /// Ends the prompt at `path` once: `result` is built only when the prompt was still open.
     private func finishPrompt(_ path: String, dismissed: Bool, result: () -> DBusArgument) {
-        guard state.withLock({ $0.prompts.removeValue(forKey: path) }) != nil, let server = server.withLock({ $0 }) else { return }
-        server.emit(path: path, interface: ProviderInterface.prompt, member: "Completed", .tuple([.bool(dismissed), result()]))
+        guard state.withLock({ $0.prompts.removeValue(forKey: path) }) != nil else { return }
+        emit(path, .completed, .bool(dismissed), result())
     }
 
     /// Writes a new item (or replaces the one with the same attributes when asked); its path.
@@ -755,7 +747,7 @@ package final class SecretServiceProvider: DBusObjectTree {
             if created { state.nextItem += 1 }
             return (Self.itemPath(write.collection, id), created)
         }
-        emit(Self.collectionPath(write.collection), ProviderInterface.collection, created ? "ItemCreated" : "ItemChanged", .objectPath(path))
+        emit(Self.collectionPath(write.collection), created ? .itemCreated : .itemChanged, .objectPath(path))
         return path
     }
 
@@ -812,10 +804,6 @@ package final class SecretServiceProvider: DBusObjectTree {
             }
             return labels.isEmpty ? "unlock" : "unlock " + labels.prefix(3).joined(separator: ", ")
         }
-    }
-
-    static func attributes(_ value: DBusValue) -> [String: String] {
-        Dictionary(value.stringPairs ?? [], uniquingKeysWith: { _, last in last })
     }
 
     static func policy(named name: String) throws -> ProtectionPolicy {

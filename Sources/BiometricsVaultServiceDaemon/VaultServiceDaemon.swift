@@ -84,11 +84,10 @@ package enum VaultServiceDaemon {
         }
         defer { lockWatcher?.stop() }
         do throws(DBusFailure) {
-            let server = try DBusServer(
-                bus: .system, name: VaultServiceInterface.busName, path: VaultServiceInterface.objectPath,
-                interfaceXML: VaultServiceInterface.introspectionXML,
-                handler: { call in state.dispatch(call) },
-                peerLeft: { connection in state.left(connection) })
+            let server = try DBusObjectServer(
+                bus: .system, name: VaultServiceInterface.busName, interfaceXML: VaultServiceInterface.introspectionXML,
+                ownership: .exclusive, tree: VaultServiceObject(state: state))
+            try server.serve(subtreeAt: VaultServiceInterface.objectPath)
             state.server = server
             let connection = server.connection
             state.requests.prompters.send { destination, event in
@@ -107,7 +106,7 @@ package enum VaultServiceDaemon {
                 }
             }
             server.schedule(after: .seconds(1)) { checkIdle() }
-            try server.run { log("serving \(VaultServiceInterface.busName) as uid \(getuid()) from \(stateDirectory)") }
+            try server.run(ready: { log("serving \(VaultServiceInterface.busName) as uid \(getuid()) from \(stateDirectory)") })
         } catch {
             throw VaultServiceInterface.vaultError(error)
         }
@@ -123,14 +122,14 @@ final class DaemonState: Sendable {
     private let callers = LockedValue<[String: DBusPeerCredentials]>([:])
     /// The process each connection attested, by its unique name.
     private let attested = LockedValue<[String: AttestedProcess]>([:])
-    private let serverBox = LockedValue<DBusServer?>(nil)
+    private let serverBox = LockedValue<DBusObjectServer?>(nil)
     private let attestationBox = LockedValue<PeerAttestation?>(nil)
     /// The users whose `Audit` call is running.
     private let auditing = LockedValue<Set<UInt32>>([])
 
     init(requests: VaultServiceRequests) { self.requests = requests }
 
-    var server: DBusServer? {
+    var server: DBusObjectServer? {
         get { serverBox.withLock { $0 } }
         set { serverBox.withLock { $0 = newValue } }
     }
@@ -371,5 +370,23 @@ final class DaemonState: Sendable {
             call.fail(name: VaultServiceInterface.errorName(.storeUnavailable), message: String(describing: type(of: error)))
         }
     }
+}
+/// The service's one object, as the D-Bus server serves it: its interface at
+/// ``VaultServiceInterface/objectPath``, no properties, every call to ``DaemonState/dispatch(_:)`` and
+/// every departure from the bus to ``DaemonState/left(_:)``.
+private final class VaultServiceObject: DBusObjectTree {
+    private let state: DaemonState
+
+    init(state: DaemonState) { self.state = state }
+
+    func interfaces(at path: String) -> [String]? {
+        path == VaultServiceInterface.objectPath ? [VaultServiceInterface.interface] : nil
+    }
+
+    func children(of path: String) -> [String] { [] }
+    func handle(_ call: DBusMethodCall) { state.dispatch(call) }
+    func property(_ name: String, interface: String, at path: String, sender: String) -> DBusArgument? { nil }
+    func setProperty(_ name: String, interface: String, at path: String, sender: String, value: DBusValue) -> Bool { false }
+    func peerLeft(_ uniqueName: String) { state.left(uniqueName) }
 }
 #endif

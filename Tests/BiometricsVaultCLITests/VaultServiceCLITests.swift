@@ -192,38 +192,59 @@ final class VaultServiceCLITests {
         }
     }
 
+    /// A same-user program calling the service's methods that read and write directly: the read gives
+    /// the header and no payload, a forged grant and a downgrade are refused, and the audit names it.
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
-    func aSameUserProgramWithoutAFingerGetsNothing() async throws {
+    func aSameUserProgramCallingTheServiceDirectlyGetsOnlyTheHeader() async throws {
         try await prepareHomes()
         try await enrollOnly(user, finger: Self.finger)
         try await withCleanup { () async throws -> Void in
             let secret = "never-without-a-finger"
             try await storeProtected("target", secret: secret)
-            // The audit's times are in seconds: what came before (this test's store, other tests' entries
-            // of this user) is 2 s before `started`.
-            try await Task.sleep(for: .milliseconds(2_100))
-            let started = Int(time(nil))
-
-            func gdbus(_ method: String, _ arguments: [String]) async throws -> CLIResult {
-                try await self.gdbus(method, arguments, as: user)
-            }
-            // The methods that read or write called directly: the read gives the header and no payload; a
-            // forged grant is refused. The ones that authenticate are called below, in the lockout.
-            let read = try await gdbus("Read", ["biometrics-vault", "target", "[]"])
+            let mark = try await auditMark(as: user)
+            let read = try await gdbus("Read", ["biometrics-vault", "target", "[]"], as: user)
             #expect(read.status == 0, "\(read.stderr)")
             // found, the header, not released, no payload bytes
             #expect(read.stdout.hasPrefix("(true, 'bv1;") && read.stdout.contains("', false, @ay [])"), "\(read.stdout)")
-            let forged = try await gdbus("Read", ["biometrics-vault", "target", "[" + Array(repeating: "0x41", count: 32).joined(separator: ", ") + "]"])
+            let forged = try await gdbus("Read", ["biometrics-vault", "target", Self.forgedGrant], as: user)
             #expect(forged.stderr.contains("vaultLocked"), "\(forged.stdout)\(forged.stderr)")
-            let downgrade = try await gdbus("Write", ["biometrics-vault", "target", "bv1;none", "[0x7b, 0x7d]", "anything", "", "[]"])
+            let downgrade = try await gdbus("Write", ["biometrics-vault", "target", "bv1;none", "[0x7b, 0x7d]", "anything", "", "[]"], as: user)
             #expect(downgrade.stderr.contains("vaultLocked"), "\(downgrade.stdout)\(downgrade.stderr)")
-            let list = try await gdbus("List", ["biometrics-vault"])
+            let list = try await gdbus("List", ["biometrics-vault"], as: user)
             for result in [read, forged, downgrade, list] {
                 #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret))
             }
+            // The audit log has each call, with the program that made it, and never the secret.
+            let audit = try await run(["audit", "--json"], as: user)
+            #expect(!audit.stdout.contains(secret))
+            let entries = try await auditEntries(as: user, after: mark)
+            func count(_ event: String, _ result: String) -> Int {
+                entries.filter { entry in
+                    entry["event"] as? String == event && entry["item"] as? String == "biometrics-vault/target"
+                        && (entry["result"] as? String ?? "").hasPrefix(result) && entry["program"] as? String == "gdbus"
+                }.count
+            }
+            #expect(count("read", "locked: header only") == 1, "\(entries)")
+            #expect(count("read", "refused: vaultLocked") == 1, "\(entries)")
+            #expect(count("write", "refused: vaultLocked") == 1, "\(entries)")
+            _ = try await run(["reset", "target"], as: user)
+        } cleanup: {
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
+    }
 
-            // The service's files, its memory and its environment: each refused by the kernel, not merely
-            // unreadable for another reason.
+    /// A grant of 32 bytes the service never issued.
+    static let forgedGrant = "[" + Array(repeating: "0x41", count: 32).joined(separator: ", ") + "]"
+
+    /// The service's files, its memory and its environment: each refused to a user by the kernel, not
+    /// merely unreadable for another reason.
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func theServicesFilesMemoryAndEnvironmentAreClosedToItsUsers() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        try await withCleanup { () async throws -> Void in
+            let secret = "never-without-a-finger"
+            try await storeProtected("target", secret: secret)
             let pid = try await #require(try servicePID(), "the service is not running")
             for path in [Self.stateDirectory, "\(Self.stateDirectory)/users"] {
                 let probe = try await run([path], as: user, executable: "/bin/ls")
@@ -238,9 +259,24 @@ final class VaultServiceCLITests {
             #expect(files.status == 2 && files.stdout.isEmpty && files.stderr.contains("Permission denied"), "grep as \(user): \(files.stdout)\(files.stderr)")
             let traced = try await run(["5", "/usr/bin/strace", "-p", "\(pid)", "-e", "trace=none"], as: user, executable: "/usr/bin/timeout")
             #expect(traced.status != 0 && traced.stderr.contains("Operation not permitted"), "ptrace of the service: \(traced.stderr)")
+            _ = try await run(["reset", "target"], as: user)
+        } cleanup: {
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
+    }
 
-            // Five wrong fingers lock out (the fifth with no terminal to ask the password on); removing
-            // everything under the user's home and runtime directory resets nothing: the count is the service's.
+    /// Five wrong fingers lock out (the fifth with no terminal to ask the password on), and removing
+    /// everything under the user's home and runtime directory resets nothing: the count is the
+    /// service's. In the lockout no method of the interface prompts, releases the item or ends it; the
+    /// owner's password, asked by polkit on the terminal, does, and the finger reads again.
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func wrongFingersLockOutUntilTheOwnersPassword() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        try await withCleanup { () async throws -> Void in
+            let secret = "never-without-a-finger"
+            try await storeProtected("target", secret: secret)
+            let mark = try await auditMark(as: user)
             for attempt in 1...5 {
                 let wrong = try await scanned(["show", "target"], as: user, finger: "someone-else", detached: attempt == 5)
                 #expect(wrong.status == (attempt < 5 ? 4 : 5), "attempt \(attempt): \(wrong.text)")
@@ -254,54 +290,15 @@ final class VaultServiceCLITests {
             #expect(!status.stdout.contains(secret))
             #expect(status.stdout.contains(#""biometricsLockedOut":true"#), "\(status.stdout)\(status.stderr)")
 
-            // The audit log has each attempt above, with the program that made it, and never the secret.
-            // `--since` counts back from the audit command's own clock, which may read a second later.
-            let audit = try await run(["audit", "--json", "--since", "\(Int(time(nil)) - started + 1)s"], as: user)
-            #expect(audit.status == 0, "\(audit.stderr)")
-            #expect(!audit.stdout.contains(secret))
-            let entries = (try? JSONSerialization.jsonObject(with: Data(audit.stdout.utf8))) as? [[String: Any]] ?? []
-            func count(_ event: String, _ result: String, item: String = "biometrics-vault/target", program: String? = nil) -> Int {
-                entries.filter { entry in
-                    entry["event"] as? String == event && entry["item"] as? String == item
-                        && (entry["result"] as? String ?? "").hasPrefix(result)
-                        && (program == nil || entry["program"] as? String == program)
-                }.count
+            // The five wrong fingers, each refused by the service, and nothing released.
+            let entries = try await auditEntries(as: user, after: mark)
+            func count(_ event: String, _ result: String, item: String) -> Int {
+                entries.filter { $0["event"] as? String == event && $0["item"] as? String == item && ($0["result"] as? String ?? "").hasPrefix(result) }.count
             }
-            #expect(count("read", "locked: header only", program: "gdbus") == 1, "\(audit.stdout)")
-            #expect(count("read", "refused: vaultLocked", program: "gdbus") == 1, "\(audit.stdout)")
-            #expect(count("write", "refused: vaultLocked", program: "gdbus") == 1, "\(audit.stdout)")
-            // The five wrong fingers, each refused by the service.
-            #expect(count("authenticate", "refused: ", item: "biometrics-vault") == 5, "\(audit.stdout)")
-            #expect(count("read", "released") == 0, "\(audit.stdout)")
+            #expect(count("authenticate", "refused: ", item: "biometrics-vault") == 5, "\(entries)")
+            #expect(count("read", "released", item: "biometrics-vault/target") == 0, "\(entries)")
 
-            // The interface's other methods, called directly in the lockout: none prompts, releases the item,
-            // or ends the lockout. Asked for a finger, the service refuses without claiming the reader;
-            // asked for the password, polkit finds no agent of this caller to ask with.
-            let direct = [
-                ("Status", []), ("Audit", ["0"]), ("Revoke", ["[" + Array(repeating: "0x41", count: 32).joined(separator: ", ") + "]"]),
-                ("CancelAuthentication", []), ("Lock", []),
-                ("Authenticate", ["biometryCurrentSet", "direct", "biometrics-vault", "600", "terminal"]),
-                ("AuthenticateOwner", ["direct"]),
-            ]
-            var answers: [(String, CLIResult)] = []
-            let readerCalls = try await busCalls(["type='method_call',interface='net.reactivated.Fprint.Device'"]) {
-                for (method, arguments) in direct { answers.append((method, try await gdbus(method, arguments))) }
-            }
-            // The monitor saw the service use fprintd (Status lists the fingers) and never claim the reader.
-            #expect(readerCalls.contains("ListEnrolledFingers"), "the monitor saw no fprintd call: \(readerCalls)")
-            #expect(!readerCalls.contains("Claim") && !readerCalls.contains("VerifyStart"), "the reader was claimed: \(readerCalls)")
-            #expect(answers.count == direct.count)
-            for (method, answer) in answers {
-                #expect(!answer.stdout.contains(secret) && !answer.stderr.contains(secret), "\(method)")
-                switch method {
-                case "Authenticate":
-                    #expect(answer.status != 0 && answer.stderr.contains("biometryLockout"), "\(answer.stdout)\(answer.stderr)")
-                case "AuthenticateOwner":
-                    #expect(answer.status != 0 && answer.stderr.contains("interactionNotAllowed"), "\(answer.stdout)\(answer.stderr)")
-                default:
-                    #expect(answer.status == 0, "\(method): \(answer.stderr)")
-                }
-            }
+            try await expectNoMethodEndsTheLockout(secret: secret)
             let lockedStill = try await run(["show", "target"], as: user)
             #expect(lockedStill.status == 5, "\(lockedStill.stdout)\(lockedStill.stderr)")
             #expect(!lockedStill.stdout.contains(secret))
@@ -324,11 +321,42 @@ final class VaultServiceCLITests {
             #expect(shown.status == 0, "\(shown.text)")
             #expect(shown.text.contains(secret))
             // Deleting needs no grant, as on Apple platforms (`reset` never prompts): it destroys, and reveals nothing.
-            let deleted = try await gdbus("Delete", ["biometrics-vault", "target"])
+            let deleted = try await gdbus("Delete", ["biometrics-vault", "target"], as: user)
             #expect(deleted.status == 0, "\(deleted.stderr)")
             #expect(try await run(["show", "target"], as: user).status == 2)
         } cleanup: {
             _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
+    }
+
+    /// The interface's other methods, called directly by the user in a lockout: none prompts, releases
+    /// the item, or ends the lockout. Asked for a finger, the service refuses without claiming the
+    /// reader; asked for the password, polkit finds no agent of this caller to ask with.
+    func expectNoMethodEndsTheLockout(secret: String) async throws {
+        let direct = [
+            ("Status", []), ("Audit", ["0"]), ("Revoke", [Self.forgedGrant]),
+            ("CancelAuthentication", []), ("Lock", []),
+            ("Authenticate", ["biometryCurrentSet", "direct", "biometrics-vault", "600", "terminal"]),
+            ("AuthenticateOwner", ["direct"]),
+        ]
+        var answers: [(String, CLIResult)] = []
+        let readerCalls = try await busCalls(["type='method_call',interface='net.reactivated.Fprint.Device'"]) {
+            for (method, arguments) in direct { answers.append((method, try await gdbus(method, arguments, as: user))) }
+        }
+        // The monitor saw the service use fprintd (Status lists the fingers) and never claim the reader.
+        #expect(readerCalls.contains("ListEnrolledFingers"), "the monitor saw no fprintd call: \(readerCalls)")
+        #expect(!readerCalls.contains("Claim") && !readerCalls.contains("VerifyStart"), "the reader was claimed: \(readerCalls)")
+        #expect(answers.count == direct.count)
+        for (method, answer) in answers {
+            #expect(!answer.stdout.contains(secret) && !answer.stderr.contains(secret), "\(method)")
+            switch method {
+            case "Authenticate":
+                #expect(answer.status != 0 && answer.stderr.contains("biometryLockout"), "\(answer.stdout)\(answer.stderr)")
+            case "AuthenticateOwner":
+                #expect(answer.status != 0 && answer.stderr.contains("interactionNotAllowed"), "\(answer.stdout)\(answer.stderr)")
+            default:
+                #expect(answer.status == 0, "\(method): \(answer.stderr)")
+            }
         }
     }
 
@@ -355,8 +383,7 @@ final class VaultServiceCLITests {
                 as: user, executable: "/bin/sh")
             try await answerFinger()
             #expect(try await gitStore.finish() == 0, "\(gitStore.text)")
-            try await Task.sleep(for: .milliseconds(2_100))  // the audit's times are in seconds: the store's entries are 2 s before `started`
-            let started = Int(time(nil))
+            let mark = try await auditMark(as: user)
             let script = """
                 B=\(binary)
                 $B show win --unlock-window 5m --field token; $B status win --unlock-window 5m; echo step-1; read _
@@ -394,10 +421,7 @@ final class VaultServiceCLITests {
             #expect(terminal.text.contains("password=git-in-the-window"), "\(terminal.text)")
             #expect(terminal.text.contains("parallel:50"), "\(terminal.text)")
 
-            // `--since` counts back from the audit command's own clock, which may read a second later.
-            let audit = try await run(["audit", "--json", "--since", "\(Int(time(nil)) - started + 1)s"], as: user)
-            #expect(audit.status == 0, "\(audit.stderr)")
-            let entries = (try? JSONSerialization.jsonObject(with: Data(audit.stdout.utf8))) as? [[String: Any]] ?? []
+            let entries = try await auditEntries(as: user, after: mark)
             func results(_ event: String) -> [String] { entries.filter { $0["event"] as? String == event }.compactMap { $0["result"] as? String } }
             let authentications = results("authenticate")
             #expect(authentications.filter { $0.contains(": finger; shown: ") }.count == 6, "\(authentications)")
@@ -407,8 +431,8 @@ final class VaultServiceCLITests {
             #expect(results("windowClosed").contains("lock: 1 window(s)"), "\(results("windowClosed"))")
             #expect(results("windowClosed").contains { $0.hasPrefix("ended") }, "\(results("windowClosed"))")
             #expect(results("read").contains("released"))
-            #expect(entries.allSatisfy { ($0["program"] as? String)?.isEmpty == false && $0["uid"] != nil }, "\(audit.stdout)")
-            #expect(!audit.stdout.contains(secret))
+            #expect(entries.allSatisfy { ($0["program"] as? String)?.isEmpty == false && $0["uid"] != nil }, "\(entries)")
+            #expect(!entries.contains { "\($0)".contains(secret) })
             // Another user sees none of these entries.
             let others = try await run(["audit", "--json"], as: other)
             #expect(others.status == 0 && !others.stdout.contains("win"), "\(others.stdout)\(others.stderr)")
@@ -520,8 +544,7 @@ final class VaultServiceCLITests {
         try await withCleanup { () async throws -> Void in
             let secret = "for-the-command"
             try await storeProtected("cmd", secret: secret)
-            try await Task.sleep(for: .milliseconds(2_100))  // the audit's times are in seconds: what came before is 2 s before `started`
-            let started = Int(time(nil))
+            let mark = try await auditMark(as: user)
             let script = """
                 B=\(CLISandbox.binary.path)
                 $B unlock --for-command -- /bin/sh -c "$B show cmd --field token; $B show cmd --field token; echo inner-1; read _; echo inner-2"
@@ -542,9 +565,9 @@ final class VaultServiceCLITests {
             try await answerFinger()
             #expect(try await terminal.waitFor("after-the-command"), "\(terminal.text)")
             #expect(try await terminal.finish() == 0, "\(terminal.text)")
-            let audit = try await run(["audit", "--since", "\(Int(time(nil)) - started + 1)s"], as: user)
-            #expect(audit.stdout.contains("on the process tree of pid"), "\(audit.stdout)\(audit.stderr)")
-            #expect(audit.stdout.components(separatedBy: "inside a window").count - 1 == 2, "\(audit.stdout)")
+            let results = try await auditEntries(as: user, after: mark).compactMap { $0["result"] as? String }
+            #expect(results.contains { $0.contains("on the process tree of pid") }, "\(results)")
+            #expect(results.filter { $0.hasSuffix("inside a window") }.count == 2, "\(results)")
             _ = try await run(["reset", "cmd"], as: user)
         } cleanup: {
             _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
@@ -603,6 +626,28 @@ final class VaultServiceCLITests {
     }
 
     /// Calls a method of the service's interface directly, as `user`, with `gdbus`.
+    /// Marks `user`'s audit log with a read of an item that does not exist, under a name of its own:
+    /// what a scenario does after it is what follows that entry (``auditEntries(as:after:)``), with no
+    /// wait for the entries' whole-second times to pass.
+    func auditMark(as user: String) async throws -> String {
+        let key = "audit-mark-" + UUID().uuidString.prefix(8).lowercased()
+        let read = try await run(["show", key], as: user)
+        #expect(read.status == 2, "\(read.stdout)\(read.stderr)")
+        return "biometrics-vault/\(key)"
+    }
+
+    /// `user`'s audit entries after `mark` (``auditMark(as:)``), oldest first (`audit --json`).
+    func auditEntries(as user: String, after mark: String) async throws -> ArraySlice<[String: Any]> {
+        let audit = try await run(["audit", "--json"], as: user)
+        #expect(audit.status == 0, "\(audit.stderr)")
+        let entries = (try? JSONSerialization.jsonObject(with: Data(audit.stdout.utf8))) as? [[String: Any]] ?? []
+        guard let at = entries.lastIndex(where: { $0["item"] as? String == mark }) else {
+            Issue.record("the audit has no entry of \(mark): \(audit.stdout)")
+            return []
+        }
+        return entries[(at + 1)...]
+    }
+
     func gdbus(_ method: String, _ arguments: [String], as user: String) async throws -> CLIResult {
         try await run(["call", "--system", "--dest", "io.github.biometricsvault.Vault1", "--object-path",
                        "/io/github/biometricsvault/Vault1", "--method", "io.github.biometricsvault.Vault1.\(method)"] + arguments,

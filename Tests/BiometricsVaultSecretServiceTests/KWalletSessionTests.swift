@@ -79,15 +79,12 @@ struct KWalletSessionTests {
             defer { deadline.finish() }
             let handle = try store.client.openService(deadline)
             defer {
-                _ = try? handle.call(
-                    handle.sessionPath, "org.freedesktop.Secret.Session", "Close", .tuple([]), replyType: "()",
-                    deadline: deadline, timeout: .seconds(5))
+                _ = try? handle.call(handle.sessionPath, .closeSession, .tuple([]), deadline: deadline, timeout: .seconds(5))
             }
             if handle.encryption.keyDependsOnSecretWidth { widthDependentKeys += 1 }
             let reply = try #require(try handle.call(
-                SecretServiceClient.servicePath, SecretServiceClient.serviceInterface, "GetSecrets",
-                .tuple([.objectPaths([path]), .objectPath(handle.sessionPath)]),
-                replyType: "(a{o(oayays)})", deadline: deadline, timeout: .seconds(5)))
+                SecretServiceClient.servicePath, .getSecrets, .tuple([.objectPaths([path]), .objectPath(handle.sessionPath)]),
+                deadline: deadline, timeout: .seconds(5)))
             let secret = try #require(reply[0].children.first)[1]
             #expect(try handle.encryption.decrypt(parameters: secret[1].bytes ?? [], value: secret[2].bytes ?? []) == SecretBytes(utf8: "s3cret"))
         }
