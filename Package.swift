@@ -236,7 +236,7 @@ var targets: [Target] = [
     .testTarget(
         name: "BiometricsVaultSecretServiceProviderTests",
         dependencies: [
-            "BiometricsVaultCore",
+            "BiometricsVaultCore", "BiometricsVaultTesting",
             .target(name: "BiometricsVaultDBus", condition: linux),
             .target(name: "BiometricsVaultSecretService", condition: linux),
             .target(name: "BiometricsVaultSecretServiceProvider", condition: linux),

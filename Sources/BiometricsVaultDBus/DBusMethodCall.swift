@@ -21,6 +21,23 @@ package struct DBusPeerCredentials: Sendable, Hashable {
     }
 }
 
+/// A method call as its handler sees it: who sent it, to what, with which arguments, and the one answer
+/// it gets. ``DBusMethodCall`` is the bus's; a handler written against this can be driven in-process,
+/// by a test that records the answer.
+package protocol DBusIncomingCall: AnyObject, Sendable {
+    /// The caller's unique name, as the bus daemon wrote it into the message.
+    var sender: String { get }
+    var member: String { get }
+    var path: String { get }
+    var interface: String { get }
+    /// The call's arguments, a tuple.
+    var parameters: DBusValue { get }
+    /// Replies with `value` (a tuple; `nil` for no values). Only the first answer counts.
+    func reply(_ value: DBusArgument?)
+    /// Replies with the D-Bus error `name` and `message`. Only the first answer counts.
+    func fail(name: String, message: String)
+}
+
 /// One method call to an exported object, answered exactly once with ``reply(_:)`` or ``fail(name:message:)``
 /// from any thread (GDBus sends either from whichever thread calls it). A call never answered is
 /// answered with `org.freedesktop.DBus.Error.Failed` when the value goes, so a caller is never left waiting.
@@ -28,7 +45,7 @@ package struct DBusPeerCredentials: Sendable, Hashable {
 /// `@unchecked Sendable` is safe: the invocation pointer is immutable and handed to GDBus at most once,
 /// by whichever thread first flips `answered` under its lock; the sender, member and parameters are
 /// immutable after `init` (a GVariant is immutable and its reference count atomic).
-package final class DBusMethodCall: @unchecked Sendable {
+package final class DBusMethodCall: DBusIncomingCall, @unchecked Sendable {
     /// The caller's unique name, from the message header the bus daemon fills in.
     package let sender: String
     package let member: String

@@ -166,7 +166,10 @@ package final class SecretServiceProvider: DBusObjectTree {
         }
     }
 
-    package func handle(_ call: DBusMethodCall) {
+    package func handle(_ call: DBusMethodCall) { answer(call) }
+
+    /// Answers `call`, once: the bus's, or a test's.
+    func answer(_ call: any DBusIncomingCall) {
         if windowSeconds > 0 { noteScope(of: call.sender) }
         do {
             let request = try ProviderRequest(interface: call.interface, member: call.member, parameters: call.parameters)
@@ -345,7 +348,7 @@ package final class SecretServiceProvider: DBusObjectTree {
 
     // MARK: Service
 
-    private func serviceCall(_ call: DBusMethodCall, _ request: ProviderRequest) throws {
+    private func serviceCall(_ call: any DBusIncomingCall, _ request: ProviderRequest) throws {
         switch request {
         case .openSession(let algorithm, let input):
             let encryption: SessionEncryption?
@@ -491,7 +494,7 @@ package final class SecretServiceProvider: DBusObjectTree {
 
     // MARK: Collection
 
-    private func collectionCall(_ call: DBusMethodCall, _ request: ProviderRequest) throws {
+    private func collectionCall(_ call: any DBusIncomingCall, _ request: ProviderRequest) throws {
         guard case .collection(let id) = state.withLock({ object(at: call.path, in: $0) }) else {
             throw ProviderError(ProviderInterface.Error.noSuchObject, "no such collection")
         }
@@ -556,7 +559,7 @@ package final class SecretServiceProvider: DBusObjectTree {
 
     // MARK: Item
 
-    private func itemCall(_ call: DBusMethodCall, _ request: ProviderRequest) throws {
+    private func itemCall(_ call: any DBusIncomingCall, _ request: ProviderRequest) throws {
         guard case .item(let collection, let id) = state.withLock({ object(at: call.path, in: $0) }) else {
             throw ProviderError(ProviderInterface.Error.noSuchObject, "no such item")
         }
@@ -600,14 +603,14 @@ package final class SecretServiceProvider: DBusObjectTree {
 
     // MARK: Session and prompt
 
-    private func sessionCall(_ call: DBusMethodCall) {
+    private func sessionCall(_ call: any DBusIncomingCall) {
         state.withLock { state in
             if state.sessions[call.path]?.owner == call.sender { state.sessions[call.path] = nil }
         }
         call.reply(nil)
     }
 
-    private func promptCall(_ call: DBusMethodCall, _ request: ProviderRequest) throws {
+    private func promptCall(_ call: any DBusIncomingCall, _ request: ProviderRequest) throws {
         guard let prompt = state.withLock({ $0.prompts[call.path] }), prompt.owner == call.sender else {
             throw ProviderError(ProviderInterface.Error.noSuchObject, "no such prompt")
         }
@@ -627,7 +630,7 @@ package final class SecretServiceProvider: DBusObjectTree {
         }
     }
 
-    private func unlock(_ call: DBusMethodCall, objects: [String]) throws {
+    private func unlock(_ call: any DBusIncomingCall, objects: [String]) throws {
         let (unlocked, policies) = state.withLock { state -> ([String], Set<ProtectionPolicy>) in
             var unlocked: [String] = []
             var policies = Set<ProtectionPolicy>()

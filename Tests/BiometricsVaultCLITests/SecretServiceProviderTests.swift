@@ -208,6 +208,9 @@ extension VaultServiceCLITests {
         }
     }
 
+    /// An item under a policy of its own is locked to a program without a finger, and released to
+    /// `secret-tool` after a matching one; a wrong finger leaves it locked; another program is asked
+    /// again, and its grant ends when it locks the whole service.
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
     func aProtectedSecretServiceItemIsReleasedToEachProgramOnlyAfterItsOwnFinger() async throws {
         try await prepareHomes()
@@ -215,45 +218,13 @@ extension VaultServiceCLITests {
         let bus = try await providerBus(for: user)
         try await withCleanup { () async throws -> Void in
             let secret = "behind-the-provider"
-            // Its own policy by an attribute: storing it asks for the finger already.
-            let store = try await sessionOnBus(
-                bus.address, ["-c", "printf %s \(secret) | secret-tool store --label Protected biometrics-vault:policy biometryAny service bv-protected"],
-                as: user, executable: "/bin/sh")
-            try await reader.waitForFingerNeeded()
-            try await reader.scan(Self.finger)
-            #expect(try await store.finish() == 0, "\(store.text) \((try? String(contentsOf: bus.log, encoding: .utf8)) ?? "")")
-
+            try await storeProtectedThroughTheProvider(secret, service: "bv-protected", bus: bus)
             // A program with no finger on the reader: the item is locked, and asking directly gets nothing.
             let hostile = try await secretStorageClient(bus.address, "hostile", "bv-protected", as: user)
             #expect(hostile.stdout.contains("locked True"), "\(hostile.stdout)\(hostile.stderr)")
             #expect(hostile.stdout.contains("GetSecret refused org.freedesktop.Secret.Error.IsLocked"), "\(hostile.stdout)\(hostile.stderr)")
             #expect(hostile.stdout.contains("GetSecrets gave 0 secrets"), "\(hostile.stdout)")
             #expect(!hostile.stdout.contains(secret))
-
-            // The same program rewrites the item's plain record in the vault service (its label and
-            // attributes, and a claim that it has no policy), and has the provider start again: the vault
-            // service's own header still says how the item is protected.
-            let key = try #require(hostile.stdout.split(separator: "\n").first { $0.hasPrefix("path ") }?.split(separator: "/").last.map(String.init))
-            let forged = Array(#"{"label":"Protected","attributes":{"service":"bv-protected"},"contentType":"text/plain","created":0,"modified":0}"#.utf8)
-            let write = try await run(
-                ["call", "--system", "--dest", "io.github.biometricsvault.Vault1", "--object-path", "/io/github/biometricsvault/Vault1",
-                 "--method", "io.github.biometricsvault.Vault1.Write", "secret-service:login:meta", key, "bv1;none",
-                 "[" + forged.map { String(format: "0x%02x", $0) }.joined(separator: ", ") + "]", "anything", "", "[]"],
-                as: user, executable: "/usr/bin/gdbus")
-            #expect(write.status == 0, "\(write.stderr)")
-            let stopped = try await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pkill"), ["-u", user, "-f", "biometrics-vault secret-service"])
-            #expect(stopped.status == 0, "no provider was running: \(stopped.stderr)")
-            // The next client starts a new one by D-Bus activation once this one is gone.
-            var providerRuns = true
-            for _ in 0..<200 where providerRuns {
-                let found = try await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pgrep"), ["-u", user, "-f", "biometrics-vault secret-service"])
-                providerRuns = found.status == 0
-                if providerRuns { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            #expect(!providerRuns, "the provider did not exit")
-            let restarted = try await secretStorageClient(bus.address, "hostile", "bv-protected", as: user)
-            #expect(restarted.stdout.contains("locked True") && restarted.stdout.contains("GetSecrets gave 0 secrets"), "\(restarted.stdout)\(restarted.stderr)")
-            #expect(!restarted.stdout.contains(secret))
 
             // secret-tool lookup completes only after a matching finger.
             let lookup = try await sessionOnBus(bus.address, ["lookup", "service", "bv-protected"], as: user, executable: "/usr/bin/secret-tool")
@@ -280,9 +251,60 @@ extension VaultServiceCLITests {
             #expect(running.text.contains("dismissed False") && running.text.contains("secret \(secret)"), "\(running.text)")
             #expect(running.text.contains("after lock, locked True"), "\(running.text)")
             #expect(running.text.contains("GetSecret refused org.freedesktop.Secret.Error.IsLocked"), "\(running.text)")
+        } cleanup: {
+            await bus.stop()
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
+    }
 
-            // A collection with a policy: locked until the client's finger, and what is stored in it is
-            // protected without an attribute of its own.
+    /// A same-user program that rewrites a protected item's plain record in the vault service (its label
+    /// and attributes, and a claim that it has no policy) and has the provider start again unprotects
+    /// nothing: the vault service's own header still says how the item is protected.
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aRewrittenRecordOfAProtectedItemLeavesItProtected() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        let bus = try await providerBus(for: user)
+        try await withCleanup { () async throws -> Void in
+            let secret = "behind-the-provider"
+            try await storeProtectedThroughTheProvider(secret, service: "bv-forged", bus: bus)
+            let hostile = try await secretStorageClient(bus.address, "hostile", "bv-forged", as: user)
+            #expect(hostile.stdout.contains("locked True"), "\(hostile.stdout)\(hostile.stderr)")
+            let key = try #require(hostile.stdout.split(separator: "\n").first { $0.hasPrefix("path ") }?.split(separator: "/").last.map(String.init))
+            let forged = Array(#"{"label":"Protected","attributes":{"service":"bv-forged"},"contentType":"text/plain","created":0,"modified":0}"#.utf8)
+            let write = try await run(
+                ["call", "--system", "--dest", "io.github.biometricsvault.Vault1", "--object-path", "/io/github/biometricsvault/Vault1",
+                 "--method", "io.github.biometricsvault.Vault1.Write", "secret-service:login:meta", key, "bv1;none",
+                 "[" + forged.map { String(format: "0x%02x", $0) }.joined(separator: ", ") + "]", "anything", "", "[]"],
+                as: user, executable: "/usr/bin/gdbus")
+            #expect(write.status == 0, "\(write.stderr)")
+            let stopped = try await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pkill"), ["-u", user, "-f", "biometrics-vault secret-service"])
+            #expect(stopped.status == 0, "no provider was running: \(stopped.stderr)")
+            // The next client starts a new one by D-Bus activation once this one is gone.
+            var providerRuns = true
+            for _ in 0..<200 where providerRuns {
+                let found = try await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/pgrep"), ["-u", user, "-f", "biometrics-vault secret-service"])
+                providerRuns = found.status == 0
+                if providerRuns { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(!providerRuns, "the provider did not exit")
+            let restarted = try await secretStorageClient(bus.address, "hostile", "bv-forged", as: user)
+            #expect(restarted.stdout.contains("locked True") && restarted.stdout.contains("GetSecrets gave 0 secrets"), "\(restarted.stdout)\(restarted.stderr)")
+            #expect(!restarted.stdout.contains(secret))
+        } cleanup: {
+            await bus.stop()
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
+    }
+
+    /// A collection with a policy: locked until the client's finger, and what is stored in it is
+    /// protected without an attribute of its own.
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aCollectionWithAPolicyProtectsWhatIsStoredInIt() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        let bus = try await providerBus(for: user)
+        try await withCleanup { () async throws -> Void in
             let guarded = try await sessionOnBus(bus.address, ["-c", Self.client, "guarded-collection", "bv-guarded"], as: user, executable: "/usr/bin/python3")
             try await reader.waitForFingerNeeded()
             try await reader.scan(Self.finger)
@@ -296,6 +318,19 @@ extension VaultServiceCLITests {
             await bus.stop()
             _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
         }
+    }
+
+    /// Stores `secret` through the provider on `bus` with `secret-tool`, as the item of `service`, under
+    /// its own policy by an attribute: storing it asks for the finger already.
+    func storeProtectedThroughTheProvider(
+        _ secret: String, service: String, bus: (address: String, log: URL, stop: @Sendable () async -> Void)
+    ) async throws {
+        let store = try await sessionOnBus(
+            bus.address, ["-c", "printf %s \(secret) | secret-tool store --label Protected biometrics-vault:policy biometryAny service \(service)"],
+            as: user, executable: "/bin/sh")
+        try await reader.waitForFingerNeeded()
+        try await reader.scan(Self.finger)
+        #expect(try await store.finish() == 0, "\(store.text) \((try? String(contentsOf: bus.log, encoding: .utf8)) ?? "")")
     }
 
     /// With `unlock-window = 5m` in the user's config file, which the activated provider reads: one

@@ -390,8 +390,7 @@ final class VaultServiceCLITests {
                 $B show win --field token; $B show win --field token
                 $B exec win --env T=token -- /bin/sh -c 'echo "exec:$T"'
                 printf 'protocol=https\\nhost=win.example\\n\\n' | git -c credential.helper= -c "credential.helper=$B git-credential" credential fill
-                for i in $(seq 50); do $B show win --field token > "$HOME/parallel-$i" & done; wait
-                echo "parallel:$(cat "$HOME"/parallel-* | grep -c \(secret))"; echo step-2; read _
+                echo step-2; read _
                 $B show win --field token --unlock-window 5m; $B lock
                 $B show win --field token --unlock-window 2s; sleep 3
                 $B show win --field token; echo step-3
@@ -419,14 +418,13 @@ final class VaultServiceCLITests {
             #expect(terminal.text.components(separatedBy: secret).count - 1 == 7, "\(terminal.text)")
             #expect(terminal.text.contains("exec:\(secret)"))
             #expect(terminal.text.contains("password=git-in-the-window"), "\(terminal.text)")
-            #expect(terminal.text.contains("parallel:50"), "\(terminal.text)")
 
             let entries = try await auditEntries(as: user, after: mark)
             func results(_ event: String) -> [String] { entries.filter { $0["event"] as? String == event }.compactMap { $0["result"] as? String } }
             let authentications = results("authenticate")
             #expect(authentications.filter { $0.contains(": finger; shown: ") }.count == 6, "\(authentications)")
-            // Two reads, the exec, git's fill and the 50 parallel reads.
-            #expect(authentications.filter { $0.hasSuffix(": inside a window") }.count == 54, "\(authentications)")
+            // Two reads, the exec and git's fill.
+            #expect(authentications.filter { $0.hasSuffix(": inside a window") }.count == 4, "\(authentications)")
             #expect(results("windowOpened").count == 3, "\(results("windowOpened"))")
             #expect(results("windowClosed").contains("lock: 1 window(s)"), "\(results("windowClosed"))")
             #expect(results("windowClosed").contains { $0.hasPrefix("ended") }, "\(results("windowClosed"))")
@@ -438,6 +436,44 @@ final class VaultServiceCLITests {
             #expect(others.status == 0 && !others.stdout.contains("win"), "\(others.stdout)\(others.stderr)")
             _ = try await run(["reset", "win"], as: user)
             _ = try await run(["git-credential", "erase"], as: user, stdin: "protocol=https\nhost=win.example\nusername=u\n\n")
+        } cleanup: {
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
+    }
+
+    /// 50 reads at once inside a window of their terminal session (a build's parallel credential
+    /// helpers) each need no other finger, and each is served by the window.
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func fiftyParallelReadsInsideAWindowNeedNoOtherFinger() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        try await withCleanup { () async throws -> Void in
+            let secret = "read-by-fifty"
+            try await storeProtected("many", secret: secret)
+            let mark = try await auditMark(as: user)
+            let script = """
+                B=\(CLISandbox.binary.path)
+                $B show many --unlock-window 5m --field token > /dev/null; echo opened
+                for i in $(seq 50); do $B show many --field token > "$HOME/parallel-$i" & done; wait
+                echo "parallel:$(cat "$HOME"/parallel-* | grep -c \(secret))"; rm -f "$HOME"/parallel-*; $B lock; echo done
+                """
+            let terminal = try await session(["-c", script], as: user, detached: false, executable: "/bin/sh")
+            #expect(try await terminal.waitFor("Touch the fingerprint reader"), "\(terminal.text)")
+            try await answerFinger()
+            #expect(try await terminal.waitFor("opened"), "\(terminal.text)")
+            #expect(try await terminal.finish() == 0, "\(terminal.text)")
+            #expect(terminal.text.contains("parallel:50"), "\(terminal.text)")
+            // The CLI shows its prompt line when the service has not answered within 250 ms: a read the
+            // window serves, slowed by 49 others, can show a line that asks for no finger.
+            withKnownIssue("the prompt line of a read the window serves shows when the service answers late", isIntermittent: true) {
+                #expect(terminal.text.components(separatedBy: "Touch the fingerprint reader").count - 1 == 1, "\(terminal.text)")
+            }
+            await #expect(try !reader.fingerNeeded())
+            let authentications = try await auditEntries(as: user, after: mark)
+                .filter { $0["event"] as? String == "authenticate" }.compactMap { $0["result"] as? String }
+            #expect(authentications.filter { $0.contains(": finger; shown: ") }.count == 1, "\(authentications)")
+            #expect(authentications.filter { $0.hasSuffix(": inside a window") }.count == 50, "\(authentications)")
+            _ = try await run(["reset", "many"], as: user)
         } cleanup: {
             _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
         }
