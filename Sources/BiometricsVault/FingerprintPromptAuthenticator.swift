@@ -38,20 +38,41 @@ public struct FingerprintPromptAuthenticator: Authenticator {
         try wrapped.currentEnrollment()
     }
 
+    /// The prompt runs while a finger is awaited: from the start, or, for an authenticator that may answer
+    /// without a check (``CheckAnnouncingAuthenticator``: the vault service inside a window), from when
+    /// it says a finger check began, so a call answered without one shows nothing however long it takes.
     public func authenticate(for policy: ProtectionPolicy, prompt text: PromptText) async throws -> Authorization {
         guard let timeout, usesFinger(policy) else {
             return try await wrapped.authenticate(for: policy, prompt: text)
         }
         let prompt = self.prompt
-        let shown = Task { await prompt(text.reason, timeout) }
+        let reason = text.reason
+        let shown = LockedValue<(task: Task<Void, Never>?, ended: Bool)>((nil, false))
+        let show: @Sendable () -> Void = {
+            shown.withLock { state in
+                guard state.task == nil, !state.ended else { return }
+                state.task = Task { await prompt(reason, timeout) }
+            }
+        }
         let result: Result<Authorization, any Error>
         do {
-            result = .success(try await wrapped.authenticate(for: policy, prompt: text))
+            if let announcing = wrapped as? any CheckAnnouncingAuthenticator {
+                result = .success(try await announcing.authenticate(for: policy, prompt: text) { check in
+                    if check == .finger { show() }
+                })
+            } else {
+                show()
+                result = .success(try await wrapped.authenticate(for: policy, prompt: text))
+            }
         } catch {
             result = .failure(error)
         }
-        shown.cancel()
-        await shown.value
+        let task = shown.withLock { state in
+            state.ended = true
+            return state.task
+        }
+        task?.cancel()
+        await task?.value
         return try result.get()
     }
 

@@ -81,17 +81,18 @@ package enum VaultServiceControls {
 
     /// Opens a window of the service for this process and its descendants (`unlock --for-command`, which
     /// then becomes the command), for `seconds`, after the service's own prompt: a finger when the reader
-    /// can be asked, else the password through polkit. Returns whether the prompt asks for a finger
-    /// through `fingerPrompt` before it starts.
+    /// can be asked, else the password through polkit. `fingerCheckStarted` is called when the service
+    /// begins a finger check for it.
     package static func openCommandWindow(
-        service: String, seconds: Int, reason: String, hasTerminal: Bool, fingerPrompt: @Sendable (Bool) -> Void
+        service: String, seconds: Int, reason: String, hasTerminal: Bool, fingerCheckStarted: @escaping @Sendable () -> Void
     ) async throws {
         if case .absent(let error) = VaultServiceAdapter.presence() { throw error }
         if case .failed(let error) = VaultServiceAdapter.presence() { throw error }
-        fingerPrompt((try? VaultServiceAuthenticator.status().biometry) == "available")
         let authenticator = VaultServiceAuthenticator(
             startsTerminalAgent: hasTerminal, service: service, windowSeconds: seconds, windowScope: .command)
-        _ = try await authenticator.authenticate(for: .userPresence, prompt: PromptText(reason: reason))
+        _ = try await authenticator.authenticate(for: .userPresence, prompt: PromptText(reason: reason)) { check in
+            if check == .finger { fingerCheckStarted() }
+        }
     }
 
     /// This process as the service sees it (its name, `argv[0]` and parents), for the fingerprint

@@ -97,7 +97,7 @@ package final class UnlockWindowAgent {
     ///   - logToFile: log to ``AgentPaths/log`` (opened by the agent, started anew past
     ///     ``AgentPaths/maximumLogSize``) instead of stderr.
     package static func start(paths: AgentPaths, idleSeconds: Int, logToFile: Bool = false) throws(VaultError) -> UnlockWindowAgent? {
-        AgentSocket.closeInheritedDescriptors()
+        DetachedProcess.closeInheritedDescriptors()
         // Before any key can arrive: no core file, no ptrace or /proc/PID/mem by the user's other processes.
         try AgentProcess.makeNotDumpable()
         try AgentSocket.prepareDirectory(paths.directory, create: true)

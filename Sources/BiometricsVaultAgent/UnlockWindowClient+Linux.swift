@@ -21,7 +21,7 @@ package struct UnlockWindowAgentClient: Sendable {
     /// executable as the agent when `startsItself` (the `biometrics-vault` CLI does).
     package static func current(startsItself: Bool) -> UnlockWindowAgentClient? {
         guard let paths = AgentPaths.current() else { return nil }
-        return UnlockWindowAgentClient(paths: paths, agentExecutable: startsItself ? AgentSocket.currentExecutable() : nil)
+        return UnlockWindowAgentClient(paths: paths, agentExecutable: startsItself ? DetachedProcess.currentExecutable() : nil)
     }
 
     /// Whether an agent listens now (its socket accepts a connection); never starts one.
@@ -89,7 +89,7 @@ package struct UnlockWindowAgentClient: Sendable {
         case .success(let descriptor): return descriptor
         case .failure(let error):
             guard startingAgent, let agentExecutable else { throw error }
-            try AgentSocket.startDetached(executable: agentExecutable)
+            try DetachedProcess.start(executable: agentExecutable, arguments: ["agent", "--log-file"])
             // The agent listens within milliseconds; allow a loaded machine 3 s.
             var last = error
             for _ in 0..<150 {

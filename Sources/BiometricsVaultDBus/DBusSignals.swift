@@ -108,6 +108,41 @@ package final class DBusSignalSubscription {
         return .signal(queue.signals.removeFirst())
     }
 
+    /// Calls `method` on the subscription's connection and returns its reply, handing each signal that
+    /// arrives before the reply to `onSignal`, in order, on this thread: a peer that signals this
+    /// connection about the call it is answering (the vault service's `CheckStarted`) is heard while the
+    /// call runs, not after. Ends as ``DBusConnection/call(_:_:replyType:autoStart:timeout:cancellation:)``
+    /// does: the reply, a failure, its `timeout`, or `cancellation`.
+    package func call(
+        _ method: DBusMethod, _ arguments: DBusArgument? = nil, replyType: String? = nil,
+        timeout: Duration = DBusConnection.defaultTimeout, cancellation: DBusCancellation? = nil,
+        onSignal: (DBusSignal) -> Void
+    ) throws(DBusFailure) -> DBusValue {
+        let type: OpaquePointer? = replyType.map { g_variant_type_new($0) }
+        defer { if let type { g_variant_type_free(type) } }
+        let pending = PendingReply()
+        // GDBus completes an asynchronous call on the caller's thread-default context: this one.
+        g_main_context_push_thread_default(context)
+        g_dbus_connection_call(
+            connection.raw, method.destination, method.path, method.interface, method.member, arguments?.raw, type,
+            G_DBUS_CALL_FLAGS_NONE, DBusConnection.milliseconds(timeout), cancellation?.raw,
+            { source, result, box in
+                let pending = Unmanaged<PendingReply>.fromOpaque(box!).takeRetainedValue()
+                var error: UnsafeMutablePointer<GError>?
+                if let reply = g_dbus_connection_call_finish(OpaquePointer(source), result, &error) {
+                    pending.result = .success(DBusValue(taking: reply))
+                } else {
+                    pending.result = .failure(DBusFailure(taking: error))
+                }
+            }, Unmanaged.passRetained(pending).toOpaque())
+        g_main_context_pop_thread_default(context)
+        while true {
+            while !queue.signals.isEmpty { onSignal(queue.signals.removeFirst()) }
+            if let result = pending.result { return try result.get() }
+            g_main_context_iteration(context, 1)
+        }
+    }
+
     /// Stops receiving: no signal is queued after this returns. Also done on release.
     package func cancel() {
         guard !ids.isEmpty else { return }
@@ -115,6 +150,12 @@ package final class DBusSignalSubscription {
         ids = []
         // GDBus frees each subscription's user data through this context: let it.
         while g_main_context_iteration(context, 0) != 0 {}
+    }
+
+    /// The reply of ``call(_:_:replyType:timeout:cancellation:onSignal:)``, set by GDBus's callback while
+    /// the owning thread iterates ``context``.
+    private final class PendingReply {
+        var result: Result<DBusValue, DBusFailure>?
     }
 
     /// Filled by GDBus's callbacks, which run only while the owning thread iterates ``context``.

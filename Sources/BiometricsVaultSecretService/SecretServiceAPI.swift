@@ -19,15 +19,7 @@ package enum SecretServiceAPI {
         package var signals: [Signal] { Signal.allCases.filter { $0.interface == self } }
     }
 
-    /// One argument: its name in the introspection and its D-Bus type.
-    package struct Argument: Sendable, Equatable {
-        package let name: String
-        package let type: String
-        init(_ name: String, _ type: String) {
-            self.name = name
-            self.type = type
-        }
-    }
+    package typealias Argument = DBusInterfaceDescription.Argument
 
     /// The type of a secret on the bus: session, parameters, value, content type.
     package static let secretType = "(oayays)"
@@ -106,9 +98,9 @@ package enum SecretServiceAPI {
         }
 
         /// The type of the call's arguments as one tuple (`(sv)`).
-        package var inputType: String { "(" + inputs.map(\.type).joined() + ")" }
+        package var inputType: String { inputs.tupleType }
         /// The type of the reply as one tuple (`(aoao)`; `()` for none).
-        package var replyType: String { "(" + outputs.map(\.type).joined() + ")" }
+        package var replyType: String { outputs.tupleType }
 
         /// The method `member` of `interface`, if the API has it.
         package init?(interface: String, member: String) {
@@ -206,26 +198,12 @@ package enum SecretServiceAPI {
     }
 
     /// The introspection of every interface, made from ``Method``, ``Property`` and ``Signal``.
-    package static let introspectionXML: String = {
-        func arguments(_ list: [Argument], _ direction: String?) -> String {
-            list.map { argument in
-                let direction = direction.map { " direction=\"\($0)\"" } ?? ""
-                return "      <arg name=\"\(argument.name)\" type=\"\(argument.type)\"\(direction)/>\n"
-            }.joined()
-        }
-        let interfaces = Interface.allCases.map { interface in
-            let methods = interface.methods.map { method in
-                "    <method name=\"\(method.member)\">\n" + arguments(method.inputs, "in") + arguments(method.outputs, "out") + "    </method>\n"
-            }
-            let properties = interface.properties.map { property in
-                "    <property name=\"\(property.name)\" type=\"\(property.type)\" access=\"\(property.isWritable ? "readwrite" : "read")\"/>\n"
-            }
-            let signals = interface.signals.map { signal in
-                "    <signal name=\"\(signal.member)\">\n" + arguments(signal.arguments, nil) + "    </signal>\n"
-            }
-            return "  <interface name=\"\(interface.rawValue)\">\n" + methods.joined() + properties.joined() + signals.joined() + "  </interface>\n"
-        }
-        return "<node>\n" + interfaces.joined() + "</node>\n"
-    }()
+    package static let introspectionXML = DBusInterfaceDescription.introspectionXML(Interface.allCases.map { interface in
+        DBusInterfaceDescription(
+            interface.rawValue,
+            methods: interface.methods.map { .init($0.member, inputs: $0.inputs, outputs: $0.outputs) },
+            properties: interface.properties.map { .init($0.name, type: $0.type, isWritable: $0.isWritable) },
+            signals: interface.signals.map { .init($0.member, arguments: $0.arguments) })
+    })
 }
 #endif

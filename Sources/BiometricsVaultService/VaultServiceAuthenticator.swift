@@ -13,7 +13,7 @@ import Glibc
 ///
 /// With `startsTerminalAgent`, a password check on a terminal runs polkit's text agent (`pkttyagent`)
 /// for this process while it waits, so polkit can ask on the terminal where no desktop agent runs.
-public struct VaultServiceAuthenticator: Authenticator {
+public struct VaultServiceAuthenticator: Authenticator, CheckAnnouncingAuthenticator {
     /// How long one prompt may take (a finger, or a password typed into the agent).
     public let timeout: Duration
     /// Whether a password prompt starts `pkttyagent` for this process on its controlling terminal.
@@ -117,6 +117,14 @@ public struct VaultServiceAuthenticator: Authenticator {
     }
 
     public func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
+        try await authenticate(for: policy, prompt: prompt, checkStarted: { _ in })
+    }
+
+    /// Inside an open window the service answers without a check: `checkStarted` is called only for a
+    /// check the service says it began for this call (its `CheckStarted` signal).
+    package func authenticate(
+        for policy: ProtectionPolicy, prompt: PromptText, checkStarted: @escaping @Sendable (AuthenticationCheck) -> Void
+    ) async throws -> Authorization {
         let needsPassword = policy == .devicePasscode
             || (policy == .userPresence && (try? Self.status().biometry) != "available")
         let reply = try await prompting(withAgent: needsPassword) { cancellation throws(VaultError) in
@@ -124,7 +132,10 @@ public struct VaultServiceAuthenticator: Authenticator {
                 .authenticate(
                     policy: policy.rawValue, reason: prompt.reason, service: service, windowSeconds: UInt32(clamping: windowSeconds),
                     scope: windowScope.rawValue),
-                timeout: timeout, cancellation: cancellation)
+                timeout: timeout, cancellation: cancellation
+            ) { check, reason in
+                if reason == prompt.reason { checkStarted(check) }
+            }
         }
         var token = reply[0].bytes ?? []
         defer { token.zeroize() }

@@ -15,7 +15,7 @@ package enum VaultServiceInterface {
     /// D-Bus error names are this prefix followed by a `VaultError.Code` name (`...Error.biometryLockout`).
     package static let errorPrefix = "io.github.biometricsvault.Vault1.Error."
     /// The minor version of the interface, in ``Status``'s `version`.
-    package static let minorVersion: UInt32 = 4
+    package static let minorVersion: UInt32 = 5
 
     /// How long a call that asks no one waits for the service's reply: the bus's own default (what
     /// libsecret's calls wait), since the service every user shares may be busy with other users' calls.
@@ -32,19 +32,13 @@ package enum VaultServiceInterface {
 
     /// The interface's introspection, made from ``VaultServiceMethod``: what the bus checks each call's
     /// argument types against before the service sees it.
-    package static let introspectionXML: String = {
-        func arguments(_ list: [VaultServiceMethod.Argument], _ direction: String) -> String {
-            list.map { "      <arg name=\"\($0.name)\" type=\"\($0.type)\" direction=\"\(direction)\"/>\n" }.joined()
-        }
-        let methods = VaultServiceMethod.allCases.map { method in
-            "    <method name=\"\(method.rawValue)\">\n" + arguments(method.inputs, "in") + arguments(method.outputs, "out") + "    </method>\n"
-        }
-        let signals = VaultServiceSignal.allCases.map { signal in
-            "    <signal name=\"\(signal.rawValue)\">\n"
-                + signal.arguments.map { "      <arg name=\"\($0.name)\" type=\"\($0.type)\"/>\n" }.joined() + "    </signal>\n"
-        }
-        return "<node>\n  <interface name=\"\(interface)\">\n" + methods.joined() + signals.joined() + "  </interface>\n</node>\n"
-    }()
+    package static let introspectionXML = DBusInterfaceDescription.introspectionXML([description])
+
+    /// The interface as ``VaultServiceMethod`` and ``VaultServiceSignal`` describe it.
+    package static let description = DBusInterfaceDescription(
+        interface,
+        methods: VaultServiceMethod.allCases.map { .init($0.rawValue, inputs: $0.inputs, outputs: $0.outputs) },
+        signals: VaultServiceSignal.allCases.map { .init($0.rawValue, arguments: $0.arguments) })
 
     package static func method(_ method: VaultServiceMethod) -> DBusMethod {
         DBusMethod(destination: busName, path: objectPath, interface: interface, member: method.rawValue)

@@ -28,14 +28,7 @@ package enum VaultServiceMethod: String, CaseIterable, Sendable {
     case sshSign = "SSHSign"
 
     /// One argument: its name in the introspection and its D-Bus type.
-    package struct Argument: Sendable, Equatable {
-        package let name: String
-        package let type: String
-        init(_ name: String, _ type: String) {
-            self.name = name
-            self.type = type
-        }
-    }
+    package typealias Argument = DBusInterfaceDescription.Argument
 
     package var inputs: [Argument] {
         switch self {
@@ -79,9 +72,9 @@ package enum VaultServiceMethod: String, CaseIterable, Sendable {
     }
 
     /// The type of the call's arguments as one tuple (`(ssay)`).
-    package var inputType: String { "(" + inputs.map(\.type).joined() + ")" }
+    package var inputType: String { inputs.tupleType }
     /// The type of the reply as one tuple (`(bsbay)`; `()` for none).
-    package var replyType: String { "(" + outputs.map(\.type).joined() + ")" }
+    package var replyType: String { outputs.tupleType }
 }
 
 /// A call to the vault service, decoded from the bus message once: the service acts on these, never on
@@ -215,8 +208,9 @@ package enum VaultServiceRequest: Sendable {
 }
 
 /// The signals of the vault service's interface, each described once (its arguments), as
-/// ``VaultServiceMethod`` describes the methods. The service sends them to one connection only, the
-/// prompter the user registered (``VaultServiceMethod/registerPrompter``), never to the whole bus.
+/// ``VaultServiceMethod`` describes the methods. The service sends each to one connection only, never to
+/// the whole bus: the prompter the user registered (``VaultServiceMethod/registerPrompter``), or, for
+/// ``checkStarted``, the connection whose call the check is for.
 package enum VaultServiceSignal: String, CaseIterable, Sendable {
     /// A check began: what to show, in the service's words (who asks, for what, how to answer).
     case promptShown = "PromptShown"
@@ -224,25 +218,31 @@ package enum VaultServiceSignal: String, CaseIterable, Sendable {
     case promptWithdrawn = "PromptWithdrawn"
     /// Another program of the user registered as its prompter and takes the prompts from now on.
     case prompterReplaced = "PrompterReplaced"
+    /// A check for the caller's own call begins (`finger` or `password`): a call answered without one
+    /// (inside a window) gets no such signal, so a program shows its own prompt only on this.
+    case checkStarted = "CheckStarted"
 
     package var arguments: [VaultServiceMethod.Argument] {
         switch self {
         case .promptShown: [.init("prompt", "t"), .init("summary", "s"), .init("body", "s")]
         case .promptWithdrawn: [.init("prompt", "t"), .init("outcome", "s")]
         case .prompterReplaced: [.init("by", "s")]
+        case .checkStarted: [.init("check", "s"), .init("reason", "s")]
         }
     }
 
     /// The type of its arguments as one tuple.
-    package var type: String { "(" + arguments.map(\.type).joined() + ")" }
+    package var type: String { arguments.tupleType }
 }
 
-/// One signal of ``VaultServiceSignal`` with its values: what the service sends a prompter, and what the
-/// prompter decodes (refusing a signal whose name or types are not the interface's).
+/// One signal of ``VaultServiceSignal`` with its values: what the service sends a prompter or a caller,
+/// and what they decode (refusing a signal whose name or types are not the interface's).
 package enum VaultServicePromptEvent: Sendable, Equatable {
     case shown(prompt: UInt64, summary: String, body: String)
     case withdrawn(prompt: UInt64, outcome: String)
     case replaced(by: String)
+    /// `reason` is the one the call gave, so a program with several calls in flight knows which.
+    case checkStarted(AuthenticationCheck, reason: String)
 
     /// The event a signal `member` with `parameters` (its body, one tuple) carries; `nil` for any other.
     package init?(member: String, parameters: DBusValue) {
@@ -252,6 +252,9 @@ package enum VaultServicePromptEvent: Sendable, Equatable {
             self = .shown(prompt: parameters[0].uint64 ?? 0, summary: parameters[1].string ?? "", body: parameters[2].string ?? "")
         case .promptWithdrawn: self = .withdrawn(prompt: parameters[0].uint64 ?? 0, outcome: parameters[1].string ?? "")
         case .prompterReplaced: self = .replaced(by: parameters[0].string ?? "")
+        case .checkStarted:
+            guard let check = parameters[0].string.flatMap(AuthenticationCheck.init(rawValue:)) else { return nil }
+            self = .checkStarted(check, reason: parameters[1].string ?? "")
         }
     }
 
@@ -260,6 +263,7 @@ package enum VaultServicePromptEvent: Sendable, Equatable {
         case .shown: .promptShown
         case .withdrawn: .promptWithdrawn
         case .replaced: .prompterReplaced
+        case .checkStarted: .checkStarted
         }
     }
 
@@ -269,6 +273,7 @@ package enum VaultServicePromptEvent: Sendable, Equatable {
         case .shown(let prompt, let summary, let body): .tuple([.uint64(prompt), .string(summary), .string(body)])
         case .withdrawn(let prompt, let outcome): .tuple([.uint64(prompt), .string(outcome)])
         case .replaced(let by): .tuple([.string(by)])
+        case .checkStarted(let check, let reason): .tuple([.string(check.rawValue), .string(reason)])
         }
     }
 }

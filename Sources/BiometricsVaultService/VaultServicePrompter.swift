@@ -88,6 +88,8 @@ package final class VaultServicePrompter: Sendable {
                 closeAll()
                 notify(prompt: nil, summary: "Fingerprint prompts moved", body: "Another program now shows them: \(by)")
                 return .replaced(by: by)
+            case .checkStarted:
+                continue  // sent to the connection whose call it is for, never to a prompter
             }
         }
     }

@@ -123,6 +123,46 @@ enum VaultServiceConnection {
         }
     }
 
+    /// ``call(_:timeout:cancellation:)`` for a call that may run a check (`Authenticate`): `checkStarted`
+    /// hears, on this thread and before the reply, of each check the service begins on this connection,
+    /// with the reason of the call it is for. Only the name's owner is heard: any program may send this
+    /// connection a signal, and the bus names its sender.
+    static func call(
+        _ request: VaultServiceRequest, timeout: Duration, cancellation: DBusCancellation? = nil,
+        checkStarted: (_ check: AuthenticationCheck, _ reason: String) -> Void
+    ) throws(VaultError) -> DBusValue {
+        let method = request.method
+        do {
+            let connection = try connection(timeout: timeout, cancellation: cancellation)
+            if attestedCalls.contains(method) { attest(connection, timeout: timeout) }
+            let subscription = connection.subscribe([DBusSignalMatch(
+                sender: nil, path: VaultServiceInterface.objectPath, interface: VaultServiceInterface.interface,
+                member: VaultServiceSignal.checkStarted.rawValue)])
+            // After `attest`, which starts the service: a service this call starts is looked up when it signals.
+            var owner = nameOwner(connection, timeout: timeout)
+            return try subscription.call(
+                VaultServiceInterface.method(method), request.arguments, replyType: method.replyType, timeout: timeout,
+                cancellation: cancellation
+            ) { signal in
+                if owner == nil { owner = nameOwner(connection, timeout: timeout) }
+                guard signal.sender == owner,
+                    case .checkStarted(let check, let reason)? = VaultServicePromptEvent(member: signal.member, parameters: signal.parameters)
+                else { return }
+                checkStarted(check, reason)
+            }
+        } catch {
+            throw VaultServiceInterface.vaultError(error)
+        }
+    }
+
+    /// The unique name that owns the service's name now, as the bus says; `nil` when none does.
+    private static func nameOwner(_ connection: DBusConnection, timeout: Duration) -> String? {
+        let method = DBusMethod(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetNameOwner")
+        return (try? connection.call(method, .tuple([.string(VaultServiceInterface.busName)]), replyType: "(s)", timeout: timeout))?[0].string
+    }
+
     /// Tells the service which process this connection is, in the kernel's words: this process connects
     /// to the service's own socket (the kernel records it as the peer), reads the token the service
     /// answers, and passes it on the bus (`Attest`). A service that is not running yet is started first

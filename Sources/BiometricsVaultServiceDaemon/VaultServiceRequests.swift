@@ -130,7 +130,7 @@ final class VaultServiceRequests: Sendable {
         try admission.admitCheck(uid: caller.uid)
         let reader = reader
         let (authorization, shown) = try await shownCheck(
-            caller, sight, asking: policy == .devicePasscode ? "Enter your password" : "Touch the fingerprint reader",
+            caller, sight, asking: policy == .devicePasscode ? .password : .finger,
             for: purpose ?? "\(service) (\(policy.rawValue))", reason: reason
         ) {
             policy == .devicePasscode
@@ -230,7 +230,7 @@ final class VaultServiceRequests: Sendable {
         let authenticator = try fingerprintAuthenticator(caller)
         let sight = try await sight(of: caller, atReader: false)
         try admission.admitCheck(uid: caller.uid)
-        return try await shownCheck(caller, sight, asking: "Enter your password", for: "the owner's password", reason: reason) {
+        return try await shownCheck(caller, sight, asking: .password, for: "the owner's password", reason: reason) {
             try await authenticator.authenticateOwner(prompt: PromptText(reason: reason))
         }.shown
     }
@@ -277,16 +277,19 @@ final class VaultServiceRequests: Sendable {
     /// Runs `check` shown on the user's prompter (if it has one) for as long as it runs: what asks (the
     /// caller's program and its parents, as the kernel names them), for what, how to answer. The prompt
     /// goes when the check ends, however it ends; cancelled there, the check ends as `userCancel`.
-    /// Returns the check's result and where it was shown, for the audit.
+    /// The caller's connection is told first (`CheckStarted`), so a program on a terminal shows its own
+    /// line for this check and never for a call a window answers. Returns the check's result and where it
+    /// was shown, for the audit.
     private func shownCheck<Result: Sendable>(
-        _ caller: Caller, _ sight: Sight, asking action: String, for item: String, reason: String,
+        _ caller: Caller, _ sight: Sight, asking kind: AuthenticationCheck, for item: String, reason: String,
         _ check: @escaping @Sendable () async throws -> Result
     ) async throws -> (Result, shown: String) {
+        prompters.tell(caller.connection, .checkStarted(kind, reason: reason))
         let work = Task { try await check() }
         var shown = sight
         let prompt = sight.prompter
             ? prompters.show(
-                uid: caller.uid, summary: action,
+                uid: caller.uid, summary: Self.summary(kind),
                 body: Self.promptBody(asker: AuditLog.describe(pid: caller.processID), pid: caller.processID, item: item, reason: reason),
                 cancel: { work.cancel() })
             : nil
@@ -300,6 +303,14 @@ final class VaultServiceRequests: Sendable {
                 throw VaultError(.userCancel, underlying: .message("cancelled on the prompt"))
             }
             throw error
+        }
+    }
+
+    /// A prompt's summary: how to answer.
+    static func summary(_ check: AuthenticationCheck) -> String {
+        switch check {
+        case .finger: "Touch the fingerprint reader"
+        case .password: "Enter your password"
         }
     }
 

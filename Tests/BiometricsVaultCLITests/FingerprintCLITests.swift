@@ -9,7 +9,7 @@ import Testing
 /// There is one reader and fprintd lets one client claim it, so this suite runs alone, from
 /// `scripts/extra-tests/40-cli-fingerprint.sh` (which sets `BV_CLI_FINGERPRINT=1`), not in the
 /// whole-suite run where the Linux-auth tests use the reader at the same time.
-@Suite(.onTestThreads, .serialized, .enabled(if: ProcessInfo.processInfo.environment["BV_CLI_FINGERPRINT"] == "1", "run alone by scripts/extra-tests/40-cli-fingerprint.sh"))
+@Suite(.onTestThreads, .serialized, .needs(.ownStep("scripts/extra-tests/40-cli-fingerprint.sh", runsHere: ProcessInfo.processInfo.environment["BV_CLI_FINGERPRINT"] == "1")))
 final class FingerprintCLITests {
     static let finger = "cli-finger"
     /// The test user's finger (lockout test).

@@ -1,4 +1,5 @@
 import BiometricsVault
+import BiometricsVaultCore
 import BiometricsVaultTesting
 import BiometricsVaultTestSupport
 import Testing
@@ -63,6 +64,43 @@ import Testing
         if let call = calls.first {
             #expect(call.reason == "Open the item" && call.timeout == test.timeout && call.ended)
         }
+    }
+
+    /// An authenticator that may answer without a check (the vault service inside a window) and says
+    /// when one begins: here a simulated reader, slow to answer, announcing `announced` first.
+    struct Announcing: CheckAnnouncingAuthenticator {
+        let device: SimulatedDevice
+        let announced: AuthenticationCheck?
+        var biometryType: BiometryType { device.authenticator.biometryType }
+        func availability(for policy: ProtectionPolicy) -> AuthenticatorAvailability { device.authenticator.availability(for: policy) }
+        func currentEnrollment() throws -> EnrollmentFingerprint? { try device.authenticator.currentEnrollment() }
+        func authenticateOwner(prompt: PromptText) async throws { try await device.authenticator.authenticateOwner(prompt: prompt) }
+        func authenticate(for policy: ProtectionPolicy, prompt: PromptText) async throws -> Authorization {
+            try await authenticate(for: policy, prompt: prompt, checkStarted: { _ in })
+        }
+        func authenticate(
+            for policy: ProtectionPolicy, prompt: PromptText, checkStarted: @escaping @Sendable (AuthenticationCheck) -> Void
+        ) async throws -> Authorization {
+            if let announced { checkStarted(announced) }
+            // Longer than any grace a prompt could wait before showing.
+            try await Task.sleep(for: .milliseconds(600))
+            return try await device.authenticator.authenticate(for: policy, prompt: prompt)
+        }
+    }
+
+    @Test("behind an authenticator that says when a check begins, the prompt runs for a finger check only, however late the answer",
+          arguments: [AuthenticationCheck?.none, .finger, .password])
+    func promptsOnlyForAnAnnouncedFingerCheck(_ announced: AuthenticationCheck?) async throws {
+        let device = SimulatedDevice(biometryType: .fingerprint)
+        device.enqueue(.match)
+        let shown = Shown()
+        let authenticator = FingerprintPromptAuthenticator(
+            wrapping: Announcing(device: device, announced: announced), timeout: .seconds(30),
+            prompt: { await shown.prompt(reason: $0, timeout: $1) })
+        _ = try await authenticator.authenticate(for: .biometryAny, prompt: PromptText(reason: "Open the item"))
+        let calls = shown.calls.withLock { $0 }
+        #expect(calls.count == (announced == .finger ? 1 : 0))
+        #expect(calls.allSatisfy { $0.ended })
     }
 
     @Test("a read-only program skips the availability probe; others get the reader's answer", arguments: [false, true])

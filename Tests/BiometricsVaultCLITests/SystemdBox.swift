@@ -9,7 +9,7 @@ import Testing
 /// namespaces of its own, with logind, its own system bus, polkit, fprintd on the virtual sensor (a drop-in
 /// of fprintd's unit), and the `.deb` installed there with `dpkg -i`. One reader and one service: the
 /// suites below run one test at a time.
-@Suite(.onTestThreads, .serialized, .enabled(if: SystemdBox.isRunning, "run by scripts/extra-tests/75-systemd-box.sh"))
+@Suite(.onTestThreads, .serialized, .needs(.ownStep("scripts/extra-tests/75-systemd-box.sh", runsHere: SystemdBox.isRunning)))
 enum SystemdBoxTests {}
 
 /// The box seen from the test process: commands run inside through `nsenter` (its mount and pid

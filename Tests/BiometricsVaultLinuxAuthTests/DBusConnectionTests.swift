@@ -103,6 +103,30 @@ struct DBusConnectionTests {
         #expect(ContinuousClock.now - cancelledAt < .seconds(3))
     }
 
+    /// A call made through a subscription hears the signals its peer sends this connection before the
+    /// reply, while it waits: the bus itself, which tells a connection `NameAcquired` before it answers
+    /// its `RequestName`.
+    @Test(.needs(.variable("DBUS_SESSION_BUS_ADDRESS", remedy: "scripts/setup/20-secret-service.sh")))
+    func aCallHearsTheSignalsSentBeforeItsReply() throws {
+        let bus = try DBusConnection(.session)
+        let subscription = bus.subscribe([DBusSignalMatch(
+            sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "NameAcquired")])
+        let name = "io.github.biometricsvault.Test.Acquired\(getpid())"
+        var request = Self.bus
+        request.member = "RequestName"
+        var heard: [String] = []
+        let reply = try subscription.call(request, .tuple([.string(name), .uint32(4)]), replyType: "(u)") { signal in
+            heard.append(signal.parameters[0].string ?? "")
+        }
+        #expect(reply[0].uint32 == 1)  // DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER
+        #expect(heard.contains(name), "\(heard)")
+        // A failure ends the call as a plain call's would.
+        var unknown = Self.bus
+        unknown.member = "NoSuchMethodForThisTest"
+        let failure = #expect(throws: DBusFailure.self) { _ = try subscription.call(unknown) { _ in } }
+        #expect(failure?.name == "org.freedesktop.DBus.Error.UnknownMethod")
+    }
+
     /// A wait for a signal ends at its deadline, or at once when cancelled from another thread.
     @Test(.needs(Harness.systemBus))
     func aSignalWaitIsBounded() throws {

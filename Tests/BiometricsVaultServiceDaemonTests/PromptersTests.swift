@@ -69,10 +69,14 @@ import Testing
 
     /// The signals' values decode back to themselves; another member or other types are no event.
     @Test func anEventsSignalDecodesToItself() {
-        for event: VaultServicePromptEvent in [.shown(prompt: 3, summary: "s", body: "b"), .withdrawn(prompt: 3, outcome: "ended"), .replaced(by: "x")] {
+        for event: VaultServicePromptEvent in [
+            .shown(prompt: 3, summary: "s", body: "b"), .withdrawn(prompt: 3, outcome: "ended"), .replaced(by: "x"),
+            .checkStarted(.finger, reason: "r"), .checkStarted(.password, reason: ""),
+        ] {
             #expect(VaultServicePromptEvent(member: event.signal.rawValue, parameters: DBusValue(event.arguments)) == event)
         }
         #expect(VaultServicePromptEvent(member: "PromptShown", parameters: DBusValue(VaultServicePromptEvent.replaced(by: "x").arguments)) == nil)
+        #expect(VaultServicePromptEvent(member: "CheckStarted", parameters: DBusValue(.tuple([.string("retina"), .string("r")]))) == nil)
         #expect(VaultServicePromptEvent(member: "Unlock", parameters: DBusValue(VaultServicePromptEvent.replaced(by: "x").arguments)) == nil)
     }
 }

@@ -18,12 +18,32 @@ package struct DaemonNeed: Sendable {
     package let problem: String?
     /// A check that runs a program, evaluated once, when a test that needs it is about to run.
     private let probe: Task<String?, Never>?
+    /// Whether the test runs in an extra CI step of its own (``ownStep(_:runsHere:)``): missing, it is
+    /// skipped even under `BV_REQUIRE_DAEMONS=1`.
+    let runsInItsOwnStep: Bool
 
     package init(_ what: String, remedy: String, problem: @autoclosure () -> String?) {
         self.what = what
         self.remedy = remedy
         self.problem = problem()
         self.probe = nil
+        self.runsInItsOwnStep = false
+    }
+
+    private init(step script: String, runsHere: Bool) {
+        what = "its own CI step"
+        remedy = script
+        problem = runsHere ? nil : "run by \(script) alone"
+        probe = nil
+        runsInItsOwnStep = true
+    }
+
+    /// A suite that needs what an extra CI step sets up machine-wide (the vault service installed, the
+    /// reader to itself, a booted systemd), run by that step alone: `runsHere` says the step runs it.
+    /// Anywhere else it is skipped, also under `BV_REQUIRE_DAEMONS=1`, with a reason naming `script`;
+    /// the step fails unless each of its tests ran, by name.
+    package static func ownStep(_ script: String, runsHere: Bool) -> DaemonNeed {
+        DaemonNeed(step: script, runsHere: runsHere)
     }
 
     /// A need that `probe` checks (by running something): why it is missing, or `nil`.
@@ -32,6 +52,7 @@ package struct DaemonNeed: Sendable {
         self.remedy = remedy
         self.problem = nil
         self.probe = Task { await probe() }
+        self.runsInItsOwnStep = false
     }
 
     /// Why it is missing here, once the probe (if any) has run.
@@ -65,7 +86,9 @@ extension Trait where Self == ConditionTrait {
         return .enabled(Comment(rawValue: "needs \(reason)"), sourceLocation: sourceLocation) {
             var missing: [String] = []
             for need in needs {
-                if let problem = await need.missing { missing.append("\(need.what): \(problem) (\(need.remedy))") }
+                guard let problem = await need.missing else { continue }
+                if need.runsInItsOwnStep { return false }
+                missing.append("\(need.what): \(problem) (\(need.remedy))")
             }
             if missing.isEmpty { return true }
             if Daemons.required { throw DaemonMissing(description: "BV_REQUIRE_DAEMONS=1 but " + missing.joined(separator: "; ")) }

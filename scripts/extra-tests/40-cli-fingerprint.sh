@@ -13,7 +13,7 @@ trap 'rm -f "$LOG"' EXIT
 BV_CLI_FINGERPRINT=1 swift test --skip-build --filter 'BiometricsVaultCLITests.FingerprintCLITests' > "$LOG" 2>&1 \
     || { tail -n 30 "$LOG"; exit 1; }
 tail -n 30 "$LOG"
-# The suite is enabled only by BV_CLI_FINGERPRINT: make sure it ran rather than skipped.
+# The suite runs only in this step (`.needs(.ownStep(...))`, BV_CLI_FINGERPRINT): make sure each test ran rather than skipped.
 for name in protectedShowMatchesAndFailsOnTheRealReader gitCredentialFillIsAnsweredByAFinger \
     lockoutIsRecoveredByTheLoginPasswordOnATerminal execUnlocksAProtectedItemWithOneFinger \
     lockoutUnderTheDefaultAuthenticatorIsNotInvalidation oneFingerOpensTheWindowForThisTerminalOnly \

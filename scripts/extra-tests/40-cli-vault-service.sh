@@ -25,7 +25,7 @@ echo "the vault service's TPM: ${tcti:-none}"
 BV_VAULT_SERVICE=1 BV_VAULT_SERVICE_TPM=$tpm swift test --skip-build --filter 'BiometricsVaultCLITests.VaultServiceCLITests' \
     > "$LOG" 2>&1 || { grep -A 80 '✘ Test .* recorded an issue' "$LOG" | cut -c1-400 | head -n 600; tail -n 60 "$LOG"; exit 1; }
 tail -n 30 "$LOG"
-# The suite runs only with BV_VAULT_SERVICE: make sure each of its tests ran rather than skipped.
+# The suite runs only in this step (`.needs(.ownStep(...))`, BV_VAULT_SERVICE): make sure each of its tests ran rather than skipped.
 for name in aProtectedItemIsReleasedByTheServiceOnlyAfterAMatchingFinger aSameUserProgramCallingTheServiceDirectlyGetsOnlyTheHeader \
     theServicesFilesMemoryAndEnvironmentAreClosedToItsUsers wrongFingersLockOutUntilTheOwnersPassword \
     anotherUserCannotReadListOrCountTheItems theHelpersExecAndImportUseTheServiceByDefault \

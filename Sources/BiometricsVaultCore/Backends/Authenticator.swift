@@ -97,3 +97,20 @@ public final class Authorization: Sendable {
         if wasValid { context?.invalidate() }
     }
 }
+
+/// What a check of the owner asks for.
+package enum AuthenticationCheck: String, Sendable {
+    case finger
+    case password
+}
+
+/// An authenticator that may answer ``Authenticator/authenticate(for:prompt:)`` without any check (the
+/// vault service, inside an unlock window), and so says when a check begins: a program shows its own
+/// prompt ("touch the fingerprint reader") then, and never for a call answered without one.
+package protocol CheckAnnouncingAuthenticator: Authenticator {
+    /// ``Authenticator/authenticate(for:prompt:)``, calling `checkStarted` (on any thread, before it
+    /// returns) as each check of the owner begins.
+    func authenticate(
+        for policy: ProtectionPolicy, prompt: PromptText, checkStarted: @escaping @Sendable (AuthenticationCheck) -> Void
+    ) async throws -> Authorization
+}

@@ -89,10 +89,10 @@ extension BiometricsVaultCommand {
                 return true
             }
             if !listening() {
-                guard let executable = AgentSocket.currentExecutable() else {
+                guard let executable = DetachedProcess.currentExecutable() else {
                     throw VaultError(.storeUnavailable, underlying: .message("cannot find this program to start the agent"))
                 }
-                try AgentSocket.startDetached(
+                try DetachedProcess.start(
                     executable: executable, arguments: ["ssh-agent", "--socket", path, "--policy", policy, "--window", String(window)])
                 var waited = 0
                 while !listening() {

@@ -49,8 +49,7 @@ extension BiometricsVaultCommand {
                     defer { shown.withLock { $0?.cancel() } }
                     try await VaultServiceControls.openCommandWindow(
                         service: service, seconds: seconds, reason: reason, hasTerminal: isatty(STDIN_FILENO) == 1
-                    ) { asksFinger in
-                        guard asksFinger else { return }
+                    ) {
                         shown.withLock { $0 = Task { await FingerprintPromptLine.showNamingCaller(reason: reason, timeout: .seconds(30)) } }
                     }
                 }

@@ -16,8 +16,7 @@ struct FingerprintPromptLine: Sendable {
     /// Shows the line until cancelled, then clears it.
     static func show(reason: String, timeout: Duration) async {
         let line = FingerprintPromptLine(reason: reason, timeout: timeout)
-        await line.run()
-        line.finish()
+        if await line.run() { line.finish() }
     }
 
     /// ``show(reason:timeout:)`` for the vault service: the line also names the program asking, as the
@@ -36,35 +35,31 @@ struct FingerprintPromptLine: Sendable {
     let reason: String
     let timeout: Duration
     private let isTerminal = isatty(STDERR_FILENO) == 1
-    private let created = ContinuousClock.now
 
     init(reason: String, timeout: Duration) {
         self.reason = reason
         self.timeout = timeout
     }
 
-    /// How long a prompt waits before it shows: an authentication answered sooner (the vault service
-    /// inside an unlock window) asked for no finger, and shows nothing.
-    static let grace: Duration = .milliseconds(250)
-
-    func run() async {
+    /// Shows the line until cancelled; whether it showed anything.
+    func run() async -> Bool {
         let start = ContinuousClock.now
-        try? await Task.sleep(for: Self.grace)
-        if Task.isCancelled { return }
+        if Task.isCancelled { return false }
         guard isTerminal else {
             Console.err("\(reason): Touch the fingerprint reader… (\(seconds(timeout)) s left, Ctrl-C to cancel)")
-            return
+            return true
         }
         while !Task.isCancelled {
             let left = max(.zero, timeout - (ContinuousClock.now - start))
             write("\r\u{1B}[K\(reason): Touch the fingerprint reader… (\(seconds(left)) s left, Ctrl-C to cancel)")
             try? await Task.sleep(for: .seconds(1))
         }
+        return true
     }
 
     /// Clears the line on a terminal.
     func finish() {
-        if isTerminal && ContinuousClock.now - created >= Self.grace { write("\r\u{1B}[K") }
+        if isTerminal { write("\r\u{1B}[K") }
     }
 
     private func seconds(_ duration: Duration) -> Int64 {
