@@ -213,107 +213,134 @@ final class FingerprintCLITests {
         return (user, password, credentials)
     }
 
-    /// Lockout recovery as the non-root test user (PAM checks the caller's own password; root's is
-    /// unknown), with the real fprintd and PAM on a pty: five non-matching fingers lock the item out;
-    /// without a terminal the CLI fails at once naming the way out and never shows the finger prompt;
-    /// `clear-lockout` takes the login password; and a lockout hit on a terminal asks for the password,
-    /// then for the finger once more. Also the remote (SSH) routes.
-    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
-    func lockoutIsRecoveredByTheLoginPasswordOnATerminal() async throws {
+    /// The CLI as the non-root test user on a pty (PAM checks the caller's own password; root's is
+    /// unknown), with the real fprintd and PAM, its files in the test's sandbox.
+    struct TestUserTerminal {
+        let user: String
+        let password: String
+        let sandbox: CLISandbox
+        let reader: VirtualReader
+
+        /// `terminal: false` detaches the CLI from the pty (no controlling terminal, as under cron),
+        /// `extra` adds environment variables.
+        func session(_ arguments: [String], terminal: Bool = true, extra: [String] = [], authenticator: String = "fprintd") async throws -> PTYSession {
+            let command = ["runuser", "-u", user, "--", "env", "HOME=\(sandbox.root.path)"] + extra
+                + (terminal ? [] : ["setsid", "-w"])
+                + [CLISandbox.binary.path] + arguments + ["--store", "file", "--authenticator", authenticator]
+            return try await PTYSession(command: shellQuoted(command), environment: sandbox.environment)
+        }
+
+        /// Runs the CLI and answers its fingerprint prompt with `finger`.
+        func scanned(_ arguments: [String], finger: String, terminal: Bool = true) async throws -> (status: Int32, text: String) {
+            let running = try await session(arguments, terminal: terminal)
+            #expect(try await running.waitFor("Touch the fingerprint reader"), "no fingerprint prompt: \(running.text)")
+            try await reader.waitForFingerNeeded()
+            try await reader.scan(finger)
+            return try await (running.finish(), running.text)
+        }
+
+        /// Types the password once PAM's own prompt is shown (not at the CLI's notice, which also says
+        /// "password": typed before PAM turns echo off, it would be echoed).
+        func typingPassword(_ running: PTYSession) async throws -> Bool {
+            guard try await running.waitFor("Password: ") else { return false }
+            running.type(password + "\r")
+            return true
+        }
+
+        /// Four non-matching fingers, each refused (exit 4): the next one locks the item out.
+        func failFourTimes() async throws {
+            for _ in 0..<4 {
+                let wrong = try await scanned(["show", "fp"], finger: "someone-else")
+                #expect(wrong.status == 4, "\(wrong.text)")
+            }
+        }
+    }
+
+    /// The test user with one finger enrolled and `fp` stored behind it; `body` runs, then the finger is
+    /// deleted.
+    func withTestUsersItem(_ body: (TestUserTerminal, _ credentials: String) async throws -> Void) async throws {
         let (user, password, credentials) = try await asTestUser(credentials: #"{"token":"after-the-lockout"}"#)
+        let terminal = TestUserTerminal(user: user, password: password, sandbox: sandbox, reader: reader)
         try await withCleanup { () async throws -> Void in
-
-            /// The CLI as `user` on a pty; `terminal: false` detaches it from the pty (no controlling
-            /// terminal, as under cron), `extra` adds environment variables.
-            func session(_ arguments: [String], terminal: Bool = true, extra: [String] = [], authenticator: String = "fprintd") async throws -> PTYSession {
-                let command = ["runuser", "-u", user, "--", "env", "HOME=\(sandbox.root.path)"] + extra
-                    + (terminal ? [] : ["setsid", "-w"])
-                    + [CLISandbox.binary.path] + arguments + ["--store", "file", "--authenticator", authenticator]
-                return try await PTYSession(command: shellQuoted(command), environment: sandbox.environment)
-            }
-            func scanned(_ arguments: [String], finger: String, terminal: Bool = true) async throws -> (status: Int32, text: String) {
-                let running = try await session(arguments, terminal: terminal)
-                #expect(try await running.waitFor("Touch the fingerprint reader"), "no fingerprint prompt: \(running.text)")
-                try await waitForFingerNeeded()
-                try await scan(finger)
-                return try await (running.finish(), running.text)
-            }
-            /// Types the password once PAM's own prompt is shown (not at the CLI's notice, which also says
-            /// "password": typed before PAM turns echo off, it would be echoed).
-            func typingPassword(_ running: PTYSession) async throws -> Bool {
-                guard try await running.waitFor("Password: ") else { return false }
-                running.type(password + "\r")
-                return true
-            }
-
-            let stored = try await scanned(["store", "fp", "--biometrics", "--from-file", credentials], finger: Self.userFinger)
+            let stored = try await terminal.scanned(["store", "fp", "--biometrics", "--from-file", credentials], finger: Self.userFinger)
             #expect(stored.status == 0, "\(stored.text)")
+            try await body(terminal, credentials)
+        } cleanup: {
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+            sandbox.remove()
+        }
+    }
 
-            // Over SSH a fingerprint-only item fails at once (exit 9), without waiting for a finger.
-            let remote = try await session(["show", "fp"], extra: ["SSH_CONNECTION=192.0.2.1 50000 192.0.2.2 22"])
+    /// Over SSH a fingerprint-only item fails at once (exit 9), without waiting for a finger; an item
+    /// behind the password (stored with `--authenticator pam`) is read with the password on the terminal.
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aRemoteSessionNeverWaitsForAFinger() async throws {
+        try await withTestUsersItem { terminal, credentials in
+            let remote = try await terminal.session(["show", "fp"], extra: ["SSH_CONNECTION=192.0.2.1 50000 192.0.2.2 22"])
             #expect(try await remote.finish() == 9, "\(remote.text)")
             #expect(remote.text.contains("remote session"))
             #expect(!remote.text.contains("Touch the fingerprint reader"))
 
-            // Five non-matching fingers; the fifth, with no terminal to ask the password on, is exit 5 and
-            // names the way out.
-            for _ in 0..<4 {
-                let wrong = try await scanned(["show", "fp"], finger: "someone-else")
-                #expect(wrong.status == 4, "\(wrong.text)")
-            }
-            let fifth = try await scanned(["show", "fp"], finger: "someone-else", terminal: false)
+            let passwordItem = try await terminal.session(["store", "pw", "--biometrics", "--from-file", credentials], authenticator: "pam")
+            #expect(try await terminal.typingPassword(passwordItem), "\(passwordItem.text)")
+            #expect(try await passwordItem.finish() == 0, "\(passwordItem.text)")
+            let remotePassword = try await terminal.session(
+                ["show", "pw", "--field", "token"], extra: ["SSH_CONNECTION=192.0.2.1 50000 192.0.2.2 22"])
+            #expect(try await terminal.typingPassword(remotePassword), "\(remotePassword.text)")
+            #expect(try await remotePassword.finish() == 0, "\(remotePassword.text)")
+            #expect(remotePassword.text.contains("after-the-lockout"))
+            #expect(!remotePassword.text.contains("Touch the fingerprint reader"))
+            #expect(!remotePassword.text.contains(terminal.password), "the password was echoed")
+        }
+    }
+
+    /// Five non-matching fingers, the fifth with no terminal to ask the password on: exit 5, naming
+    /// `clear-lockout`, and the reader is not used while locked out. `clear-lockout` takes the login
+    /// password; then the finger works again.
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aLockoutWithoutATerminalIsClearedByTheLoginPassword() async throws {
+        try await withTestUsersItem { terminal, _ in
+            try await terminal.failFourTimes()
+            let fifth = try await terminal.scanned(["show", "fp"], finger: "someone-else", terminal: false)
             #expect(fifth.status == 5, "\(fifth.text)")
             #expect(fifth.text.contains("clear-lockout"))
-            let stillLocked = try await session(["show", "fp"], terminal: false)
+            let stillLocked = try await terminal.session(["show", "fp"], terminal: false)
             #expect(try await stillLocked.finish() == 5, "\(stillLocked.text)")
             #expect(!stillLocked.text.contains("Touch the fingerprint reader"), "the reader is not used while locked out")
             #expect(stillLocked.text.contains("clear-lockout"))
 
-            // clear-lockout: the login password on the terminal; then the finger works again.
-            let clearing = try await session(["clear-lockout"])
-            #expect(try await typingPassword(clearing), "no password prompt: \(clearing.text)")
+            let clearing = try await terminal.session(["clear-lockout"])
+            #expect(try await terminal.typingPassword(clearing), "no password prompt: \(clearing.text)")
             #expect(try await clearing.finish() == 0, "\(clearing.text)")
             #expect(clearing.text.contains("fingerprint lockout cleared"))
-            #expect(!clearing.text.contains(password), "the password was echoed")
-            let notLocked = try await session(["clear-lockout"])
+            #expect(!clearing.text.contains(terminal.password), "the password was echoed")
+            let notLocked = try await terminal.session(["clear-lockout"])
             #expect(try await notLocked.finish() == 0)
             #expect(notLocked.text.contains("not locked out"))
-            let shown = try await scanned(["show", "fp", "--field", "token"], finger: Self.userFinger)
+            let shown = try await terminal.scanned(["show", "fp", "--field", "token"], finger: Self.userFinger)
             #expect(shown.status == 0, "\(shown.text)")
             #expect(shown.text.contains("after-the-lockout"))
+        }
+    }
 
-            // Locked out again, on a terminal: the fifth failure asks for the password, then for the
-            // finger once more, and the show succeeds.
-            for _ in 0..<4 {
-                let wrong = try await scanned(["show", "fp"], finger: "someone-else")
-                #expect(wrong.status == 4, "\(wrong.text)")
-            }
-            let recovering = try await session(["show", "fp", "--field", "token"])
+    /// A lockout hit on a terminal: the fifth failure asks for the login password, then for the finger
+    /// once more, and the show succeeds.
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aLockoutOnATerminalAsksThePasswordThenTheFingerAgain() async throws {
+        try await withTestUsersItem { terminal, _ in
+            try await terminal.failFourTimes()
+            let recovering = try await terminal.session(["show", "fp", "--field", "token"])
             #expect(try await recovering.waitFor("Touch the fingerprint reader"), "\(recovering.text)")
             try await waitForFingerNeeded()
             try await scan("someone-else")
             #expect(try await recovering.waitFor("locked out"), "\(recovering.text)")
-            #expect(try await typingPassword(recovering), "no password prompt: \(recovering.text)")
+            #expect(try await terminal.typingPassword(recovering), "no password prompt: \(recovering.text)")
             #expect(try await recovering.waitFor("Touch the fingerprint reader", count: 2), "no second finger prompt: \(recovering.text)")
             try await waitForFingerNeeded()
             try await scan(Self.userFinger)
             #expect(try await recovering.finish() == 0, "\(recovering.text)")
             #expect(recovering.text.contains("after-the-lockout"))
-            #expect(!recovering.text.contains(password), "the password was echoed")
-
-            // An item behind the password (stored with --authenticator pam) is read over SSH with the
-            // password on the terminal, never waiting for a finger.
-            let passwordItem = try await session(["store", "pw", "--biometrics", "--from-file", credentials], authenticator: "pam")
-            #expect(try await typingPassword(passwordItem), "\(passwordItem.text)")
-            #expect(try await passwordItem.finish() == 0, "\(passwordItem.text)")
-            let remotePassword = try await session(["show", "pw", "--field", "token"], extra: ["SSH_CONNECTION=192.0.2.1 50000 192.0.2.2 22"])
-            #expect(try await typingPassword(remotePassword), "\(remotePassword.text)")
-            #expect(try await remotePassword.finish() == 0, "\(remotePassword.text)")
-            #expect(remotePassword.text.contains("after-the-lockout"))
-            #expect(!remotePassword.text.contains("Touch the fingerprint reader"))
-        } cleanup: {
-            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
-            sandbox.remove()
+            #expect(!recovering.text.contains(terminal.password), "the password was echoed")
         }
     }
 

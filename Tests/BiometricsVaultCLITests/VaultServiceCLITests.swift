@@ -367,9 +367,9 @@ final class VaultServiceCLITests {
         for _ in 0..<100 where try await reader.fingerNeeded() { try await Task.sleep(for: .microseconds(50_000)) }
     }
 
-    /// One finger opens a window of the service for one terminal session: three reads and an `exec`
-    /// there need no other; another pty and a process without a terminal are asked; killing the
-    /// service, `lock` and the window's time each end it; `audit` shows each step with the program.
+    /// One finger opens a window of the service for one terminal session: three reads, an `exec` and
+    /// git's fill there need no other; another pty and a process without a terminal are asked; `audit`
+    /// shows each step with the program, to that user alone.
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
     func aWindowOfTheServiceServesItsTerminalSessionOnly() async throws {
         try await prepareHomes()
@@ -390,10 +390,7 @@ final class VaultServiceCLITests {
                 $B show win --field token; $B show win --field token
                 $B exec win --env T=token -- /bin/sh -c 'echo "exec:$T"'
                 printf 'protocol=https\\nhost=win.example\\n\\n' | git -c credential.helper= -c "credential.helper=$B git-credential" credential fill
-                echo step-2; read _
-                $B show win --field token --unlock-window 5m; $B lock
-                $B show win --field token --unlock-window 2s; sleep 3
-                $B show win --field token; echo step-3
+                echo step-2
                 """
             let terminal = try await session(["-c", script], as: user, detached: false, executable: "/bin/sh")
             #expect(try await terminal.waitFor("Touch the fingerprint reader"), "\(terminal.text)")
@@ -409,33 +406,69 @@ final class VaultServiceCLITests {
             terminal.type("\n")
             #expect(try await terminal.waitFor("step-2"), "\(terminal.text)")
             await #expect(try !reader.fingerNeeded())
-            // The service killed: its windows are gone; `lock` and the window's time end the next ones.
-            try await killService()
-            terminal.type("\n")
-            for _ in 0..<3 { try await answerFinger() }
-            #expect(try await terminal.waitFor("step-3"), "\(terminal.text)")
             #expect(try await terminal.finish() == 0, "\(terminal.text)")
-            #expect(terminal.text.components(separatedBy: secret).count - 1 == 7, "\(terminal.text)")
+            #expect(terminal.text.components(separatedBy: secret).count - 1 == 4, "\(terminal.text)")
             #expect(terminal.text.contains("exec:\(secret)"))
             #expect(terminal.text.contains("password=git-in-the-window"), "\(terminal.text)")
+            #expect(terminal.text.components(separatedBy: "Touch the fingerprint reader").count - 1 == 1, "\(terminal.text)")
 
             let entries = try await auditEntries(as: user, after: mark)
             func results(_ event: String) -> [String] { entries.filter { $0["event"] as? String == event }.compactMap { $0["result"] as? String } }
             let authentications = results("authenticate")
-            #expect(authentications.filter { $0.contains(": finger; shown: ") }.count == 6, "\(authentications)")
+            #expect(authentications.filter { $0.contains(": finger; shown: ") }.count == 3, "\(authentications)")
             // Two reads, the exec and git's fill.
             #expect(authentications.filter { $0.hasSuffix(": inside a window") }.count == 4, "\(authentications)")
-            #expect(results("windowOpened").count == 3, "\(results("windowOpened"))")
-            #expect(results("windowClosed").contains("lock: 1 window(s)"), "\(results("windowClosed"))")
-            #expect(results("windowClosed").contains { $0.hasPrefix("ended") }, "\(results("windowClosed"))")
+            #expect(results("windowOpened").count == 1, "\(results("windowOpened"))")
             #expect(results("read").contains("released"))
             #expect(entries.allSatisfy { ($0["program"] as? String)?.isEmpty == false && $0["uid"] != nil }, "\(entries)")
             #expect(!entries.contains { "\($0)".contains(secret) })
             // Another user sees none of these entries.
             let others = try await run(["audit", "--json"], as: other)
             #expect(others.status == 0 && !others.stdout.contains("win"), "\(others.stdout)\(others.stderr)")
+            _ = try await run(["lock"], as: user)
             _ = try await run(["reset", "win"], as: user)
             _ = try await run(["git-credential", "erase"], as: user, stdin: "protocol=https\nhost=win.example\nusername=u\n\n")
+        } cleanup: {
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
+    }
+
+    /// A window of the service ends with the service (killed, its windows are gone), with `lock`, and
+    /// with its time: each next read asks for the finger again.
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aWindowOfTheServiceEndsWithTheServiceLockAndItsTime() async throws {
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        try await withCleanup { () async throws -> Void in
+            let secret = "until-the-window-ends"
+            try await storeProtected("ends", secret: secret)
+            let mark = try await auditMark(as: user)
+            let script = """
+                B=\(CLISandbox.binary.path)
+                $B show ends --unlock-window 5m --field token; echo step-1; read _
+                $B show ends --field token --unlock-window 5m; $B lock
+                $B show ends --field token --unlock-window 2s; sleep 3
+                $B show ends --field token; echo step-2
+                """
+            let terminal = try await session(["-c", script], as: user, detached: false, executable: "/bin/sh")
+            try await answerFinger()
+            #expect(try await terminal.waitFor("step-1"), "\(terminal.text)")
+            try await killService()
+            terminal.type("\n")
+            for _ in 0..<3 { try await answerFinger() }
+            #expect(try await terminal.waitFor("step-2"), "\(terminal.text)")
+            #expect(try await terminal.finish() == 0, "\(terminal.text)")
+            #expect(terminal.text.components(separatedBy: secret).count - 1 == 4, "\(terminal.text)")
+
+            let entries = try await auditEntries(as: user, after: mark)
+            func results(_ event: String) -> [String] { entries.filter { $0["event"] as? String == event }.compactMap { $0["result"] as? String } }
+            let authentications = results("authenticate")
+            #expect(authentications.filter { $0.contains(": finger; shown: ") }.count == 4, "\(authentications)")
+            #expect(!authentications.contains { $0.hasSuffix(": inside a window") }, "\(authentications)")
+            #expect(results("windowOpened").count == 3, "\(results("windowOpened"))")
+            #expect(results("windowClosed").contains("lock: 1 window(s)"), "\(results("windowClosed"))")
+            #expect(results("windowClosed").contains { $0.hasPrefix("ended") }, "\(results("windowClosed"))")
+            _ = try await run(["reset", "ends"], as: user)
         } cleanup: {
             _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
         }

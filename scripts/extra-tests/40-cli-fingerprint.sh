@@ -15,7 +15,8 @@ BV_CLI_FINGERPRINT=1 swift test --skip-build --filter 'BiometricsVaultCLITests.F
 tail -n 30 "$LOG"
 # The suite runs only in this step (`.needs(.ownStep(...))`, BV_CLI_FINGERPRINT): make sure each test ran rather than skipped.
 for name in protectedShowMatchesAndFailsOnTheRealReader gitCredentialFillIsAnsweredByAFinger \
-    lockoutIsRecoveredByTheLoginPasswordOnATerminal execUnlocksAProtectedItemWithOneFinger \
+    aRemoteSessionNeverWaitsForAFinger aLockoutWithoutATerminalIsClearedByTheLoginPassword \
+    aLockoutOnATerminalAsksThePasswordThenTheFingerAgain execUnlocksAProtectedItemWithOneFinger \
     lockoutUnderTheDefaultAuthenticatorIsNotInvalidation oneFingerOpensTheWindowForThisTerminalOnly \
     fiftyParallelReadsInsideAWindowTakeNoFinger anEnrollmentChangeClosesTheWindow \
     statusSaysBiometricsAreLockedOutAndHowToRecover; do
