@@ -474,6 +474,57 @@ final class VaultServiceCLITests {
         }
     }
 
+    /// A same-user program floods every connection on the system bus with `CheckStarted` for the
+    /// reason the CLI's reads give: the CLI hears that signal only from the service's own connection (as
+    /// the bus names the sender), so reads inside a window still show no prompt line.
+    @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
+    func aCheckStartedSignalFromAnotherProgramShowsNoPromptLine() async throws {
+        let python = try #require(ProcessInfo.processInfo.environment["BV_PYTHON_KEYRING"], "BV_PYTHON_KEYRING is not set")
+        try await prepareHomes()
+        try await enrollOnly(user, finger: Self.finger)
+        try await withCleanup { () async throws -> Void in
+            let secret = "not-asked-again"
+            try await storeProtected("spoofed", secret: secret)
+            let hostile = """
+                import time
+                from jeepney import DBusAddress, HeaderFields, new_method_call, new_signal
+                from jeepney.io.blocking import open_dbus_connection
+                bus = open_dbus_connection(bus="SYSTEM")
+                names = DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus", interface="org.freedesktop.DBus")
+                vault = DBusAddress("/io/github/biometricsvault/Vault1", interface="io.github.biometricsvault.Vault1")
+                print("flooding", flush=True)
+                while True:
+                    for name in bus.send_and_get_reply(new_method_call(names, "ListNames")).body[0]:
+                        if name.startswith(":"):
+                            signal = new_signal(vault, "CheckStarted", "ss", ("finger", "Unlock 'spoofed'"))
+                            signal.header.fields[HeaderFields.destination] = name
+                            bus.send(signal)
+                    time.sleep(0.002)
+                """
+            let script = """
+                B=\(CLISandbox.binary.path)
+                $B show spoofed --unlock-window 5m --field token; echo opened
+                \(python) -c '\(hostile.replacingOccurrences(of: "'", with: "'\\''"))' & H=$!
+                trap 'kill $H' EXIT
+                sleep 1
+                for i in 1 2 3 4 5 6 7 8; do $B show spoofed --field token; done
+                echo done
+                """
+            let terminal = try await session(["-c", script], as: user, executable: "/bin/sh")
+            try await answerFinger()
+            #expect(try await terminal.waitFor("done"), "\(terminal.text)")
+            #expect(try await terminal.finish() == 0, "\(terminal.text)")
+            #expect(terminal.text.contains("flooding"), "\(terminal.text)")
+            #expect(terminal.text.components(separatedBy: secret).count - 1 == 9, "\(terminal.text)")
+            // The one line is the window's own finger.
+            #expect(terminal.text.components(separatedBy: "Touch the fingerprint reader").count - 1 == 1, "\(terminal.text)")
+            _ = try await run(["lock"], as: user)
+            _ = try await run(["reset", "spoofed"], as: user)
+        } cleanup: {
+            _ = try? await sandbox.run(executable: URL(fileURLWithPath: "/usr/bin/fprintd-delete"), [user])
+        }
+    }
+
     /// 50 reads at once inside a window of their terminal session (a build's parallel credential
     /// helpers) each need no other finger, and each is served by the window.
     @Test(.needs(CLINeeds.fingerprint, CLINeeds.testUser))
